@@ -1,0 +1,95 @@
+"""Input checks shared by every public function (DESIGN §1, STYLE.md conventions 6).
+
+Each helper returns a normalised value or raises :class:`ValueError` naming the
+argument and the rule that it breaks.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+
+def as_float_array(x: Any, name: str) -> np.ndarray:
+    """Return ``x`` as a contiguous 1-D float64 array of finite values."""
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`{name}` must be a 1-D array of real numbers ({exc})") from None
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` must not be empty")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        n_nan = int(np.isnan(arr).sum())
+        n_inf = int(bad.sum()) - n_nan
+        raise ValueError(
+            f"`{name}` must contain only finite values "
+            f"({n_nan} NaN and {n_inf} infinite values, first at index {int(np.argmax(bad))})"
+        )
+    return np.ascontiguousarray(arr)
+
+
+def check_E_u(E: Any, u: Any, *, min_size: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a dataset: finite errors ``E``, finite positive uncertainties ``u``,
+    same length, at least ``min_size`` points."""
+    E = as_float_array(E, "E")
+    u = as_float_array(u, "u")
+    if E.shape != u.shape:
+        raise ValueError(
+            f"`E` and `u` must have the same length, got {E.size} and {u.size}"
+        )
+    nonpos = u <= 0
+    if nonpos.any():
+        raise ValueError(
+            f"`u` must be > 0 ({int(nonpos.sum())} non-positive values, "
+            f"first at index {int(np.argmax(nonpos))})"
+        )
+    if E.size < min_size:
+        raise ValueError(f"the dataset must have at least {min_size} points, got {E.size}")
+    return E, u
+
+
+def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
+    """Return ``value`` as an ``int`` (bools refused), optionally ``>= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"`{name}` must be an integer, got {value!r}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value}")
+    return value
+
+
+def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    """Return the lower-cased ``value`` if it is one of ``choices``."""
+    if not isinstance(value, str) or value.lower() not in choices:
+        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value.lower()
+
+
+def check_probability(value: Any, name: str) -> float:
+    """Return ``value`` as a float strictly between 0 and 1."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a number in (0, 1), got {value!r}") from None
+    if not 0.0 < v < 1.0:
+        raise ValueError(f"`{name}` must be in (0, 1), got {v}")
+    return v
+
+
+def check_seed(seed: Any) -> np.random.SeedSequence:
+    """Normalise ``seed`` (None, int, SeedSequence or Generator) into a SeedSequence."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(seed.integers(0, 2**63 - 1, size=4).tolist())
+    if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
+        return np.random.SeedSequence(seed)
+    raise ValueError(
+        "`seed` must be None, a non-negative integer, a numpy SeedSequence or a Generator; "
+        f"got {seed!r}"
+    )

@@ -1,0 +1,123 @@
+"""Binning of a dataset by its uncertainties (DESIGN §3).
+
+The binning depends on ``u`` only: it is computed once per dataset and handed to the
+binned statistics (ENCE, ZMSE, UCE) as the stable order of ``u`` plus the bin starts.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import as_float_array, check_int
+from ._warnings import ShrunkBinsWarning
+from .kernels.binning import equal_count_starts
+
+__all__ = ["Binning", "equal_count_bins", "bin_starts", "resolve_n_bins"]
+
+
+@dataclass(frozen=True)
+class Binning:
+    """Equal-count bins of a dataset.
+
+    Attributes
+    ----------
+    order : ndarray of int64, shape (M,)
+        Stable ascending order of ``u``: ``u[order]`` is sorted, ties keep input order.
+    starts : ndarray of int64, shape (n_bins + 1,)
+        Start of each bin in the sorted order; ``starts[-1] == M``.
+    n_bins : int
+        Number of bins.
+    """
+
+    order: np.ndarray
+    starts: np.ndarray
+    n_bins: int
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Number of points in each bin."""
+        return np.diff(self.starts)
+
+    def labels(self) -> np.ndarray:
+        """Bin index (0-based) of every point, in the input order."""
+        lab = np.empty(self.order.size, dtype=np.int64)
+        lab[self.order] = np.repeat(np.arange(self.n_bins), self.counts)
+        return lab
+
+
+def bin_starts(m: int, n_bins: int) -> np.ndarray:
+    """Starts of ``n_bins`` equal-count bins over ``m`` sorted points (``floor(m*i/N + 1/2)``).
+
+    Examples
+    --------
+    >>> bin_starts(10, 4).tolist()
+    [0, 3, 5, 8, 10]
+    """
+    out = np.empty(n_bins + 1, dtype=np.int64)
+    equal_count_starts(m, n_bins, out)
+    return out
+
+
+def resolve_n_bins(m: int, n_bins: int, *, min_count: int = 30, shrink: bool = False) -> int:
+    """Check the ``min_count`` rule of DESIGN §3 and return the bin count to use.
+
+    Raises ``ValueError`` when ``m / n_bins < min_count``, unless ``shrink`` is true, in
+    which case ``floor(m / min_count)`` bins are used (ErrViewLib's behaviour) with a
+    :class:`ShrunkBinsWarning`.
+    """
+    n_bins = check_int(n_bins, "n_bins", minimum=1)
+    min_count = check_int(min_count, "min_count", minimum=1)
+    if m < n_bins * min_count:
+        if not shrink:
+            raise ValueError(
+                f"`n_bins`={n_bins} leaves fewer than `min_count`={min_count} points per bin "
+                f"for M={m} points (M/n_bins = {m / n_bins:.1f}); use at most "
+                f"{max(m // min_count, 0)} bins, lower `min_count`, or pass shrink=True"
+            )
+        new = m // min_count
+        if new < 1:
+            raise ValueError(
+                f"M={m} points cannot fill a single bin of `min_count`={min_count} points"
+            )
+        warnings.warn(
+            ShrunkBinsWarning(f"n_bins reduced from {n_bins} to {new} to keep >= {min_count} points per bin"),
+            stacklevel=3,
+        )
+        n_bins = new
+    return n_bins
+
+
+def equal_count_bins(u, n_bins: int = 20, *, min_count: int = 30, shrink: bool = False) -> Binning:
+    r"""Equal-count bins of ``u`` (DESIGN §3, ErrViewLib ``genIntervals``).
+
+    The points are ordered by ``u`` with a stable sort (tied values keep their input
+    order) and bin :math:`i` (0-based) starts at :math:`\lfloor M i / N + 1/2 \rfloor`.
+
+    Parameters
+    ----------
+    u : array_like, shape (M,)
+        Binning variable (the uncertainties).
+    n_bins : int, default: 20
+        Number of bins N.
+    min_count : int, default: 30
+        Smallest acceptable M/N.
+    shrink : bool, default: False
+        Reduce N to ``floor(M/min_count)`` instead of raising when M/N < min_count.
+
+    Returns
+    -------
+    Binning
+
+    Examples
+    --------
+    >>> b = equal_count_bins([3.0, 1.0, 2.0, 1.0, 5.0, 4.0], n_bins=2, min_count=3)
+    >>> b.order.tolist(), b.starts.tolist()
+    ([1, 3, 2, 0, 5, 4], [0, 3, 6])
+    """
+    u = as_float_array(u, "u")
+    n_bins = resolve_n_bins(u.size, n_bins, min_count=min_count, shrink=shrink)
+    order = np.argsort(u, kind="stable").astype(np.int64)
+    return Binning(order=order, starts=bin_starts(u.size, n_bins), n_bins=n_bins)

@@ -1,0 +1,77 @@
+"""Per-chunk random streams for numba kernels (DESIGN §11, STYLE.md conventions 5).
+
+Each chunk of replicates owns a xoshiro256** state (4 × uint64) drawn from a
+``numpy.random.SeedSequence`` child, so a chunk's draws do not depend on which
+thread runs it. Global NumPy or numba RNG state is never touched.
+
+References: D. Blackman & S. Vigna, "Scrambled linear pseudorandom number
+generators", ACM TOMS 47 (2021), doi:10.1145/3460772; D. Lemire, "Fast random
+integer generation in an interval", ACM TOMACS 29 (2019), doi:10.1145/3230636.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint64
+
+from ._config import NJIT
+
+
+def chunk_states(seed_seq: np.random.SeedSequence, n_chunks: int) -> np.ndarray:
+    """Spawn one xoshiro256** state per chunk: array ``(n_chunks, 4)`` of uint64."""
+    states = np.empty((n_chunks, 4), dtype=np.uint64)
+    for c, child in enumerate(seed_seq.spawn(n_chunks)):
+        s = child.generate_state(4, np.uint64)
+        if not s.any():  # the all-zero state is the one forbidden state
+            s[0] = np.uint64(0x9E3779B97F4A7C15)
+        states[c] = s
+    return states
+
+
+@njit(**NJIT)
+def _rotl(x, k):
+    """Rotate the 64-bit word ``x`` left by ``k`` bits."""
+    return (x << uint64(k)) | (x >> uint64(64 - k))
+
+
+@njit(**NJIT)
+def next_u64(s):
+    """xoshiro256**: next 64-bit output; advances the state array ``s`` in place."""
+    result = _rotl(s[1] * uint64(5), 7) * uint64(9)
+    t = s[1] << uint64(17)
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = _rotl(s[3], 45)
+    return result
+
+
+@njit(**NJIT)
+def fill_indices(s, n, out):
+    """Fill ``out`` with i.i.d. uniform integers in ``[0, n)``, ``n < 2**32``.
+
+    Two 32-bit halves per 64-bit draw, each mapped by Lemire's multiply-shift with
+    rejection, so the draws are exactly uniform.
+    """
+    n64 = uint64(n)
+    mask = uint64(0xFFFFFFFF)
+    threshold = (uint64(1) << uint64(32)) % n64  # = 2**32 mod n
+    i = 0
+    m = out.shape[0]
+    while i < m:
+        r = next_u64(s)
+        for half in range(2):
+            x = (r >> uint64(32 * half)) & mask
+            prod = x * n64
+            low = prod & mask
+            if low >= threshold and i < m:
+                out[i] = np.int64(prod >> uint64(32))
+                i += 1
+
+
+@njit(**NJIT)
+def next_double(s):
+    """Uniform double in [0, 1) with 53 random bits."""
+    return np.float64(next_u64(s) >> uint64(11)) * (1.0 / 9007199254740992.0)

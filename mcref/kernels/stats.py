@@ -1,0 +1,390 @@
+"""Calibration statistics as numba kernels (DESIGN §2, §4).
+
+All statistics are evaluated on data pre-sorted by ``u`` (stable order) and carry a
+vector of integer weights ``w`` (multiplicities): ``w = 1`` gives the estimate, a
+bootstrap resample is the multiset with counts ``w`` (DESIGN §4, "no resample needs a
+sort"). One evaluator, :func:`eval_weighted`, serves both; it computes any subset of
+the statistics in at most three O(M) passes:
+
+* mean pass — weighted sums of z, z², E², u², ln u² (ZMS, MZ, VarZ, MSE, MV, RCE, RCE2, NLL);
+* bin pass — walks the sorted points with their multiplicities; equal-count bin
+  boundaries are fixed positions of the expanded sequence, and a point whose copies
+  straddle a boundary is split (ENCE, ZMSE, UCE);
+* rank pass — average ranks of u from its tie groups, of |E| from the pre-sorted
+  order of |E| and its tie groups, both with multiplicities (CC = Pearson correlation
+  of the average ranks, i.e. Spearman's ρ with ties).
+
+Statistic codes are the integer constants below; the registry in :mod:`mcref.stats`
+maps names to codes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ._config import NJIT, NJIT_PARALLEL
+
+ZMS, MZ, VARZ, MSE, MV, RCE, RCE2, NLL, CC, ENCE, ZMSE, UCE = range(12)
+N_CODES = 12
+LN_2PI = float(np.log(2.0 * np.pi))
+
+# indices of the mean-pass sums
+_S0, _SZ, _SZC2, _SZ2, _SE2, _SU2, _SLNU2 = range(7)
+N_SUMS = 7
+
+
+@njit(**NJIT)
+def is_mean_code(code):
+    """True for statistics that are functions of plain means (O(M) jackknife)."""
+    return code <= NLL
+
+
+@njit(**NJIT)
+def is_binned_code(code):
+    """True for statistics over equal-count bins of u (ENCE, ZMSE, UCE)."""
+    return code >= ENCE
+
+
+@njit(**NJIT)
+def finish_mean(code, s):
+    """Statistic ``code`` from the mean-pass sums ``s`` (see ``_S*`` indices).
+
+    ZMS = ⟨z²⟩; MZ = ⟨z⟩; VarZ = Σ(z−z̄)²/(n−1) (from sums of z−c, c a shift);
+    MSE = ⟨E²⟩; MV = ⟨u²⟩; RCE = (√MV − √MSE)/√MV; RCE2 = (MV − MSE)/MV;
+    NLL = ½(⟨z²⟩ + ⟨ln u²⟩ + ln 2π).
+    """
+    n = s[_S0]
+    if code == ZMS:
+        return s[_SZ2] / n
+    if code == MZ:
+        return s[_SZ] / n
+    if code == VARZ:
+        # s[_SZ] is Σ z, s[_SZC2] is Σ (z - c)^2 and the shift c cancels through
+        # Σ(z-c) = Σz - n c; see mean_sums
+        return s[_SZC2] / (n - 1.0)
+    if code == MSE:
+        return s[_SE2] / n
+    if code == MV:
+        return s[_SU2] / n
+    if code == RCE:
+        rmv = np.sqrt(s[_SU2] / n)
+        return (rmv - np.sqrt(s[_SE2] / n)) / rmv
+    if code == RCE2:
+        mv = s[_SU2] / n
+        return (mv - s[_SE2] / n) / mv
+    if code == NLL:
+        return 0.5 * (s[_SZ2] / n + s[_SLNU2] / n + LN_2PI)
+    return np.nan
+
+
+@njit(**NJIT)
+def finish_binned(code, acc, n_total):
+    """Binned statistic ``code`` from per-bin sums ``acc[b] = (n_b, Σu², ΣE², Σz²)``.
+
+    ENCE = (1/N) Σ_b |RMV_b − RMSE_b| / RMV_b; ZMSE = (1/N) Σ_b |ln ZMS_b|;
+    UCE = Σ_b (n_b/M) |MV_b − MSE_b|.
+    """
+    n_bins = acc.shape[0]
+    tot = 0.0
+    for b in range(n_bins):
+        nb = acc[b, 0]
+        mv = acc[b, 1] / nb
+        mse = acc[b, 2] / nb
+        if code == ENCE:
+            rmv = np.sqrt(mv)
+            tot += abs(rmv - np.sqrt(mse)) / rmv
+        elif code == ZMSE:
+            tot += abs(np.log(acc[b, 3] / nb))
+        else:  # UCE
+            tot += nb / n_total * abs(mv - mse)
+    if code == UCE:
+        return tot
+    return tot / n_bins
+
+
+@njit(**NJIT)
+def mean_sums(w, z, zshift, z2, E2, u2, lnu2, s):
+    """Weighted sums of the mean pass into ``s`` (length N_SUMS); ``w`` are multiplicities.
+
+    VarZ uses the shifted values z − c (c = ``zshift``, the data mean of z) and the
+    one-pass formula Σw(z−c)² − (Σw(z−c))²/n, exact up to rounding and free of
+    cancellation when c is near the mean.
+    """
+    s0 = 0.0
+    sz = 0.0
+    szc = 0.0
+    szc2 = 0.0
+    sz2 = 0.0
+    se2 = 0.0
+    su2 = 0.0
+    sl = 0.0
+    for i in range(w.shape[0]):
+        wi = np.float64(w[i])
+        zc = z[i] - zshift
+        s0 += wi
+        sz += wi * z[i]
+        szc += wi * zc
+        szc2 += wi * zc * zc
+        sz2 += wi * z2[i]
+        se2 += wi * E2[i]
+        su2 += wi * u2[i]
+        sl += wi * lnu2[i]
+    s[_S0] = s0
+    s[_SZ] = sz
+    s[_SZC2] = szc2 - szc * szc / s0
+    s[_SZ2] = sz2
+    s[_SE2] = se2
+    s[_SU2] = su2
+    s[_SLNU2] = sl
+
+
+@njit(**NJIT)
+def mean_sums_gather(idx, rows, s):
+    """Same sums as :func:`mean_sums` for the resample ``idx`` (indices with repeats).
+
+    ``rows`` is the (M, 8) array-of-structs ``(z, z − c, z², E², u², ln u², 0, 0)``:
+    one 64-byte row per point, so each drawn index costs one cache line.
+    """
+    s0 = 0.0
+    sz = 0.0
+    szc = 0.0
+    szc2 = 0.0
+    sz2 = 0.0
+    se2 = 0.0
+    su2 = 0.0
+    sl = 0.0
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        zc = rows[i, 1]
+        s0 += 1.0
+        sz += rows[i, 0]
+        szc += zc
+        szc2 += zc * zc
+        sz2 += rows[i, 2]
+        se2 += rows[i, 3]
+        su2 += rows[i, 4]
+        sl += rows[i, 5]
+    s[_S0] = s0
+    s[_SZ] = sz
+    s[_SZC2] = szc2 - szc * szc / s0
+    s[_SZ2] = sz2
+    s[_SE2] = se2
+    s[_SU2] = su2
+    s[_SLNU2] = sl
+
+
+@njit(**NJIT)
+def bin_sums(w, starts, u2, E2, z2, acc):
+    """Per-bin weighted sums ``acc[b] = (n_b, Σu², ΣE², Σz²)`` over equal-count bins.
+
+    Points are in u order; the expanded sequence (point i repeated w[i] times) is
+    cut at the fixed positions ``starts``. The common case (a point's copies all in
+    the current bin) is one branch; copies straddling a cut are split.
+    """
+    n_bins = starts.shape[0] - 1
+    acc[:, :] = 0.0
+    b = 0
+    pos = 0
+    end = starts[1]
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    a3 = 0.0
+    for i in range(w.shape[0]):
+        wi = w[i]
+        if pos + wi < end:
+            fw = np.float64(wi)
+            a0 += fw
+            a1 += fw * u2[i]
+            a2 += fw * E2[i]
+            a3 += fw * z2[i]
+            pos += wi
+        else:
+            while wi > 0:
+                take = min(wi, end - pos)
+                ft = np.float64(take)
+                a0 += ft
+                a1 += ft * u2[i]
+                a2 += ft * E2[i]
+                a3 += ft * z2[i]
+                pos += take
+                wi -= take
+                if pos == end:
+                    acc[b, 0] = a0
+                    acc[b, 1] = a1
+                    acc[b, 2] = a2
+                    acc[b, 3] = a3
+                    a0 = 0.0
+                    a1 = 0.0
+                    a2 = 0.0
+                    a3 = 0.0
+                    while pos == end and b < n_bins - 1:
+                        b += 1
+                        end = starts[b + 1]
+
+
+@njit(**NJIT)
+def rank_corr(w, ugs, eord, egs, xu):
+    """Spearman ρ of (u, |E|) with multiplicities ``w``: Pearson correlation of average ranks.
+
+    ``ugs`` are the starts of the tie groups of u (sorted order, last = M); ``eord`` is
+    the order of the points by |E| and ``egs`` the starts of its tie groups. A tie
+    group of total multiplicity C starting after p copies gets rank p + (C + 1)/2.
+    ``xu`` is scratch (M,) for the centred u-ranks.
+    """
+    n = 0.0
+    for i in range(w.shape[0]):
+        n += np.float64(w[i])
+    mid = 0.5 * (n + 1.0)
+    p = 0.0
+    sxx = 0.0
+    for g in range(ugs.shape[0] - 1):
+        c = 0.0
+        for i in range(ugs[g], ugs[g + 1]):
+            c += np.float64(w[i])
+        r = p + 0.5 * (c + 1.0) - mid
+        for i in range(ugs[g], ugs[g + 1]):
+            xu[i] = r
+        sxx += c * r * r
+        p += c
+    p = 0.0
+    syy = 0.0
+    sxy = 0.0
+    for g in range(egs.shape[0] - 1):
+        c = 0.0
+        sx = 0.0
+        for k in range(egs[g], egs[g + 1]):
+            i = eord[k]
+            wi = np.float64(w[i])
+            c += wi
+            sx += wi * xu[i]
+        r = p + 0.5 * (c + 1.0) - mid
+        sxy += r * sx
+        syy += c * r * r
+        p += c
+    return sxy / np.sqrt(sxx * syy)
+
+
+@njit(**NJIT)
+def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, xu, out):
+    """Evaluate the statistics ``codes`` on the multiset (sorted data, multiplicities ``w``)."""
+    need_mean = False
+    need_bins = False
+    for c in codes:
+        if is_mean_code(c):
+            need_mean = True
+        elif is_binned_code(c):
+            need_bins = True
+    if need_mean:
+        mean_sums(w, z, zshift, z2, E2, u2, lnu2, s)
+    if need_bins:
+        bin_sums(w, starts, u2, E2, z2, acc)
+    for k in range(codes.shape[0]):
+        c = codes[k]
+        if is_mean_code(c):
+            out[k] = finish_mean(c, s)
+        elif is_binned_code(c):
+            out[k] = finish_binned(c, acc, np.float64(z.shape[0]))
+        else:
+            out[k] = rank_corr(w, ugs, eord, egs, xu)
+
+
+# --------------------------------------------------------------------------- jackknife
+
+
+@njit(**NJIT_PARALLEL)
+def jack_mean_kernel(code, z, zshift, z2, E2, u2, lnu2, out):
+    """Leave-one-out values of a mean-type statistic in O(M) from the total sums."""
+    m = z.shape[0]
+    w = np.ones(m, dtype=np.int64)
+    tot = np.empty(N_SUMS)
+    mean_sums(w, z, zshift, z2, E2, u2, lnu2, tot)
+    # raw Σ(z-c) and Σ(z-c)^2 for the VarZ update
+    szc = 0.0
+    szc2 = 0.0
+    for i in range(m):
+        zc = z[i] - zshift
+        szc += zc
+        szc2 += zc * zc
+    for j in prange(m):
+        s = np.empty(N_SUMS)
+        zc = z[j] - zshift
+        s[_S0] = tot[_S0] - 1.0
+        s[_SZ] = tot[_SZ] - z[j]
+        a = szc - zc
+        s[_SZC2] = (szc2 - zc * zc) - a * a / s[_S0]
+        s[_SZ2] = tot[_SZ2] - z2[j]
+        s[_SE2] = tot[_SE2] - E2[j]
+        s[_SU2] = tot[_SU2] - u2[j]
+        s[_SLNU2] = tot[_SLNU2] - lnu2[j]
+        out[j] = finish_mean(code, s)
+
+
+@njit(**NJIT_PARALLEL)
+def jack_binned_kernel(code, starts_m1, u2, E2, z2, out):
+    """Leave-one-out values of a binned statistic in O(M·N).
+
+    Removing sorted point p keeps the stable order of the others; the M−1 points are
+    re-binned at ``starts_m1`` (equal-count starts for M−1) and each bin's sums are
+    read from prefix sums: reduced positions [a, b) are original positions
+    [a + (a ≥ p), b + (b > p)) minus p when p falls inside.
+    """
+    m = u2.shape[0]
+    n_bins = starts_m1.shape[0] - 1
+    pu = np.zeros(m + 1)
+    pe = np.zeros(m + 1)
+    pz = np.zeros(m + 1)
+    for i in range(m):
+        pu[i + 1] = pu[i] + u2[i]
+        pe[i + 1] = pe[i] + E2[i]
+        pz[i + 1] = pz[i] + z2[i]
+    for p in prange(m):
+        acc = np.empty((n_bins, 4))
+        for b in range(n_bins):
+            a = starts_m1[b]
+            e = starts_m1[b + 1]
+            lo = a + (1 if a >= p else 0)
+            hi = e + (1 if e > p else 0)
+            su = pu[hi] - pu[lo]
+            se = pe[hi] - pe[lo]
+            sz = pz[hi] - pz[lo]
+            if lo <= p < hi:
+                su -= u2[p]
+                se -= E2[p]
+                sz -= z2[p]
+            acc[b, 0] = np.float64(e - a)
+            acc[b, 1] = su
+            acc[b, 2] = se
+            acc[b, 3] = sz
+        out[p] = finish_binned(code, acc, np.float64(m - 1))
+
+
+@njit(**NJIT_PARALLEL)
+def jack_cc_kernel(us, ae, ru, re, out):
+    """Leave-one-out Spearman ρ in O(M) per point (O(M²) in all, parallel over points).
+
+    Removing point j lowers the average rank of point i by 1 if its value is above
+    the left-out one, by ½ if tied, by 0 otherwise (for u and |E| alike).
+    """
+    m = us.shape[0]
+    mid = 0.5 * m  # mean rank of M-1 points
+    for j in prange(m):
+        uj = us[j]
+        ej = ae[j]
+        sxy = 0.0
+        sxx = 0.0
+        syy = 0.0
+        for i in range(m):
+            x = ru[i] - mid - (1.0 if us[i] > uj else (0.5 if us[i] == uj else 0.0))
+            y = re[i] - mid - (1.0 if ae[i] > ej else (0.5 if ae[i] == ej else 0.0))
+            sxy += x * y
+            sxx += x * x
+            syy += y * y
+        # remove the term of i == j itself (x = ru_j - mid - 1/2, likewise y)
+        x = ru[j] - mid - 0.5
+        y = re[j] - mid - 0.5
+        sxy -= x * y
+        sxx -= x * x
+        syy -= y * y
+        out[j] = sxy / np.sqrt(sxx * syy)

@@ -1,0 +1,273 @@
+"""Registry of calibration statistics and their evaluation on a dataset (DESIGN §2).
+
+Every statistic is a numba kernel in :mod:`mcref.kernels.stats`; this module maps
+names to kernel codes, knows each statistic's predefined reference (ZMS 1, RCE 0, …)
+or that it has none (CC, ENCE, ZMSE, UCE: simulate it, see :mod:`mcref.reference`),
+and prepares a dataset once (stable sort by u, bins, tie groups) for the kernels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ._validation import check_E_u
+from .binning import bin_starts, resolve_n_bins
+from .kernels import stats as K
+
+__all__ = ["StatInfo", "STATISTICS", "names", "info", "statistic", "statistics", "predefined_reference"]
+
+
+def _const(value: float) -> Callable[[np.ndarray, np.ndarray], float]:
+    return lambda E, u: value
+
+
+def _nll_ref(E: np.ndarray, u: np.ndarray) -> float:
+    return 0.5 * (1.0 + float(np.mean(np.log(u * u))) + float(np.log(2.0 * np.pi)))
+
+
+@dataclass(frozen=True)
+class StatInfo:
+    """Description of one statistic.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (``"ZMS"``, …).
+    code : int
+        Kernel code in :mod:`mcref.kernels.stats`.
+    kind : {"mean", "binned", "rank"}
+        Which evaluation pass computes it; binned statistics need ``n_bins``.
+    formula : str
+        Definition, as in DESIGN §2.
+    reference : callable or None
+        ``reference(E, u) -> float`` for a predefined reference value, or None when the
+        reference must be simulated.
+    """
+
+    name: str
+    code: int
+    kind: str
+    formula: str
+    reference: Callable[[np.ndarray, np.ndarray], float] | None
+
+    @property
+    def binned(self) -> bool:
+        return self.kind == "binned"
+
+
+STATISTICS: dict[str, StatInfo] = {
+    s.name: s
+    for s in [
+        StatInfo("ZMS", K.ZMS, "mean", "<Z^2>", _const(1.0)),
+        StatInfo("MZ", K.MZ, "mean", "<Z>", _const(0.0)),
+        StatInfo("VarZ", K.VARZ, "mean", "Var(Z) (n-1 denominator)", _const(1.0)),
+        StatInfo("MSE", K.MSE, "mean", "<E^2>", None),
+        StatInfo("MV", K.MV, "mean", "<u^2>", None),
+        StatInfo("RCE", K.RCE, "mean", "(RMV - RMSE)/RMV", _const(0.0)),
+        StatInfo("RCE2", K.RCE2, "mean", "(MV - MSE)/MV", _const(0.0)),
+        StatInfo("NLL", K.NLL, "mean", "(<Z^2> + <ln u^2> + ln 2pi)/2", _nll_ref),
+        StatInfo("CC", K.CC, "rank", "Spearman rho(|E|, u), average ranks", None),
+        StatInfo("ENCE", K.ENCE, "binned", "(1/N) sum_b |RMV_b - RMSE_b|/RMV_b", None),
+        StatInfo("ZMSE", K.ZMSE, "binned", "(1/N) sum_b |ln ZMS_b|", None),
+        StatInfo("UCE", K.UCE, "binned", "sum_b (n_b/M) |MV_b - MSE_b|", None),
+    ]
+}
+_LOWER = {k.lower(): k for k in STATISTICS}
+
+
+def names() -> list[str]:
+    """Names of the registered statistics."""
+    return list(STATISTICS)
+
+
+def info(name: str) -> StatInfo:
+    """Registry entry of statistic ``name`` (case-insensitive)."""
+    if isinstance(name, str) and name.lower() in _LOWER:
+        return STATISTICS[_LOWER[name.lower()]]
+    raise ValueError(f"unknown statistic {name!r}; known statistics: {', '.join(STATISTICS)}")
+
+
+def predefined_reference(name: str, E, u) -> float | None:
+    """The predefined reference value of ``name`` for data (E, u), or None (simulate)."""
+    ref = info(name).reference
+    return None if ref is None else float(ref(np.asarray(E, float), np.asarray(u, float)))
+
+
+def _tie_starts(sorted_values: np.ndarray) -> np.ndarray:
+    """Starts of the runs of equal values in a sorted array, with the length appended."""
+    m = sorted_values.size
+    brk = np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1
+    return np.concatenate(([0], brk, [m])).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A dataset sorted by u (stable) with everything the kernels need (computed once).
+
+    ``order`` maps sorted positions to input indices. ``eord`` is the stable order of
+    |E| over sorted positions and ``egs``/``ugs`` the starts of the tie groups of |E|
+    and u. ``starts`` are the equal-count bin starts (None when no binned statistic).
+    """
+
+    order: np.ndarray
+    E: np.ndarray
+    u: np.ndarray
+    z: np.ndarray
+    z2: np.ndarray
+    E2: np.ndarray
+    u2: np.ndarray
+    lnu2: np.ndarray
+    zshift: float
+    starts: np.ndarray
+    ugs: np.ndarray
+    eord: np.ndarray
+    egs: np.ndarray
+    n_bins: int
+    rows: np.ndarray
+
+
+    @property
+    def M(self) -> int:
+        return self.z.size
+
+    def kernel_args(self) -> tuple:
+        """Arguments shared by :func:`eval_weighted` and the bootstrap kernel."""
+        return (self.z, self.zshift, self.z2, self.E2, self.u2, self.lnu2,
+                self.starts, self.ugs, self.eord, self.egs)
+
+
+def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int = 30, shrink: bool = False) -> Prepared:
+    """Sort a validated dataset by u and precompute bins and tie groups.
+
+    ``n_bins=None`` means that no binned statistic is evaluated (one dummy bin).
+    """
+    m = E.size
+    if n_bins is None:
+        nb = 1
+    else:
+        nb = resolve_n_bins(m, n_bins, min_count=min_count, shrink=shrink)
+    order = np.argsort(u, kind="stable").astype(np.int64)
+    Es = np.ascontiguousarray(E[order])
+    us = np.ascontiguousarray(u[order])
+    z = Es / us
+    ae = np.abs(Es)
+    eord = np.argsort(ae, kind="stable").astype(np.int64)
+    return Prepared(
+        order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),
+        zshift=float(np.mean(z)), starts=bin_starts(m, nb), ugs=_tie_starts(us), eord=eord,
+        egs=_tie_starts(ae[eord]), n_bins=nb, rows=_rows(z, Es, us),
+    )
+
+
+def _rows(z: np.ndarray, E: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Array-of-structs (M, 8): z, z − mean(z), z², E², u², ln u², 0, 0 (one cache line a point)."""
+    rows = np.zeros((z.size, 8))
+    rows[:, 0] = z
+    rows[:, 1] = z - np.mean(z)
+    rows[:, 2] = z * z
+    rows[:, 3] = E * E
+    rows[:, 4] = u * u
+    rows[:, 5] = np.log(u * u)
+    return rows
+
+
+def _codes(names_: Sequence[str]) -> tuple[list[StatInfo], np.ndarray]:
+    infos = [info(n) for n in names_]
+    return infos, np.array([i.code for i in infos], dtype=np.int64)
+
+
+def evaluate(prep: Prepared, codes: np.ndarray) -> np.ndarray:
+    """Statistics ``codes`` on the prepared data (all weights 1)."""
+    out = np.empty(codes.size)
+    w = np.ones(prep.M, dtype=np.int64)
+    s = np.empty(K.N_SUMS)
+    acc = np.empty((prep.n_bins, 4))
+    xu = np.empty(prep.M)
+    K.eval_weighted(codes, w, *prep.kernel_args(), s, acc, xu, out)
+    return out
+
+
+def check_defined(infos: Sequence[StatInfo], values: np.ndarray, prep: Prepared) -> None:
+    """Raise a clear ValueError when a statistic is undefined on the data (no silent NaN)."""
+    for inf, v in zip(infos, values):
+        if not np.isfinite(v):
+            why = {
+                "rank": "u or |E| takes a single value, so the rank correlation is undefined",
+                "binned": "a bin has only zero errors (ln ZMS_b = -inf) or is empty",
+                "mean": "it needs at least two points and a non-zero MV",
+            }[inf.kind]
+            raise ValueError(f"statistic {inf.name} is undefined for this dataset: {why}")
+
+
+def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int = 30, shrink: bool = False) -> dict[str, float]:
+    """Several statistics of one dataset in one pass; see :func:`statistic`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.uniform(0.5, 2.0, 1000); E = u * rng.normal(size=1000)
+    >>> sorted(statistics(["ZMS", "CC"], E, u))
+    ['CC', 'ZMS']
+    """
+    E, u = check_E_u(E, u)
+    infos, codes = _codes(names_)
+    binned = any(i.binned for i in infos)
+    prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink)
+    vals = evaluate(prep, codes)
+    check_defined(infos, vals, prep)
+    return {i.name: float(v) for i, v in zip(infos, vals)}
+
+
+def statistic(name: str, E, u, *, n_bins: int = 20, min_count: int = 30, shrink: bool = False) -> float:
+    r"""Calibration statistic ``name`` of the dataset (E, u).
+
+    .. math::
+
+        Z = E/u,\quad \mathrm{ZMS} = \langle Z^2\rangle,\quad
+        \mathrm{RCE} = \frac{\mathrm{RMV} - \mathrm{RMSE}}{\mathrm{RMV}},\quad
+        \mathrm{ENCE} = \frac1N\sum_b \frac{|\mathrm{RMV}_b - \mathrm{RMSE}_b|}{\mathrm{RMV}_b},\quad
+        \mathrm{ZMSE} = \frac1N\sum_b |\ln \mathrm{ZMS}_b|
+
+    and the others of DESIGN §2 (``mcref.stats.STATISTICS`` lists them all).
+
+    Parameters
+    ----------
+    name : str
+        One of ``ZMS, MZ, VarZ, MSE, MV, RCE, RCE2, NLL, CC, ENCE, ZMSE, UCE``.
+    E, u : array_like, shape (M,)
+        Errors and standard uncertainties (finite, u > 0).
+    n_bins : int, default: 20
+        Number of equal-count bins of u (ENCE, ZMSE, UCE only).
+    min_count : int, default: 30
+        Smallest accepted M / n_bins.
+    shrink : bool, default: False
+        Reduce ``n_bins`` instead of raising when M / n_bins < ``min_count``.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    Binned statistics order the points by u with a stable sort and cut equal-count bins
+    at :math:`\lfloor M i/N + 1/2\rfloor` (DESIGN §3). CC is Spearman's ρ between |E| and
+    u with average ranks for ties (as ``scipy.stats.spearmanr``).
+
+    References
+    ----------
+    .. [1] P. Pernot, "Calibration in machine learning uncertainty quantification:
+       beyond consistency to target adaptivity", APL Mach. Learn. 1, 046121 (2023),
+       doi:10.1063/5.0174943.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.uniform(0.5, 2.0, 1000)
+    >>> E = u * rng.normal(size=1000)
+    >>> round(statistic("ZMS", E, u), 3) == round(float(np.mean((E / u) ** 2)), 3)
+    True
+    """
+    return statistics([name], E, u, n_bins=n_bins, min_count=min_count, shrink=shrink)[info(name).name]
