@@ -33,7 +33,6 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +40,7 @@ from scipy import integrate, special, stats
 
 from ._validation import as_float_array, check_choice, check_int
 from .binning import equal_count_bins
+from .generative import Distribution, get_distribution
 
 __all__ = ["ExactReference", "exact_reference", "zmse_exact_bin", "kurtosis_of"]
 
@@ -51,8 +51,6 @@ _HALF_NORMAL_VAR = 1.0 - 2.0 / math.pi
 _NAMES = ("zms", "zmse", "ence", "uce", "cc")
 _METHODS = ("exact", "asymptotic")
 _EXACT_NAMES = ("zms", "zmse")
-_NAMED_KURTOSIS = {"normal": 3.0, "uniform": 1.8, "laplace": 6.0}
-_T_PATTERN = re.compile(r"t\s*(?:\(\s*([^()\s]+)\s*\)|([^()\s]+))")
 
 
 @dataclass(frozen=True)
@@ -92,45 +90,38 @@ class ExactReference:
 # distributions
 # ----------------------------------------------------------------------------------
 def _parse_dist(dist) -> tuple[float, str]:
-    """Return ``(kurtosis, canonical label)`` of a distribution name."""
-    if not isinstance(dist, str):
-        raise ValueError(f"`dist` must be a string such as 'normal' or 't(6)', got {dist!r}")
-    key = dist.strip().lower()
-    if key in _NAMED_KURTOSIS:
-        return _NAMED_KURTOSIS[key], key
-    m = _T_PATTERN.fullmatch(key)
-    if m is not None:
-        text = m.group(1) if m.group(1) is not None else m.group(2)
-        try:
-            nu = float(text)
-        except ValueError:
-            nu = math.nan
-        if not math.isfinite(nu) or nu <= 0:
-            raise ValueError(
-                f"`dist`={dist!r}: the degrees of freedom of t(nu) must be a positive "
-                f"finite number, got {text!r}"
-            )
-        if nu <= 4:
-            raise ValueError(
-                f"`dist`={dist!r}: the unit-variance t(nu) distribution has infinite "
-                f"kurtosis for nu <= 4 (got nu={nu:g}); no asymptotic reference exists"
-            )
-        return 3.0 + 6.0 / (nu - 4.0), f"t({nu:g})"
-    raise ValueError(
-        f"`dist` must be 'normal', 'uniform', 'laplace' or 't(nu)' / 'tNU' (e.g. 't(6)', "
-        f"'t6'), got {dist!r}"
-    )
+    """Return ``(kurtosis, label)`` of a distribution specification (finite kurtosis)."""
+    if callable(dist) and not isinstance(dist, Distribution):
+        raise ValueError(
+            "`dist`: the kurtosis of a user sampler is not known; pass `kurtosis` as a number"
+        )
+    if not isinstance(dist, (str, tuple, Distribution)):
+        raise ValueError(
+            f"`dist` must be a distribution name such as 'normal' or 't(6)', got {dist!r}"
+        )
+    d = get_distribution(dist)  # names and labels shared with the Monte Carlo engine
+    k = d.kurtosis
+    if d.kind == "t" and not math.isfinite(k):
+        raise ValueError(
+            f"`dist`={dist!r}: the unit-variance t(nu) distribution has infinite kurtosis "
+            f"for nu <= 4 (got nu={d.nu:g}); no asymptotic reference exists"
+        )
+    if not math.isfinite(k):
+        raise ValueError(f"`dist`={dist!r}: the kurtosis of {d.label} is not known")
+    return float(k), d.label
 
 
-def kurtosis_of(dist: str) -> float:
+def kurtosis_of(dist: str | tuple | Distribution) -> float:
     r"""Kurtosis :math:`\kappa = \mathrm{E}[\varepsilon^4]` of a unit-variance distribution.
 
     Parameters
     ----------
-    dist : str
-        ``"normal"`` (3), ``"uniform"`` (9/5), ``"laplace"`` (6) or Student's
-        ``"t(nu)"`` / ``"tNU"`` scaled to unit variance, e.g. ``"t(6)"`` or ``"t6"``.
-        Case and surrounding blanks are ignored.
+    dist : str, tuple or Distribution
+        A specification of :func:`mcref.generative.get_distribution`: ``"normal"`` (3),
+        ``"uniform"`` (9/5), ``"laplace"`` (6), Student's ``"t(nu)"`` / ``"tNU"`` /
+        ``("t", nu)`` scaled to unit variance (e.g. ``"t(6)"``, ``"t6"``), or an
+        ``"empirical"`` :class:`~mcref.generative.Distribution` (sample kurtosis).
+        Case and blanks are ignored.
 
     Returns
     -------
@@ -140,8 +131,8 @@ def kurtosis_of(dist: str) -> float:
     Raises
     ------
     ValueError
-        If ``dist`` is not recognised, or is ``t(nu)`` with ``nu <= 4`` (infinite
-        kurtosis).
+        If ``dist`` is not recognised, is ``t(nu)`` with ``nu <= 4`` (infinite
+        kurtosis; ``nu <= 2`` is refused by ``get_distribution``), or is a user sampler.
 
     Notes
     -----
@@ -163,12 +154,15 @@ def kurtosis_of(dist: str) -> float:
 
 def _resolve_kurtosis(kurtosis) -> tuple[float, str]:
     """Kurtosis value and ``dist`` label from a number or a distribution name."""
-    if isinstance(kurtosis, str):
+    if isinstance(kurtosis, (str, tuple, Distribution)):
         k, label = _parse_dist(kurtosis)
     elif isinstance(kurtosis, numbers.Real) and not isinstance(kurtosis, bool):
         k = float(kurtosis)
         if not math.isfinite(k):
-            raise ValueError(f"`kurtosis` must be finite, got {k}")
+            raise ValueError(
+                f"`kurtosis` must be finite (no asymptotic reference for a D of infinite "
+                f"kurtosis, e.g. t(nu) with nu <= 4), got {k}"
+            )
         label = f"kurtosis={k:g}"
     else:
         raise ValueError(
@@ -349,7 +343,7 @@ def exact_reference(
     *,
     n_bins: int = 20,
     method: str = "exact",
-    kurtosis: float | str = 3.0,
+    kurtosis: float | str | tuple | Distribution = 3.0,
     min_count: int = 30,
 ) -> ExactReference:
     r"""Reference value of a calibration statistic without Monte Carlo.
@@ -373,9 +367,9 @@ def exact_reference(
         ``"exact"``: normal :math:`D` only, ZMS and ZMSE. ``"asymptotic"``: leading
         order in :math:`n_b` (in :math:`M` for ZMS), any :math:`D` of finite kurtosis;
         ZMS, ZMSE, ENCE and UCE.
-    kurtosis : float or str, default: 3.0
+    kurtosis : float, str, tuple or Distribution, default: 3.0
         Kurtosis :math:`\kappa = \mathrm{E}[\varepsilon^4] > 1` of :math:`D`, or a
-        distribution name accepted by :func:`kurtosis_of` (e.g. ``"t(6)"``). Must be 3
+        distribution accepted by :func:`kurtosis_of` (e.g. ``"t(6)"``). Must be 3
         (or ``"normal"``) for ``method="exact"``.
     min_count : int, default: 30
         Smallest acceptable :math:`M/N` (binned statistics only).
@@ -514,18 +508,23 @@ def exact_reference(
     if key == "zmse":
         if method == "exact":
             ints = counts.astype(np.int64)
-            mean = zmse_exact_bin(ints).sum() / n
-            var = _abs_log_chi2_var(ints).sum() / n**2
-        else:
-            sig2 = (kappa - 1.0) / counts
-            mean = np.sqrt(sig2).sum() * _SQRT_2_OVER_PI / n
-            var = sig2.sum() * _HALF_NORMAL_VAR / n**2
-    elif key == "ence":
-        sig2 = 0.25 * (kappa - 1.0) * s4 / (s2 * s2)
-        mean = np.sqrt(sig2).sum() * _SQRT_2_OVER_PI / n
-        var = sig2.sum() * _HALF_NORMAL_VAR / n**2
-    else:  # uce: sum_b (n_b/M) |T_b|, sd(T_b) = sqrt((kappa-1) s4_b)/n_b, in units of scale^2
-        sd_w = np.sqrt((kappa - 1.0) * s4) / m  # (n_b/M) * sd(T_b)
-        mean = sd_w.sum() * _SQRT_2_OVER_PI * scale**2
-        var = (sd_w * sd_w).sum() * _HALF_NORMAL_VAR * scale**4
-    return result(mean, math.sqrt(var))
+            return result(
+                zmse_exact_bin(ints).sum() / n, math.sqrt(_abs_log_chi2_var(ints).sum()) / n
+            )
+        sig2 = (kappa - 1.0) / counts  # Var(ln ZMS_b)
+        return result(
+            np.sqrt(sig2).sum() * _SQRT_2_OVER_PI / n,
+            math.sqrt(sig2.sum() * _HALF_NORMAL_VAR) / n,
+        )
+    if key == "ence":
+        sig2 = 0.25 * (kappa - 1.0) * s4 / (s2 * s2)  # Var(RCE_b), scale-free
+        return result(
+            np.sqrt(sig2).sum() * _SQRT_2_OVER_PI / n,
+            math.sqrt(sig2.sum() * _HALF_NORMAL_VAR) / n,
+        )
+    # UCE = sum_b (n_b/M) |T_b|, sd(T_b) = sqrt((kappa-1) sum u^4)/n_b; u in units of scale
+    sd_w = np.sqrt((kappa - 1.0) * s4) / m  # (n_b/M) * sd(T_b)
+    return result(
+        sd_w.sum() * _SQRT_2_OVER_PI * scale**2,
+        math.sqrt((sd_w * sd_w).sum() * _HALF_NORMAL_VAR) * scale**2,
+    )

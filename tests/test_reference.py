@@ -1,0 +1,189 @@
+"""Simulated references: draws reproduced independently, exact χ² values, CRN, determinism."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy import stats as sst
+
+import naive
+import mcref
+from mcref import exact
+from mcref.generative import get_distribution
+from mcref.kernels.generative import transform
+from mcref.reference import CHUNK, _mix_rng, simulate, simulated_reference
+
+ALL = ["ZMS", "MZ", "VarZ", "MSE", "MV", "RCE", "RCE2", "NLL", "CC", "ENCE", "ZMSE", "UCE"]
+
+
+def _draws(u_sorted, dist, n_mc, seed):
+    """Re-create the engine's ε for every repeat from its documented streams."""
+    d = get_distribution(dist)
+    ss = np.random.SeedSequence(seed)
+    children = ss.spawn(-(-n_mc // CHUNK))
+    out = []
+    for c, child in enumerate(children):
+        nrep = min(CHUNK, n_mc - c * CHUNK)
+        z = np.random.Generator(np.random.PCG64(child)).standard_normal((nrep, u_sorted.size))
+        v = 2.0 * _mix_rng(child, d).standard_gamma(0.5 * d.nu, size=z.shape) if d.needs_mixing else z
+        for r in range(nrep):
+            eps = np.empty(u_sorted.size)
+            transform(d.code, d.nu if d.kind == "t" else 0.0, z[r], v[r], u_sorted[:1], eps)
+            out.append(eps)
+    return out
+
+
+@pytest.mark.parametrize("dist", ["normal", "t6", "uniform", "laplace"])
+def test_samples_equal_naive_statistics_on_same_draws(dist):
+    rng = np.random.default_rng(3)
+    u = rng.lognormal(0, 0.6, 700)
+    u[::7] = u[0]  # ties in u
+    n_mc = 40  # two chunks, the second partial
+    sim = simulate(ALL, u, dists=[dist], n_mc=n_mc, n_bins=7, seed=11)
+    us = np.sort(u, kind="stable")
+    for r, eps in enumerate(_draws(us, dist, n_mc, 11)):
+        E = us * eps
+        for k, name in enumerate(ALL):
+            want = naive.statistic(name, E, us, n_bins=7)
+            np.testing.assert_allclose(sim.samples[0, k, r], want, rtol=1e-10, atol=1e-13, err_msg=name)
+
+
+def test_zms_and_zmse_agree_with_exact_chi2_within_3_se():
+    ds = mcref.datasets.load("Diffusion_RF")
+    res = simulated_reference(["ZMS", "ZMSE"], ds.u, n_mc=20_000, n_bins=20, seed=2024)
+    for name in ["ZMS", "ZMSE"]:
+        ex = exact.exact_reference(name, ds.u, n_bins=20, method="exact")
+        assert abs(res[name].mean - ex.mean) <= 3 * res[name].se, (name, res[name], ex)
+        # the spread of the statistic too: sd within 3 of its own standard errors (≈ sd/√(2N))
+        assert abs(res[name].sd - ex.sd) <= 3 * ex.sd / np.sqrt(2 * res[name].n_mc) * 1.5, name
+    zms = res["ZMS"]
+    m = ds.M
+    assert zms.low == pytest.approx(sst.chi2.ppf(0.025, m) / m, abs=4 * zms.sd / np.sqrt(zms.n_mc) * 3)
+
+
+def test_ence_matches_asymptotic_form_under_normal():
+    ds = mcref.datasets.load("QM9_E")
+    ref = simulated_reference("ENCE", ds.u, n_mc=4000, seed=7)
+    asym = exact.exact_reference("ENCE", ds.u, method="asymptotic")
+    # DESIGN §10: about three digits for normal D; allow 1 % plus 3 Monte Carlo se
+    assert abs(ref.mean - asym.mean) <= 0.01 * asym.mean + 3 * ref.se
+
+
+def test_method_exact_and_asymptotic_route_to_mcref_exact():
+    u = np.random.default_rng(0).uniform(1, 2, 1000)
+    r = simulated_reference("ZMS", u, method="exact")
+    assert r.method == "exact" and r.mean == 1.0 and r.se == 0.0
+    assert r.low == pytest.approx(sst.chi2.ppf(0.025, 1000) / 1000)
+    r = simulated_reference("ZMSE", u, method="asymptotic", dist="t6", n_bins=10)
+    assert r.mean == pytest.approx(np.mean(np.sqrt((6.0 - 1) / 100) * np.sqrt(2 / np.pi)), rel=1e-12)
+    with pytest.raises(ValueError):
+        simulated_reference("CC", u, method="exact")
+
+
+def test_same_seed_bit_identical_across_thread_counts_and_calls():
+    u = mcref.datasets.load("Diffusion_RF").u
+    kw = dict(dists=["normal", "t6", "laplace"], n_mc=200, seed=42)
+    a = simulate(["CC", "ENCE", "ZMSE", "ZMS"], u, n_threads=1, **kw).samples
+    b = simulate(["CC", "ENCE", "ZMSE", "ZMS"], u, n_threads=2, **kw).samples
+    c = simulate(["CC", "ENCE", "ZMSE", "ZMS"], u, n_threads=5, **kw).samples
+    assert np.array_equal(a, b) and np.array_equal(a, c)
+    d = simulate(["CC", "ENCE", "ZMSE", "ZMS"], u, n_threads=2, **kw).samples
+    assert np.array_equal(b, d)
+    e = simulate(["CC", "ENCE", "ZMSE", "ZMS"], u, dists=["normal"], n_mc=200, seed=43).samples
+    assert not np.array_equal(a[0], e[0])
+
+
+def test_numba_thread_count_does_not_change_results(tmp_path):
+    code = (
+        "import numpy as np, mcref;"
+        "u = mcref.datasets.load('Diffusion_RF').u;"
+        "s = mcref.simulate(['CC','ENCE'], u, dists=['normal','t6'], n_mc=100, seed=9).samples;"
+        f"np.save(r'{tmp_path / 'x.npy'}', s)"
+    )
+    env = {**__import__("os").environ, "NUMBA_NUM_THREADS": "1"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    u = mcref.datasets.load("Diffusion_RF").u
+    s = mcref.simulate(["CC", "ENCE"], u, dists=["normal", "t6"], n_mc=100, seed=9).samples
+    assert np.array_equal(np.load(tmp_path / "x.npy"), s)
+
+
+def test_common_random_numbers_each_dist_independent_of_the_others():
+    u = mcref.datasets.load("Diffusion_RF").u
+    both = simulate(["ENCE", "CC"], u, dists=["normal", "t6"], n_mc=96, seed=5).samples
+    alone_n = simulate(["ENCE", "CC"], u, dists=["normal"], n_mc=96, seed=5).samples
+    alone_t = simulate(["ENCE", "CC"], u, dists=["t6"], n_mc=96, seed=5).samples
+    assert np.array_equal(both[0], alone_n[0]) and np.array_equal(both[1], alone_t[0])
+
+
+def test_paired_se_smaller_than_unpaired_on_real_data():
+    ds = mcref.datasets.load("Perovskite_LR")
+    sim = simulate(["CC", "ENCE", "ZMSE"], ds.u, dists=["normal", "t6"], n_mc=2000, seed=3)
+    for name in ["CC", "ENCE", "ZMSE"]:
+        p = sim.paired_difference(name, "normal", "t6")
+        assert p.se < 0.9 * p.se_unpaired, p  # independent draws: ratio 1 ± 0.02
+        # paired se is the sd of the differences
+        x, y = sim.samples[0, sim.names.index(name)], sim.samples[1, sim.names.index(name)]
+        assert p.se == pytest.approx(np.std(x - y, ddof=1) / np.sqrt(x.size))
+
+
+def test_reference_result_fields_and_keep_samples():
+    u = np.random.default_rng(1).uniform(0.5, 1.5, 500)
+    r = simulated_reference("CC", u, n_mc=300, seed=0, keep_samples=True)
+    assert r.samples.shape == (300,)
+    assert r.mean == pytest.approx(r.samples.mean(), rel=1e-14)
+    assert r.se == pytest.approx(r.samples.std(ddof=1) / np.sqrt(300))
+    assert (r.low, r.high) == tuple(np.quantile(r.samples, [0.025, 0.975]))
+    many = simulated_reference(["ZMS", "CC"], u, n_mc=300, seed=0)
+    assert set(many) == {"ZMS", "CC"} and many["CC"].mean == r.mean
+
+
+def test_empirical_dist_uses_the_data_z():
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.5, 2, 400)
+    E = u * rng.choice([-2.0, -0.5, 0.5, 2.0], size=400)
+    sim = simulate(["ZMS"], u, dists=["empirical"], E=E, n_mc=200, seed=1)
+    zs = np.sort(((E / u) - (E / u).mean()) / (E / u).std())
+    assert sim.dists[0].values == pytest.approx(zs)
+    with pytest.raises(ValueError, match="empirical"):
+        simulate(["ZMS"], u, dists=["empirical"], n_mc=10)
+
+
+def test_user_sampler_is_checked_and_used():
+    u = np.random.default_rng(0).uniform(0.5, 2, 300)
+
+    def good(rng, size):
+        return rng.choice([-1.0, 1.0], size=size)
+
+    r = simulated_reference("ZMS", u, dist=good, n_mc=50, seed=0)
+    assert r.mean == pytest.approx(1.0, abs=1e-12)  # ε² = 1 exactly
+    with pytest.raises(ValueError, match="unit-variance"):
+        simulated_reference("ZMS", u, dist=lambda rng, size: 2 * rng.standard_normal(size), n_mc=10)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(dist="t2"), "ν > 2"),
+        (dict(dist="t(1.5)"), "ν > 2"),
+        (dict(dist="cauchy"), "unknown distribution"),
+        (dict(n_mc=0), "n_mc"),
+        (dict(n_bins=50), "min_count"),
+        (dict(method="bogus"), "method"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    u = np.random.default_rng(0).uniform(0.5, 2, 300)
+    with pytest.raises(ValueError, match=match):
+        simulated_reference("ENCE", u, **{"n_mc": 10, **kwargs})
+
+
+def test_bad_u():
+    with pytest.raises(ValueError, match="> 0"):
+        simulate(["ZMS"], [1.0, -1.0, 2.0], n_mc=10)
+    with pytest.raises(ValueError, match="finite"):
+        simulate(["ZMS"], [1.0, np.nan, 2.0], n_mc=10)
+    with pytest.raises(ValueError, match="twice"):
+        simulate(["ZMS"], [1.0, 1.5, 2.0], dists=["t6", "t(6)"], n_mc=10)
