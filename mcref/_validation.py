@@ -82,9 +82,14 @@ def check_probability(value: Any, name: str) -> float:
 
 
 def check_seed(seed: Any) -> np.random.SeedSequence:
-    """Normalise ``seed`` (None, int, SeedSequence or Generator) into a SeedSequence."""
+    """Normalise ``seed`` (None, int, SeedSequence or Generator) into a SeedSequence.
+
+    A SeedSequence is copied (same entropy and spawn key, no children spawned yet), so
+    passing the same object twice gives the same streams: spawning never mutates the
+    caller's object.
+    """
     if isinstance(seed, np.random.SeedSequence):
-        return seed
+        return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(seed.integers(0, 2**63 - 1, size=4).tolist())
     if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):

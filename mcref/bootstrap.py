@@ -207,7 +207,7 @@ def bootstrap_many(
     alpha = 1.0 - level
     out = {}
     for k, inf in enumerate(infos):
-        theta, b = float(est[k]), boot[k]
+        theta, b = float(est[k]), _finite_replicates(boot[k], inf.name)
         dist = np.append(b, theta)
         lo, hi, used, z0, a = _interval(theta, b, lambda inf=inf: jackknife(inf, prep), method, alpha, inf.name)
         out[inf.name] = BootstrapResult(
@@ -216,6 +216,33 @@ def bootstrap_many(
             distribution=b,
         )
     return out
+
+
+def _finite_replicates(b: np.ndarray, name: str) -> np.ndarray:
+    """Drop the replicates where the statistic is undefined or infinite, with a warning.
+
+    Degenerate resamples (a bin whose errors are all zero gives ln ZMS_b = −∞; a resample
+    with a single u value leaves CC undefined) cannot enter quantiles or moments.
+    """
+    ok = np.isfinite(b)
+    n_bad = int(b.size - ok.sum())
+    if n_bad == 0:
+        return b
+    if n_bad > b.size // 2:
+        raise ValueError(
+            f"statistic {name} is undefined or infinite on {n_bad} of {b.size} bootstrap resamples; "
+            "the dataset is too degenerate for a bootstrap interval (e.g. many exact zero errors or "
+            "nearly constant u)"
+        )
+    warnings.warn(
+        DegenerateBootstrapWarning(
+            f"{n_bad} of {b.size} bootstrap replicates of {name} are undefined or infinite (degenerate "
+            "resamples, e.g. a bin with only zero errors or a single u value); they are left out of "
+            "the interval, bias and se"
+        ),
+        stacklevel=4,
+    )
+    return b[ok]
 
 
 def bootstrap(

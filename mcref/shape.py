@@ -60,9 +60,9 @@ _SCREEN_PROBS = np.array([0.5, 0.025, 0.25, 0.75, 0.975])  # median, then _CS_PR
 
 # Statistic (lower case) -> squared variables whose screen must pass for it to be trusted.
 _STAT_SCREENS: dict[str, tuple[str, ...]] = {
-    **{s: ("Z2", "E2") for s in ("zms", "mz", "varz", "zmse", "nll")},
-    **{s: ("u2", "E2") for s in ("rce", "rce2", "mse", "mv", "ence", "uce")},
-    "cc": (),
+    **{s: ("Z2",) for s in ("zms", "mz", "varz", "nll")},
+    **{s: ("u2", "E2") for s in ("rce", "rce2", "mse", "mv")},
+    **{s: () for s in ("cc", "ence", "zmse", "uce")},
 }
 
 
@@ -335,19 +335,21 @@ class ShapeScreen:
 
     A squared variable *fails* its screen when its Groeneveld–Meeden skewness exceeds
     its threshold: :math:`\beta_{GM}(u^2) > 0.6` makes the statistics built on
-    :math:`u^2` unreliable, :math:`\beta_{GM}(E^2) > 0.8` or
-    :math:`\beta_{GM}(Z^2) > 0.8` make ZMS unreliable (safety thresholds of
+    :math:`u^2` unreliable, :math:`\beta_{GM}(E^2) > 0.8` likewise those built on
+    :math:`E^2`, and :math:`\beta_{GM}(Z^2) > 0.8` makes ZMS unreliable (safety thresholds of
     DESIGN §8). The kurtoses are reported, not used in the verdict.
     Use :func:`dataclasses.replace` to apply other thresholds.
 
     Design decision — statistic to screens mapping used by :meth:`unreliable`
     (case-insensitive names):
 
-    * ``ZMS``, ``MZ``, ``VarZ``, ``ZMSE``, ``NLL``: flagged when the ``Z2`` **or** the
-      ``E2`` screen fails;
-    * ``RCE``, ``RCE2``, ``MSE``, ``MV``, ``ENCE``, ``UCE``: flagged when the ``u2``
-      **or** the ``E2`` screen fails;
-    * ``CC``: never flagged.
+    * ``ZMS``, ``MZ``, ``VarZ``, ``NLL`` (functions of Z): flagged when the ``Z2``
+      screen fails;
+    * ``RCE``, ``RCE2``, ``MSE``, ``MV`` (functions of ⟨u²⟩ and ⟨E²⟩): flagged when the
+      ``u2`` **or** the ``E2`` screen fails;
+    * ``CC``, ``ENCE``, ``ZMSE``, ``UCE``: never flagged — the thresholds were derived
+      for the average-calibration statistics (Pernot 2024) and have not been
+      established for rank or binned statistics.
 
     Attributes
     ----------
@@ -420,7 +422,8 @@ def shape_screen(E: Any, u: Any, *, quantiles: str = "hd") -> ShapeScreen:
     ------
     ValueError
         For an invalid dataset or ``quantiles``, fewer than 4 points, or a degenerate
-        squared variable (e.g. constant ``u``), named ``u**2``, ``E**2`` or ``Z**2``.
+        squared variable, named ``E**2`` or ``Z**2``. A constant ``u``
+        (homoscedastic data) is accepted: its screen reports β = 0 and κ = NaN.
 
     Examples
     --------
@@ -439,7 +442,11 @@ def shape_screen(E: Any, u: Any, *, quantiles: str = "hd") -> ShapeScreen:
     weights = None
     if method == "hd":
         weights = _hd_weights(E.size, _SCREEN_PROBS)
-    b_u, k_u = _shape_of(u * u, "u**2", method, weights)
+    if np.all(u == u[0]):
+        # homoscedastic data: u² has no shape to screen (no skewness, no tails)
+        b_u, k_u = 0.0, float("nan")
+    else:
+        b_u, k_u = _shape_of(u * u, "u**2", method, weights)
     b_E, k_E = _shape_of(E * E, "E**2", method, weights)
     Z = E / u
     b_Z, k_Z = _shape_of(Z * Z, "Z**2", method, weights)

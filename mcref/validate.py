@@ -31,7 +31,7 @@ import numpy as np
 
 from ._validation import check_E_u, check_int
 from .bootstrap import BootstrapResult, bootstrap_many
-from .generative import DEFAULT_DISTS
+from .generative import DEFAULT_DISTS, get_distribution
 from .reference import PairedDifference, ReferenceResult, simulate
 from .shape import ShapeScreen, shape_screen
 from .stats import info
@@ -272,6 +272,7 @@ def validate(
     dists = list(dists)
     if not dists:
         raise ValueError("`dists` must list at least one distribution")
+    dists = [get_distribution(d, Z=E / u) for d in dists]  # fail fast, before any work
     ss_boot, ss_sim = check_seed(seed).spawn(2)
     boots: dict[str, BootstrapResult] = bootstrap_many(
         names, E, u, n_boot=n_boot, n_bins=n_bins, min_count=min_count, shrink=shrink, seed=ss_boot)

@@ -1,0 +1,47 @@
+"""Numba options come from mcref/kernels/_config.py only; cached kernels survive loky workers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+KERNELS = Path(__file__).resolve().parents[1] / "mcref" / "kernels"
+
+
+def test_no_hard_coded_numba_options():
+    bad = []
+    for f in KERNELS.glob("*.py"):
+        if f.name == "_config.py":
+            continue
+        for i, line in enumerate(f.read_text().splitlines(), 1):
+            if re.search(r"@(njit|jit)\((?!\*\*NJIT)", line) or re.search(r"\b(fastmath|cache|parallel)\s*=", line):
+                bad.append(f"{f.name}:{i}: {line.strip()}")
+    assert not bad, "numba options must come from _config: " + "; ".join(bad)
+
+
+def test_every_kernel_decorated_from_config():
+    for f in KERNELS.glob("*.py"):
+        text = f.read_text()
+        for m in re.finditer(r"@njit(.*)\n", text):
+            assert m.group(1).startswith("(**NJIT"), f"{f.name}: @njit{m.group(1)}"
+
+
+def _work(seed):
+    import mcref
+
+    u = np.linspace(0.5, 2.0, 600)
+    E = u * np.random.default_rng(seed).normal(size=600)
+    b = mcref.bootstrap("ENCE", E, u, n_boot=64, n_bins=10, seed=seed)
+    r = mcref.simulated_reference("CC", u, n_mc=64, seed=seed)
+    return b.low, b.high, r.mean
+
+
+def test_cached_kernels_under_loky_process_workers():
+    # numba#4807: cached kernels once crashed process pools; the default cache must not
+    from joblib import Parallel, delayed
+
+    par = Parallel(n_jobs=2, backend="loky")(delayed(_work)(s) for s in range(4))
+    seq = [_work(s) for s in range(4)]
+    assert par == seq

@@ -1,0 +1,106 @@
+"""Validation workflow: every branch of the flowchart on hand-made ζ, and end-to-end tables."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import mcref
+import mcref._warnings
+from mcref.validate import verdict_for
+from mcref.zeta import zeta
+
+
+@pytest.mark.parametrize(
+    "kw, want",
+    [
+        # shape screen first
+        (dict(zeta_bs=0.2, zeta_sim={"normal": 0.1}, d_sensitive=False, shape_flag=True), "unreliable"),
+        # predefined reference: ζ_BS decides
+        (dict(zeta_bs=0.99, zeta_sim={"normal": 5.0}, d_sensitive=True, shape_flag=False), "valid"),
+        (dict(zeta_bs=-1.01, zeta_sim={"normal": 0.0}, d_sensitive=False, shape_flag=False), "invalid"),
+        # simulated reference, all D agree
+        (dict(zeta_bs=None, zeta_sim={"normal": 0.5, "t(6)": -0.9}, d_sensitive=True, shape_flag=False), "valid"),
+        (dict(zeta_bs=None, zeta_sim={"normal": 1.5, "t(6)": 3.0}, d_sensitive=True, shape_flag=False), "invalid"),
+        # D disagree and D-sensitive: not testable
+        (dict(zeta_bs=None, zeta_sim={"normal": 1.5, "t(6)": 0.7}, d_sensitive=True, shape_flag=False),
+         "not testable"),
+        # D disagree but not D-sensitive (MC noise at the boundary): the first D decides
+        (dict(zeta_bs=None, zeta_sim={"normal": 1.01, "t(6)": 0.99}, d_sensitive=False, shape_flag=False),
+         "invalid"),
+        (dict(zeta_bs=None, zeta_sim={"normal": 0.99, "t(6)": 1.01}, d_sensitive=False, shape_flag=False), "valid"),
+    ],
+)
+def test_verdict_branches(kw, want):
+    assert verdict_for(**kw) == want
+
+
+def test_table_on_calibrated_data_is_consistent_with_its_parts():
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.5, 2.0, 3000)
+    E = u * rng.normal(size=3000)
+    with pytest.warns(mcref._warnings.DegenerateBootstrapWarning):
+        # ENCE/ZMSE of well-calibrated data: every resample lies above θ̂ → percentile fallback
+        tab = mcref.validate(E, u, n_boot=1000, n_mc=1000, seed=1)
+    assert tab["ENCE"].interval_method == "percentile" and tab["ENCE"].low > tab["ENCE"].estimate
+    assert [r.name for r in tab.rows] == ["ZMS", "RCE", "CC", "ENCE", "ZMSE"]
+    for r in tab.rows:
+        assert r.low <= r.high
+        if r.reference is not None:
+            assert r.zeta_bs == zeta(r.estimate, r.reference, r.low, r.high)
+        for d, ref in r.sim.items():
+            assert r.zeta_sim[d] == zeta(r.estimate, ref.mean, r.low, r.high, u_ref=ref.se)
+    # ZMS of calibrated normal data: predefined reference 1 inside the interval
+    assert tab["ZMS"].verdict == "valid" and abs(tab["ZMS"].zeta_bs) <= 1
+    # same seed: same table
+    with pytest.warns(mcref._warnings.DegenerateBootstrapWarning):
+        tab2 = mcref.validate(E, u, n_boot=1000, n_mc=1000, seed=1)
+    assert tab.to_json() == tab2.to_json()
+
+
+def test_miscalibrated_data_is_invalid():
+    rng = np.random.default_rng(1)
+    u = rng.uniform(0.5, 2.0, 3000)
+    E = 2.0 * u * rng.normal(size=3000)  # u underestimated twofold
+    tab = mcref.validate(E, u, stats=["ZMS", "RCE"], n_boot=1000, n_mc=500, seed=2)
+    assert tab["ZMS"].verdict == "invalid" and tab["RCE"].verdict == "invalid"
+    # shuffled u: no adaptivity, CC far below its simulated reference
+    E = u * rng.normal(size=3000)
+    tab = mcref.validate(E, rng.permutation(u), stats=["CC"], n_boot=1000, n_mc=500, seed=3)
+    assert tab["CC"].verdict == "invalid"
+
+
+def test_outputs_render():
+    ds = mcref.datasets.load("Diffusion_RF")
+    tab = mcref.validate(ds.E, ds.u, n_boot=300, n_mc=300, seed=0, name=ds.name)
+    text = str(tab)
+    assert "Diffusion_RF" in text and "verdict" in text and "ZMSE" in text
+    doc = json.loads(tab.to_json())
+    assert doc["M"] == ds.M and len(doc["rows"]) == 5
+    csv = tab.to_csv().splitlines()
+    assert csv[0].startswith("stat,estimate") and len(csv) == 6
+    df = tab.to_frame()
+    assert list(df.index) == ["ZMS", "RCE", "CC", "ENCE", "ZMSE"]
+    assert "zeta_Sim_t(6)" in df.columns
+
+
+def test_homoscedastic_data_validates():
+    rng = np.random.default_rng(2)
+    u = np.full(1000, 0.7)
+    E = u * rng.normal(size=1000)
+    tab = mcref.validate(E, u, stats=["ZMS", "ENCE"], n_boot=300, n_mc=300, seed=0)
+    assert tab.shape.beta_u2 == 0.0
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [(dict(n_boot=0), "n_boot"), (dict(n_mc=1), "n_mc"), (dict(dists=[]), "dists"),
+     (dict(stats=["XYZ"]), "unknown statistic"), (dict(k_sensitivity=0), "k_sensitivity"),
+     (dict(dists=["t1"]), "ν > 2")],
+)
+def test_bad_input(kw, match):
+    u = np.linspace(1, 2, 2000)
+    with pytest.raises(ValueError, match=match):
+        mcref.validate(u * 0.5, u, **{"n_boot": 10, "n_mc": 10, **kw})
