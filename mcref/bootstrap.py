@@ -110,7 +110,8 @@ def bca_levels(theta_hat: float, dist: np.ndarray, jack: np.ndarray, alpha: floa
     a = float(np.sum(d * d * d) / (6.0 * den**1.5)) if den > 0 else float("nan")
     za = ndtri(np.array([alpha / 2, 1 - alpha / 2]))
     t = z0 + za
-    lev = ndtr(z0 + t / (1.0 - a * t))
+    with np.errstate(invalid="ignore"):  # z0 = ±inf gives NaN levels: the caller falls back
+        lev = ndtr(z0 + t / (1.0 - a * t))
     return float(lev[0]), float(lev[1]), z0, a
 
 
@@ -203,7 +204,7 @@ def bootstrap_many(
     n_chunks = -(-n_boot // CHUNK)
     states = chunk_states(ss, n_chunks)
     boot = np.empty((codes.size, n_boot))
-    boot_kernel(codes, states, CHUNK, prep.rows, *prep.kernel_args(), boot)
+    boot_kernel(codes, states, CHUNK, *prep.kernel_args(), boot)
     alpha = 1.0 - level
     out = {}
     for k, inf in enumerate(infos):

@@ -126,8 +126,6 @@ class Prepared:
     eord: np.ndarray
     egs: np.ndarray
     n_bins: int
-    rows: np.ndarray
-
 
     @property
     def M(self) -> int:
@@ -158,20 +156,8 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     return Prepared(
         order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),
         zshift=float(np.mean(z)), starts=bin_starts(m, nb), ugs=_tie_starts(us), eord=eord,
-        egs=_tie_starts(ae[eord]), n_bins=nb, rows=_rows(z, Es, us),
+        egs=_tie_starts(ae[eord]), n_bins=nb,
     )
-
-
-def _rows(z: np.ndarray, E: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Array-of-structs (M, 8): z, z − mean(z), z², E², u², ln u², 0, 0 (one cache line a point)."""
-    rows = np.zeros((z.size, 8))
-    rows[:, 0] = z
-    rows[:, 1] = z - np.mean(z)
-    rows[:, 2] = z * z
-    rows[:, 3] = E * E
-    rows[:, 4] = u * u
-    rows[:, 5] = np.log(u * u)
-    return rows
 
 
 def _codes(names_: Sequence[str]) -> tuple[list[StatInfo], np.ndarray]:

@@ -49,26 +49,37 @@ def next_u64(s):
 
 
 @njit(**NJIT)
-def fill_indices(s, n, out):
-    """Fill ``out`` with i.i.d. uniform integers in ``[0, n)``, ``n < 2**32``.
+def bounded_draws(s, n, m, out, as_counts):
+    """``m`` i.i.d. uniform integers in ``[0, n)``, ``n < 2**32``.
 
     Two 32-bit halves per 64-bit draw, each mapped by Lemire's multiply-shift with
-    rejection, so the draws are exactly uniform.
+    rejection, so the draws are exactly uniform. ``as_counts=False`` writes draw k to
+    ``out[k]``; ``as_counts=True`` adds 1 to ``out[draw]`` (a bootstrap resample as
+    multiplicities; ``out`` must be zeroed by the caller). Both modes consume the
+    stream identically.
     """
     n64 = uint64(n)
     mask = uint64(0xFFFFFFFF)
     threshold = (uint64(1) << uint64(32)) % n64  # = 2**32 mod n
     i = 0
-    m = out.shape[0]
     while i < m:
         r = next_u64(s)
         for half in range(2):
             x = (r >> uint64(32 * half)) & mask
             prod = x * n64
-            low = prod & mask
-            if low >= threshold and i < m:
-                out[i] = np.int64(prod >> uint64(32))
+            if (prod & mask) >= threshold and i < m:
+                j = np.int64(prod >> uint64(32))
+                if as_counts:
+                    out[j] += 1
+                else:
+                    out[i] = j
                 i += 1
+
+
+@njit(**NJIT)
+def fill_indices(s, n, out):
+    """Fill ``out`` with i.i.d. uniform integers in ``[0, n)`` (see :func:`bounded_draws`)."""
+    bounded_draws(s, n, out.shape[0], out, False)
 
 
 @njit(**NJIT)

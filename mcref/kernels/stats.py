@@ -140,41 +140,6 @@ def mean_sums(w, z, zshift, z2, E2, u2, lnu2, s):
 
 
 @njit(**NJIT)
-def mean_sums_gather(idx, rows, s):
-    """Same sums as :func:`mean_sums` for the resample ``idx`` (indices with repeats).
-
-    ``rows`` is the (M, 8) array-of-structs ``(z, z − c, z², E², u², ln u², 0, 0)``:
-    one 64-byte row per point, so each drawn index costs one cache line.
-    """
-    s0 = 0.0
-    sz = 0.0
-    szc = 0.0
-    szc2 = 0.0
-    sz2 = 0.0
-    se2 = 0.0
-    su2 = 0.0
-    sl = 0.0
-    for k in range(idx.shape[0]):
-        i = idx[k]
-        zc = rows[i, 1]
-        s0 += 1.0
-        sz += rows[i, 0]
-        szc += zc
-        szc2 += zc * zc
-        sz2 += rows[i, 2]
-        se2 += rows[i, 3]
-        su2 += rows[i, 4]
-        sl += rows[i, 5]
-    s[_S0] = s0
-    s[_SZ] = sz
-    s[_SZC2] = szc2 - szc * szc / s0
-    s[_SZ2] = sz2
-    s[_SE2] = se2
-    s[_SU2] = su2
-    s[_SLNU2] = sl
-
-
-@njit(**NJIT)
 def bin_sums(w, starts, u2, E2, z2, acc):
     """Per-bin weighted sums ``acc[b] = (n_b, Σu², ΣE², Σz²)`` over equal-count bins.
 
