@@ -11,6 +11,7 @@ loky workers to guard the default.
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
@@ -24,6 +25,45 @@ def _env_flag(name: str, default: bool) -> bool:
 
 
 CACHE = _env_flag("MCREF_NUMBA_CACHE", True)
+
+
+def _invalidate_stale_cache() -> None:
+    """Drop cached kernels when any kernel source changed.
+
+    numba keys a cached function on its own file's timestamp only: a kernel whose
+    *callee* in another file changed would keep its stale machine code. So hash every
+    kernel source together and clear the kernels' cache files when the hash moves.
+    """
+    here = os.path.dirname(os.path.abspath(__file__))
+    cache_dir = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(here, "__pycache__")
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(here)):
+        if name.endswith(".py"):
+            with open(os.path.join(here, name), "rb") as f:
+                h.update(name.encode() + b"\0" + f.read())
+    stamp = os.path.join(cache_dir, "mcref-kernels.sha256")
+    try:
+        with open(stamp) as f:
+            if f.read() == h.hexdigest():
+                return
+    except OSError:
+        pass
+    try:
+        os.makedirs(cache_dir, exist_ok=True)
+        for root, _dirs, files in os.walk(cache_dir):
+            if "mcref" not in root:  # a shared NUMBA_CACHE_DIR holds other packages too
+                continue
+            for name in files:
+                if name.endswith((".nbi", ".nbc")):
+                    os.remove(os.path.join(root, name))
+        with open(stamp, "w") as f:
+            f.write(h.hexdigest())
+    except OSError:  # read-only install: numba falls back to its own cache directory
+        pass
+
+
+if CACHE:
+    _invalidate_stale_cache()
 
 #: options for serial kernels (also released from the GIL so that threads can run them)
 NJIT = dict(cache=CACHE, fastmath=FASTMATH, nogil=True, error_model="numpy")

@@ -1,39 +1,55 @@
 """Average ranks and Spearman's ρ against a fixed u, by a radix sort of IEEE keys (DESIGN §7).
 
 The simulated reference of CC ranks a fresh ``a = |E*|`` 10⁴ times against the same u.
-NumPy's AVX-512 ``argsort`` is ~7× faster than numba's ``np.argsort`` on such a machine,
-so this module sorts with a method that exploits the data instead:
+NumPy's AVX-512 ``argsort`` is ~7× faster than numba's ``np.argsort`` on such a machine;
+this module beats both with a sort that exploits the data:
 
-1. **Keys.** For a float64 the IEEE-754 bit pattern read as an integer is monotone in the
-   value (after flipping the negatives), so ``key = 2**63 ± |bits|`` is a uint64 in value
-   order, with ``-0.0`` and ``+0.0`` on the same key. One vectorised pass computes the
-   keys and their min/max.
+1. **Keys.** The IEEE-754 bits of a float64 read as an integer are monotone in the value
+   (negatives flipped): ``key = 2**63 ± |bits|`` is a uint64 in value order, -0.0 and
+   +0.0 on one key. One vectorised pass computes the keys and their min/max (a NaN is
+   seen there: the kernels then return NaN).
 2. **Truncated key.** ``t = (key − kmin) >> s`` with the smallest shift ``s`` that makes
-   ``t < 2**(2D)`` (``D`` = 10–12 bits, from the table size of the scratch): the shift is
-   chosen from the actual range, so no bucket lies below the smallest value, and ~20
-   binades of |E| (tiny |ε| values) still leave ~2¹⁸ levels per binade at M ≈ 14 000.
-   Each point becomes one word ``t << 32 | i``.
-3. **LSD radix sort on t**, two stable counting passes of ``D`` bits (one histogram pass
-   for both digits, two scatter passes). The tables (2 × 2**D counters) stay in L1.
-4. **Rank pass.** The second scatter pass puts each word at its final position ``j`` and,
-   in the same loop, accumulates ``Σ j·xu[i]`` (or writes ``out[i] = j``): no extra pass.
-   It also compares the word with its predecessor in the output; equal ``t`` (two values
-   closer than one key level, or exact ties) is recorded as a *collision*.
-5. **Groups.** A run of equal ``t`` (a few dozen pairs at M ≈ 14 000) is sorted by the
-   actual values (insertion sort; heapsort if the insertion work exceeds ~8 moves per
-   element, so a crowded group — e.g. all points in one key level next to a 1e300
-   outlier — stays O(g log g)) and its provisional ranks are replaced by the average
-   ranks of its value-ties; ``Σ (t³ − t)`` of the ties corrects ``syy``.
+   ``t < 2**(2D)`` (``D = 11`` at M ≈ 14 000, :func:`radix_bits`). The shift comes from
+   the actual range, so no level lies below the smallest value; the ~20 binades that |E|
+   spans (tiny |ε|) still get ~2¹⁸ levels each. Each point becomes one word
+   ``t << 32 | i``.
+3. **LSD radix sort on t**: two stable counting passes of ``D`` bits (one histogram pass
+   for both digits, two scatter passes); the counters (2 × 2**D) stay in L1.
+4. **Rank pass.** The second scatter puts each word at its final position ``j`` and, in
+   the same loop, adds ``j·xu[i]`` to Σ (or writes ``out[i] = j``): no extra pass. It
+   also compares the word with the one just before it in the output; an equal ``t``
+   (values closer than one level, or exact ties) is recorded as a collision (~100 at
+   M ≈ 14 000 with normal ε).
+5. **Runs of equal t** are sorted by the actual values and their provisional ranks are
+   replaced by the average ranks of their value-ties; ``Σ (c³ − c)`` over the ties
+   (sizes c) corrects ``syy``. Short runs: insertion sort. Runs longer than 32 (many
+   exact ties, or values squeezed into one level by a far outlier, e.g. 1 + 1e-9·U next
+   to 1e300) get the same two-digit radix sort on their own key range (ties: one key,
+   done at once); what is still equal after that is insertion-sorted, with a heapsort
+   once that passes 8n + 64 moves, so no input is quadratic.
 
-Cost: O(M + 2**D) per call, five passes over M words, no allocation (all buffers come
-from :func:`make_rank_scratch`). Results are exact: ranks are multiples of 1/2 and
-``Σ rank·xu`` is a sum of multiples of 1/4 far below 2**53, so every sum is exact in
-float64 whatever the order.
+Cost: O(M + 2**D) per call, four passes over M words (keys, histograms, two scatters),
+nothing allocated (all buffers come from :func:`make_rank_scratch`, once per chunk).
+Exact: ranks are multiples of 1/2, so every term and partial sum of ``Σ rank·xu`` is a
+multiple of 1/4 far below 2**53 and float64 adds them exactly in any order.
 
-Measured on the development machine (AMD EPYC Zen 5, AVX-512, one core; M = 13 885, u
-with 135 distinct values, ``a = |u·N(0, 1)|``; ``benchmarks/bench_rank.py``): about
-30 µs per call of :func:`spearman_fixed_u`, against ≈ 118 µs for NumPy's ``argsort``
-alone (≈ 4× faster) and ≈ 1.1 ms for numba's ``np.argsort`` (≈ 40×).
+Why this variant (all measured at M = 13 885, one core, same machine): a single
+counting sort on 2**14–2**16 buckets + insertion sort took 48–55 µs (the table leaves
+L1, the prefix sum runs over every bucket, and the dense binades leave 3 000–9 000
+insertion moves); LSD scatters of separate (value, payload) arrays ≈ 47 µs; three
+8-bit digits ≈ 60 µs (a scatter pass costs ~7 µs whatever the digit width from 6 to 12
+bits); packed words with a separate final rank pass ≈ 42 µs. Two details matter as
+much as the algorithm: unsigned indices (signed ones cost numba's negative-index
+check, +30 % per scatter), and no helper calls with array arguments inside hot loops
+(each costs atomic reference counts: 8× slower).
+
+Measured (AMD EPYC Zen 5, AVX-512; ``benchmarks/bench_rank.py``: M = 13 885, QM9_E u
+with 135 distinct values, a fresh ``a = |u·N(0, 1)|`` per call): :func:`spearman_fixed_u`
+≈ 32–37 µs per call, ``np.argsort(a)`` alone ≈ 118–139 µs (3.7×), ``np.argsort`` +
+NumPy ranks and sum ≈ 260 µs (7×), numba ``np.argsort`` + loop ≈ 980 µs (27×). Many
+exact ties cost more (up to ~3× with a third of zeros or 5 distinct values: the
+counters of the scatter passes then update the same slot over and over), still well
+under numba's argsort.
 """
 
 from __future__ import annotations
@@ -51,6 +67,8 @@ _TOP = np.uint64(0x8000000000000000)
 _LO32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 _S63 = np.uint64(63)
+_KEY_PINF = np.uint64(0x8000000000000000 + 0x7FF0000000000000)  # _key(+inf); NaNs lie outside
+_KEY_NINF = np.uint64(0x8000000000000000 - 0x7FF0000000000000)  # _key(-inf)
 
 
 def radix_bits(m: int) -> int:
@@ -68,12 +86,14 @@ def make_rank_scratch(m: int) -> tuple:
 
     Returns ``(w0, w1, gl, hist, gv)``: ``w0``, ``w1`` uint64 ``(m+1,)`` (sort words),
     ``gl`` uint64 ``(m,)`` (collision positions), ``hist`` uint64 ``(2, 2**D)`` (digit
-    counters, ``D = radix_bits(m)``) and ``gv`` float64 ``(m,)`` (values of a group).
-    Allocate once per chunk (per thread) and reuse for every call with the same ``m``.
+    counters, ``D = radix_bits(m)``; the kernels read ``D`` from this shape, any power
+    of two with ``D <= 15`` works) and ``gv`` float64 ``(m,)`` (values of a run).
+    Allocate once per chunk (per thread) and pass the tuple itself to the kernels, for
+    every call with the same ``m``; two threads must not share one.
     """
     m = int(m)
-    if m < 0:
-        raise ValueError("`m` must be >= 0")
+    if not 0 <= m < 2**32:
+        raise ValueError(f"`m` must be >= 0 and < 2**32 (a point index fills 32 bits of a word), got {m}")
     d = radix_bits(m)
     return (np.empty(m + 1, np.uint64), np.empty(m + 1, np.uint64), np.empty(max(m, 1), np.uint64),
             np.empty((2, 1 << d), np.uint64), np.empty(max(m, 1), np.float64))
@@ -88,20 +108,9 @@ def _key(b):
 
 
 @njit(**NJIT)
-def _sort_first_digit(a, w0, w1, hist):
-    """Steps 1–3 up to the first scatter: ``w1[1..m]`` = words ``t<<32 | i`` stably sorted
-    by the low digit of t; ``hist[1]`` = start positions (1-based) of the high-digit
-    buckets. Returns the shift of the high digit within a word."""
-    m = a.shape[0]
-    bits = a.view(np.uint64)
-    kmin = _ALL
-    kmax = _ZERO
-    for i in range(m):  # vectorised: keys and their range
-        k = _key(bits[i])
-        w0[i + 1] = k
-        kmin = min(kmin, k)
-        kmax = max(kmax, k)
-    nb = hist.shape[1]
+def _shift_for(kmin, kmax, nb):
+    """``(D, mask, s)`` for tables of ``nb = 2**D`` counters: smallest ``s`` with
+    ``(kmax − kmin) >> s < 2**(2D)``."""
     d = _ZERO
     while (_ONE << d) < uint64(nb):
         d += _ONE
@@ -111,6 +120,34 @@ def _sort_first_digit(a, w0, w1, hist):
     s = _ZERO
     while (r >> s) > tmax:
         s += _ONE
+    return d, mask, s
+
+
+@njit(**NJIT)
+def _sort_first_digit(a, w0, w1, hist):
+    """Steps 1–3 up to the first scatter.
+
+    Leaves ``w1[1..m]`` = words ``t<<32 | i`` stably sorted by the low digit of t,
+    ``hist[1]`` = 1-based start positions of the high-digit buckets, ``w0[0]`` = a
+    sentinel (its t never equals a real t < 2**26). Returns the shift of the high digit
+    within a word; 0 when all values are equal and 1 when one is NaN (nothing is
+    sorted then).
+    """
+    m = a.shape[0]
+    bits = a.view(np.uint64)
+    kmin = _ALL
+    kmax = _ZERO
+    for i in range(m):  # vectorised: keys and their range
+        k = _key(bits[i])
+        w0[i + 1] = k
+        kmin = min(kmin, k)
+        kmax = max(kmax, k)
+    if kmax > _KEY_PINF or kmin < _KEY_NINF:
+        return _ONE
+    if kmin == kmax:
+        return _ZERO
+    nb = hist.shape[1]
+    d, mask, s = _shift_for(kmin, kmax, nb)
     h0 = hist[0]
     h1 = hist[1]
     h0[:] = 0
@@ -135,13 +172,13 @@ def _sort_first_digit(a, w0, w1, hist):
         j = h0[q]
         h0[q] = j + _ONE
         w1[j] = w
-    w0[0] = _ALL  # sentinel before position 1: its t never equals a real t (< 2**24)
+    w0[0] = _ALL
     return _S32 + d
 
 
 @njit(**NJIT)
 def _heapsort2(v, p, n):
-    """Heapsort of ``v[:n]`` carrying ``p`` along (O(n log n) fallback of :func:`_sort_group`)."""
+    """Heapsort of ``v[:n]`` carrying ``p`` along: the O(n log n) guard of the insertion sorts."""
     for start in range(n // 2 - 1, -1, -1):
         _sift2(v, p, start, n)
     for end in range(n - 1, 0, -1):
@@ -176,60 +213,154 @@ def _sift2(v, p, root, n):
 
 
 @njit(**NJIT)
-def _fix_groups(a, w0, gl, nc, gv, gi, xu, out, want_ranks):
-    """Step 5 for every run of equal t: sort the run by value (insertion sort, heapsort
-    beyond 8n + 64 moves) and give its value-ties their average rank.
+def _sort_long_run(a, gi, gv, n, hist):
+    """Sort a long run (n > 32) of indices ``gi[:n]`` by value, values to ``gv[:n]``.
 
-    ``want_ranks``: write the ranks to ``out[i]``; else return ``Σ (new − provisional
-    rank)·xu_i`` over the runs. Also returns ``Σ (c³ − c)`` over value-ties of size c.
-    One call per kernel call: numba calls with array arguments cost reference counting,
-    so nothing here is split into per-group helpers.
+    The run's own key range gets the same two-digit LSD sort (a run of values closer
+    than one key level of the whole array is spread again over 2**(2D) levels); ties in
+    the run (one key) return at once; what is left equal on the finer key is finished
+    by insertion sort, and by heapsort if that passes 8n + 64 moves. ``gv`` doubles as
+    the word buffer (read before written at each index).
+    """
+    tmp = gv.view(np.uint64)
+    bits = a.view(np.uint64)
+    kmin = _ALL
+    kmax = _ZERO
+    for q in range(n):
+        k = _key(bits[gi[q]])
+        tmp[q] = k
+        kmin = min(kmin, k)
+        kmax = max(kmax, k)
+    if kmin == kmax:  # one value: any order is sorted
+        for q in range(n):
+            gv[q] = a[gi[q]]
+        return
+    nb = hist.shape[1]
+    d, mask, s = _shift_for(kmin, kmax, nb)
+    h0 = hist[0]
+    h1 = hist[1]
+    h0[:] = 0
+    h1[:] = 0
+    for q in range(n):
+        t = (tmp[q] - kmin) >> s
+        tmp[q] = (t << _S32) | gi[q]
+        h0[t & mask] += _ONE
+        h1[t >> d] += _ONE
+    c0 = _ZERO
+    c1 = _ZERO
+    for b in range(nb):
+        x = h0[b]
+        h0[b] = c0
+        c0 += x
+        x = h1[b]
+        h1[b] = c1
+        c1 += x
+    for q in range(n):
+        w = tmp[q]
+        b = (w >> _S32) & mask
+        j = h0[b]
+        h0[b] = j + _ONE
+        gi[j] = w
+    sh = _S32 + d
+    for q in range(n):
+        w = gi[q]
+        b = w >> sh
+        j = h1[b]
+        h1[b] = j + _ONE
+        tmp[j] = w
+    budget = 8 * n + 64
+    tprev = _ALL
+    for q in range(n):  # unpack in place; insertion sort inside runs of equal t
+        w = tmp[q]
+        i = w & _LO32
+        v = a[i]
+        t = w >> _S32
+        p = q
+        if t == tprev and budget >= 0:
+            while p > 0 and v < gv[p - 1]:
+                gv[p] = gv[p - 1]
+                gi[p] = gi[p - 1]
+                p -= 1
+            budget -= q - p
+        tprev = t
+        gv[p] = v
+        gi[p] = i
+    if budget < 0:
+        _heapsort2(gv, gi, n)
+
+
+@njit(**NJIT)
+def _fix_groups(a, w0, gl, nc, gv, gi, hist, xu, out, want_ranks):
+    """Step 5 for every run of equal t in ``w0[1..m]``: sort the run by value and give its
+    value-ties the average of their positions.
+
+    The runs are found from the collision list ``gl[:nc]`` or, when it is long (many
+    ties), by a sequential scan. ``want_ranks``: write the ranks to ``out[i]``; else
+    return ``Σ (new − provisional rank)·xu_i``. Also returns ``Σ (c³ − c)`` over the
+    value-ties (sizes c). One call per kernel call: a numba call with array arguments
+    costs atomic reference counts, so the loops below are not split into helpers.
     """
     m = a.shape[0]
     ds = 0.0
     ts = 0.0
-    for c in range(nc):
-        j = np.int64(gl[c])
-        t = w0[j] >> _S32
-        if (w0[j - 1] >> _S32) != t:
-            continue  # stale hit: different t in the final order
-        if j >= 2 and (w0[j - 2] >> _S32) == t:
-            continue  # not the first pair of its run: handled from the first pair
-        g0 = j - 1
-        g1 = j
+    scan = nc > (m >> 4)
+    c = 0
+    k = 1
+    while True:
+        if scan:
+            while k < m and (w0[k + 1] >> _S32) != (w0[k] >> _S32):
+                k += 1
+            if k >= m:
+                break
+            g0 = k
+        else:
+            if c >= nc:
+                break
+            j = np.int64(gl[c])
+            c += 1
+            t = w0[j] >> _S32
+            if (w0[j - 1] >> _S32) != t:
+                continue  # stale hit: different t in the final order
+            if j >= 2 and (w0[j - 2] >> _S32) == t:
+                continue  # not the first pair of its run: handled from the first pair
+            g0 = j - 1
+        t = w0[g0] >> _S32
+        g1 = g0 + 1
         while g1 < m and (w0[g1 + 1] >> _S32) == t:
             g1 += 1
+        k = g1 + 1
         n = g1 - g0 + 1
-        budget = 8 * n + 64
-        for q in range(n):  # load the run (placement order) and insertion-sort it by value
+        for q in range(n):  # indices in placement order; drop their provisional ranks
             i = w0[g0 + q] & _LO32
-            v = a[i]
+            gi[q] = i
             if not want_ranks:
-                ds -= np.float64(g0 + q) * xu[i]  # remove the provisional rank
-            p = q
-            if budget >= 0:
+                ds -= np.float64(g0 + q) * xu[i]
+        if n > 32:
+            _sort_long_run(a, gi, gv, n, hist)
+        else:
+            for q in range(n):  # insertion sort, at most 496 moves
+                i = gi[q]
+                v = a[i]
+                p = q
                 while p > 0 and v < gv[p - 1]:
                     gv[p] = gv[p - 1]
                     gi[p] = gi[p - 1]
                     p -= 1
-                budget -= q - p
-            gv[p] = v
-            gi[p] = i
-        if budget < 0:  # crowded run (values closer than one key level): O(n log n)
-            _heapsort2(gv, gi, n)
+                gv[p] = v
+                gi[p] = i
         q = 0
-        while q < n:  # value-ties inside the run share the average of their positions
+        while q < n:  # value-ties share the average of their positions
             q0 = q
             while q + 1 < n and gv[q + 1] == gv[q0]:
                 q += 1
             r = g0 + 0.5 * (q0 + q)
             if want_ranks:
-                for k in range(q0, q + 1):
-                    out[gi[k]] = r
+                for p in range(q0, q + 1):
+                    out[gi[p]] = r
             else:
                 sx = 0.0
-                for k in range(q0, q + 1):
-                    sx += xu[gi[k]]
+                for p in range(q0, q + 1):
+                    sx += xu[gi[p]]
                 ds += r * sx
             cnt = np.float64(q - q0 + 1)
             ts += cnt * cnt * cnt - cnt
@@ -239,17 +370,19 @@ def _fix_groups(a, w0, gl, nc, gv, gi, xu, out, want_ranks):
 
 @njit(**NJIT)
 def spearman_fixed_u(a, xu, sxx, scratch):
-    """ρ = Σ xu_i·(re_i − (M+1)/2) / √(sxx·syy), re = average ranks of ``a`` (NaN if ``a`` is constant).
+    """ρ = Σ xu_i·(re_i − (M+1)/2) / √(sxx·syy), re = average ranks of ``a``; NaN if ``a`` is constant.
 
     ``xu`` = average ranks of u minus (M+1)/2, ``sxx`` = Σ xu², ``syy`` = (M³ − M − Σ(c³ − c))/12
     over the tie groups (sizes c) of ``a``; ``scratch`` = :func:`make_rank_scratch` (M).
-    ``a`` must not contain NaN. Equals ``scipy.stats.spearmanr(a, u).statistic``.
+    A NaN in ``a`` gives NaN. Equals ``scipy.stats.spearmanr(a, u).statistic``.
     """
     w0, w1, gl, hist, gv = scratch
     m = a.shape[0]
     if m < 2:
         return np.nan
     sh = _sort_first_digit(a, w0, w1, hist)
+    if sh <= _ONE:
+        return np.nan  # a constant (syy = 0) or a NaN in a: the caller reports it
     h1 = hist[1]
     # step 4, written out (a helper taking arrays would cost refcounts per word) and
     # unrolled twice for two independent sums: final position j = provisional rank
@@ -285,7 +418,7 @@ def spearman_fixed_u(a, xu, sxx, scratch):
         s1 += np.float64(j) * x
         x1 += x
         i += 2
-    ds, ts = _fix_groups(a, w0, gl, nc, gv, w1, xu, gv, False)
+    ds, ts = _fix_groups(a, w0, gl, nc, gv, w1, hist, xu, gv, False)
     mf = np.float64(m)
     syy = (mf * mf * mf - mf - ts) / 12.0
     num = (s0 + s1) + ds - 0.5 * (mf + 1.0) * (x0 + x1)
@@ -296,13 +429,19 @@ def spearman_fixed_u(a, xu, sxx, scratch):
 def average_ranks(x, out, scratch):
     """out_i = 1-based rank of x_i in increasing order, ties given their average rank (``rankdata``).
 
-    ``scratch`` = :func:`make_rank_scratch` (M); ``x`` must not contain NaN (-0.0 ties with 0.0).
+    ``scratch`` = :func:`make_rank_scratch` (M); -0.0 ties with 0.0; a NaN in ``x`` makes all NaN.
     """
     w0, w1, gl, hist, gv = scratch
     m = x.shape[0]
     if m == 0:
         return
     sh = _sort_first_digit(x, w0, w1, hist)
+    if sh == _ZERO:
+        out[:] = 0.5 * (m + 1.0)
+        return
+    if sh == _ONE:
+        out[:] = np.nan  # as rankdata(nan_policy="propagate")
+        return
     h1 = hist[1]
     nc = 0
     for i in range(1, m + 1):
@@ -315,4 +454,4 @@ def average_ranks(x, out, scratch):
             nc += 1
         w0[j] = w
         out[w & _LO32] = np.float64(j)
-    _fix_groups(x, w0, gl, nc, gv, w1, gv, out, True)
+    _fix_groups(x, w0, gl, nc, gv, w1, hist, gv, out, True)

@@ -1,0 +1,57 @@
+"""Shared helpers for the side-by-side benchmarks: medians of repeated timings and the
+peak resident-memory increase of a call (sampled from /proc every millisecond)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+from typing import Callable
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def peak_rss_increase(fn: Callable[[], object]) -> tuple[object, float]:
+    """Run ``fn`` once; return its result and the peak RSS increase in MiB over the RSS
+    just before the call (a background thread samples /proc/self/statm every 1 ms)."""
+    base = _rss_bytes()
+    peak = [base]
+    done = threading.Event()
+
+    def sampler():
+        while not done.is_set():
+            peak[0] = max(peak[0], _rss_bytes())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=sampler, daemon=True)
+    t.start()
+    try:
+        out = fn()
+    finally:
+        done.set()
+        t.join()
+    peak[0] = max(peak[0], _rss_bytes())
+    return out, (peak[0] - base) / 2**20
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> tuple[float, list[float]]:
+    """Median wall time of ``repeats`` calls of ``fn`` (seconds) and all the times."""
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts), ts
+
+
+def machine() -> str:
+    import numba
+    import numpy as np
+    import scipy
+
+    return (f"{os.cpu_count()} CPUs, numba {numba.__version__} ({numba.get_num_threads()} threads), "
+            f"numpy {np.__version__}, scipy {scipy.__version__}")

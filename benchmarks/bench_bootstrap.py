@@ -1,0 +1,108 @@
+"""BCa bootstrap (B = 5000) of ZMS, CC, ENCE and ZMSE on QM9_E (M = 13 885): mcref vs
+``scipy.stats.bootstrap(method="BCa")`` side by side, same B, vectorized statistics,
+``batch`` set so scipy fits in memory. Prints median times, ratios and the peak memory
+increase of each call.
+
+Run: ``python benchmarks/bench_bootstrap.py [--quick]`` (--quick: B = 1000, 1 repeat).
+Targets (issue 2, 2 cores): >= 100x for CC, ENCE, ZMSE; >= 10x for ZMS; mcref peak
+memory O(M), under 100 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import machine, median_time, peak_rss_increase  # noqa: E402
+
+import mcref  # noqa: E402
+from mcref.binning import bin_starts  # noqa: E402
+
+N_BINS = 20
+
+
+# ---- vectorized statistics for scipy (last axis = the sample) -------------------------
+def zms(E, u, axis=-1):
+    return np.mean((E / u) ** 2, axis=axis)
+
+
+def cc(E, u, axis=-1):
+    ra = stats.rankdata(np.abs(E), axis=axis)
+    ru = stats.rankdata(u, axis=axis)
+    ra -= ra.mean(axis=axis, keepdims=True)
+    ru -= ru.mean(axis=axis, keepdims=True)
+    return np.sum(ra * ru, axis=axis) / np.sqrt(np.sum(ra * ra, axis=axis) * np.sum(ru * ru, axis=axis))
+
+
+def _binned(E, u, axis):
+    E = np.moveaxis(E, axis, -1)
+    u = np.moveaxis(u, axis, -1)
+    order = np.argsort(u, axis=-1, kind="stable")
+    E = np.take_along_axis(E, order, -1)
+    u = np.take_along_axis(u, order, -1)
+    starts = bin_starts(u.shape[-1], N_BINS)
+    n = np.diff(starts)
+    mv = np.add.reduceat(u * u, starts[:-1], axis=-1) / n
+    mse = np.add.reduceat(E * E, starts[:-1], axis=-1) / n
+    zms_b = np.add.reduceat((E / u) ** 2, starts[:-1], axis=-1) / n
+    return mv, mse, zms_b
+
+
+def ence(E, u, axis=-1):
+    mv, mse, _ = _binned(E, u, axis)
+    return np.mean(np.abs(np.sqrt(mv) - np.sqrt(mse)) / np.sqrt(mv), axis=-1)
+
+
+def zmse(E, u, axis=-1):
+    _, _, zb = _binned(E, u, axis)
+    return np.mean(np.abs(np.log(zb)), axis=-1)
+
+
+SCIPY = {"ZMS": zms, "CC": cc, "ENCE": ence, "ZMSE": zmse}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--batch", type=int, default=100)
+    args = ap.parse_args()
+    B = 1000 if args.quick else 5000
+    reps_mc, reps_sp = (1, 1) if args.quick else (7, 1)
+    ds = mcref.datasets.load("QM9_E")
+    E, u = ds.E, ds.u
+    print(f"# BCa bootstrap, QM9_E M={ds.M}, B={B}, N={N_BINS} bins; {machine()}")
+    print(f"# mcref: median of {reps_mc}; scipy.stats.bootstrap(method='BCa', vectorized, batch={args.batch}): "
+          f"median of {reps_sp}")
+    warnings.simplefilter("ignore")
+    mcref.bootstrap("ZMS", E[:500], u[:500], n_boot=100, n_bins=5)  # compile / load the cache
+    print(f"{'stat':5s} {'mcref s':>9s} {'scipy s':>9s} {'ratio':>8s} {'mcref MiB':>10s} {'scipy MiB':>10s}"
+          f"  mcref CI / scipy CI")
+    for name, fn in SCIPY.items():
+        # numerical agreement of the two estimates first (same statistic)
+        assert abs(fn(E, u) - mcref.statistic(name, E, u, n_bins=N_BINS)) < 1e-10
+        run_mc = lambda: mcref.bootstrap(name, E, u, n_boot=B, n_bins=N_BINS, seed=1)  # noqa: E731
+        res, mem_mc = peak_rss_increase(run_mc)
+        t_mc, _ = median_time(run_mc, reps_mc)
+        run_sp = lambda: stats.bootstrap((E, u), fn, paired=True, vectorized=True, n_resamples=B,  # noqa: E731
+                                         method="BCa", batch=args.batch, rng=np.random.default_rng(1))
+        sp, mem_sp = peak_rss_increase(run_sp)
+        t_sp, _ = median_time(run_sp, reps_sp - 1) if reps_sp > 1 else (None, None)
+        if t_sp is None:  # the memory run was the one timed run
+            import time
+
+            t0 = time.perf_counter()
+            sp = run_sp()
+            t_sp = time.perf_counter() - t0
+        ci = sp.confidence_interval
+        print(f"{name:5s} {t_mc:9.3f} {t_sp:9.2f} {t_sp / t_mc:7.0f}x {mem_mc:10.1f} {mem_sp:10.1f}  "
+              f"[{res.low:.5g}, {res.high:.5g}] / [{ci.low:.5g}, {ci.high:.5g}]", flush=True)
+
+
+if __name__ == "__main__":
+    main()
