@@ -308,9 +308,10 @@ def simulate(
 
 
 def simulated_reference(
-    name: str | Sequence[str],
+    name: str | Sequence[str] | None,
     u,
     *,
+    names: Sequence[str] | None = None,
     dist="normal",
     n_mc: int = 10_000,
     n_bins: int = 20,
@@ -336,6 +337,9 @@ def simulated_reference(
         Statistic, or several computed from the same draws (then a dict is returned).
     u : array_like, shape (M,)
         The dataset's uncertainties.
+    names : list of str, optional
+        Alternative spelling for several statistics from the same draws
+        (``simulated_reference(None, u, names=["CC", "ENCE"])``); returns a dict.
     dist : str, tuple, callable or Distribution, default: "normal"
         Generative distribution D (``"normal"``, ``"t6"``, ``"uniform"``, ``"laplace"``,
         ``"empirical"`` (needs ``E``), or a unit-variance sampler ``f(rng, size)``).
@@ -378,6 +382,12 @@ def simulated_reference(
     True
     """
     method = check_choice(method, "method", ("mc", "exact", "asymptotic"))
+    if names is not None:
+        if name is not None:
+            raise ValueError("give the statistics either as `name` or as `names`, not both")
+        name = list(names)
+    if name is None:
+        raise ValueError("`name` (or `names`) must name at least one statistic")
     many = not isinstance(name, str)
     names = list(name) if many else [name]
     if method != "mc":

@@ -171,8 +171,9 @@ def evaluate(prep: Prepared, codes: np.ndarray) -> np.ndarray:
     w = np.ones(prep.M, dtype=np.int64)
     s = np.empty(K.N_SUMS)
     acc = np.empty((prep.n_bins, 4))
+    cs = np.empty(prep.M + 1, dtype=np.int64)
     xu = np.empty(prep.M)
-    K.eval_weighted(codes, w, *prep.kernel_args(), s, acc, xu, out)
+    K.eval_weighted(codes, w, *prep.kernel_args(), s, acc, cs, xu, out)
     return out
 
 

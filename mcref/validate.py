@@ -94,9 +94,12 @@ class ValidationRow:
             "stat": self.name, "estimate": self.estimate, "bias": self.bias, "low": self.low, "high": self.high,
             "interval": self.interval_method, "ref": self.reference, "zeta_BS": self.zeta_bs,
         }
+        half = 0.5 * (self.high - self.low)
         for d, r in self.sim.items():
             out[f"ref_{d}"] = r.mean
             out[f"u_ref_{d}"] = r.se
+            # DESIGN §7: the Monte Carlo term should be negligible, 2·u(θ_ref) ≪ half-width of I_BS
+            out[f"mc_ratio_{d}"] = 2.0 * r.se / half if half > 0 else float("inf")
             out[f"zeta_Sim_{d}"] = self.zeta_sim[d]
             out[f"zeta_Sim2_{d}"] = self.zeta_sim2[d]
         out["D_sensitive"] = self.d_sensitive

@@ -138,6 +138,10 @@ def test_reference_result_fields_and_keep_samples():
     assert (r.low, r.high) == tuple(np.quantile(r.samples, [0.025, 0.975]))
     many = simulated_reference(["ZMS", "CC"], u, n_mc=300, seed=0)
     assert set(many) == {"ZMS", "CC"} and many["CC"].mean == r.mean
+    kw = simulated_reference(None, u, names=["ZMS", "CC"], n_mc=300, seed=0)
+    assert kw["CC"].mean == r.mean and kw["ZMS"].mean == many["ZMS"].mean
+    with pytest.raises(ValueError, match="not both"):
+        simulated_reference("CC", u, names=["ZMS"], n_mc=10)
 
 
 def test_empirical_dist_uses_the_data_z():

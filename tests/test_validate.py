@@ -84,6 +84,8 @@ def test_outputs_render():
     df = tab.to_frame()
     assert list(df.index) == ["ZMS", "RCE", "CC", "ENCE", "ZMSE"]
     assert "zeta_Sim_t(6)" in df.columns
+    r = tab["CC"]
+    assert df.loc["CC", "mc_ratio_normal"] == pytest.approx(2 * r.sim["normal"].se / (0.5 * (r.high - r.low)))
 
 
 def test_homoscedastic_data_validates():

@@ -36,12 +36,13 @@ def boot_kernel(codes, states, chunk, z, zshift, z2, E2, u2, lnu2, starts, ugs, 
         w = np.empty(m, dtype=np.int64)
         s = np.empty(N_SUMS)
         acc = np.empty((n_bins, 4))
+        cs = np.empty(m + 1, dtype=np.int64)
         xu = np.empty(m)
         res = np.empty(n_codes)
         for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
             w[:] = 0
             bounded_draws(st, m, m, w, True)
-            eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, xu, res)
+            eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, cs, xu, res)
             for k in range(n_codes):
                 out[k, r] = res[k]
 

@@ -45,15 +45,19 @@ def mc_chunk_kernel(codes, dcode, nu, zbuf, vbuf, emp, u, starts, su2_bins, su2,
             bz = 0.0
             bz2 = 0.0
             be2 = 0.0
-            for i in range(starts[b], starts[b + 1]):
-                z = eps[i]
-                e = u[i] * z
+            # loop over slices: no negative-index checks, so the loops vectorize
+            eb = eps[starts[b]:starts[b + 1]]
+            ub = u[starts[b]:starts[b + 1]]
+            for i in range(eb.shape[0]):
+                z = eb[i]
+                e = ub[i] * z
                 bz += z
                 bz2 += z * z
                 be2 += e * e
             if need_cc:
-                for i in range(starts[b], starts[b + 1]):
-                    a[i] = abs(u[i] * eps[i])
+                ab = a[starts[b]:starts[b + 1]]
+                for i in range(eb.shape[0]):
+                    ab[i] = abs(ub[i] * eb[i])
             acc[b, 0] = np.float64(starts[b + 1] - starts[b])
             acc[b, 1] = su2_bins[b]
             acc[b, 2] = be2

@@ -140,53 +140,50 @@ def mean_sums(w, z, zshift, z2, E2, u2, lnu2, s):
 
 
 @njit(**NJIT)
-def bin_sums(w, starts, u2, E2, z2, acc):
+def bin_sums(w, starts, u2, E2, z2, acc, cs):
     """Per-bin weighted sums ``acc[b] = (n_b, Σu², ΣE², Σz²)`` over equal-count bins.
 
-    Points are in u order; the expanded sequence (point i repeated w[i] times) is
-    cut at the fixed positions ``starts``. The common case (a point's copies all in
-    the current bin) is one branch; copies straddling a cut are split.
+    Points are in u order; the expanded sequence (point i repeated w[i] times) is cut
+    at the fixed positions ``starts``. With the prefix sums ``cs`` of w (scratch of
+    length M + 1), the points holding a bin's first and last positions are found by
+    binary search; the interior points enter a contiguous weighted sum (looped over
+    slices, so numba emits no negative-index checks and the loop vectorizes) and the
+    two end points only with the copies that fall inside the bin.
     """
     n_bins = starts.shape[0] - 1
-    acc[:, :] = 0.0
-    b = 0
-    pos = 0
-    end = starts[1]
-    a0 = 0.0
-    a1 = 0.0
-    a2 = 0.0
-    a3 = 0.0
+    c = 0
+    cs[0] = 0
     for i in range(w.shape[0]):
-        wi = w[i]
-        if pos + wi < end:
-            fw = np.float64(wi)
-            a0 += fw
-            a1 += fw * u2[i]
-            a2 += fw * E2[i]
-            a3 += fw * z2[i]
-            pos += wi
+        c += w[i]
+        cs[i + 1] = c
+    for b in range(n_bins):
+        lo = starts[b]
+        hi = starts[b + 1]
+        # point holding position P: cs[i] <= P < cs[i + 1]
+        i0 = np.searchsorted(cs, lo, side="right") - 1
+        i1 = np.searchsorted(cs, hi - 1, side="right") - 1
+        if i0 == i1:
+            k0 = np.float64(hi - lo)
+            k1 = 0.0
         else:
-            while wi > 0:
-                take = min(wi, end - pos)
-                ft = np.float64(take)
-                a0 += ft
-                a1 += ft * u2[i]
-                a2 += ft * E2[i]
-                a3 += ft * z2[i]
-                pos += take
-                wi -= take
-                if pos == end:
-                    acc[b, 0] = a0
-                    acc[b, 1] = a1
-                    acc[b, 2] = a2
-                    acc[b, 3] = a3
-                    a0 = 0.0
-                    a1 = 0.0
-                    a2 = 0.0
-                    a3 = 0.0
-                    while pos == end and b < n_bins - 1:
-                        b += 1
-                        end = starts[b + 1]
+            k0 = np.float64(cs[i0 + 1] - lo)  # copies of i0 inside the bin
+            k1 = np.float64(hi - cs[i1])  # copies of i1 inside the bin
+        su = k0 * u2[i0] + k1 * u2[i1]
+        se = k0 * E2[i0] + k1 * E2[i1]
+        sz = k0 * z2[i0] + k1 * z2[i1]
+        ww = w[i0 + 1:i1]
+        uu = u2[i0 + 1:i1]
+        ee = E2[i0 + 1:i1]
+        zz = z2[i0 + 1:i1]
+        for k in range(ww.shape[0]):
+            wk = np.float64(ww[k])
+            su += wk * uu[k]
+            se += wk * ee[k]
+            sz += wk * zz[k]
+        acc[b, 0] = np.float64(hi - lo)
+        acc[b, 1] = su
+        acc[b, 2] = se
+        acc[b, 3] = sz
 
 
 @njit(**NJIT)
@@ -232,7 +229,7 @@ def rank_corr(w, ugs, eord, egs, xu):
 
 
 @njit(**NJIT)
-def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, xu, out):
+def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, cs, xu, out):
     """Evaluate the statistics ``codes`` on the multiset (sorted data, multiplicities ``w``)."""
     need_mean = False
     need_bins = False
@@ -244,7 +241,7 @@ def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs,
     if need_mean:
         mean_sums(w, z, zshift, z2, E2, u2, lnu2, s)
     if need_bins:
-        bin_sums(w, starts, u2, E2, z2, acc)
+        bin_sums(w, starts, u2, E2, z2, acc, cs)
     for k in range(codes.shape[0]):
         c = codes[k]
         if is_mean_code(c):
