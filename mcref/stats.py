@@ -131,6 +131,13 @@ class Prepared:
     def M(self) -> int:
         return self.z.size
 
+    @property
+    def tie_groups(self) -> np.ndarray:
+        """(start, end) of the runs of equal u holding two or more points, shape (G, 2)."""
+        size = np.diff(self.ugs)
+        multi = np.flatnonzero(size > 1)
+        return np.ascontiguousarray(np.stack([self.ugs[multi], self.ugs[multi + 1]], axis=1)).astype(np.int64)
+
     def kernel_args(self) -> tuple:
         """Arguments shared by :func:`eval_weighted` and the bootstrap kernel."""
         return (self.z, self.zshift, self.z2, self.E2, self.u2, self.lnu2,
@@ -172,8 +179,9 @@ def evaluate(prep: Prepared, codes: np.ndarray) -> np.ndarray:
     s = np.empty(K.N_SUMS)
     acc = np.empty((prep.n_bins, 4))
     cs = np.empty(prep.M + 1, dtype=np.int64)
+    corr = np.zeros((prep.n_bins + 1, 2))
     xu = np.empty(prep.M)
-    K.eval_weighted(codes, w, *prep.kernel_args(), s, acc, cs, xu, out)
+    K.eval_weighted(codes, w, *prep.kernel_args(), s, acc, cs, corr, xu, out)
     return out
 
 

@@ -79,13 +79,31 @@ def test_resample_indices_shape_and_order():
     assert abs(n_distinct.mean() - (1 - np.exp(-1))) < 0.02
 
 
+def test_tied_copies_at_a_cut_are_shuffled_as_in_R():
+    # R: u* = u[i*]; order(u*) keeps tied copies in draw order, i.e. uniformly random.
+    E, u = _case("tied_u")
+    nb = N_BINS["tied_u"]
+    plain = BS.resample_indices(u, 200, seed=5)
+    shuf = BS.resample_indices(u, 200, seed=5, n_bins=nb)
+    assert not np.array_equal(plain, shuf)
+    for r in (0, 64, 128):  # first resample of each chunk: drawn before any shuffle
+        assert np.array_equal(np.sort(plain[r]), np.sort(shuf[r]))  # same multiset
+    for b in shuf:
+        assert np.all(np.diff(u[b]) >= 0)  # still sorted by u
+    order = np.argsort(u, kind="stable")
+    rank = np.empty(u.size, dtype=np.int64)
+    rank[order] = np.arange(u.size)
+    # somewhere inside a run of ties the input order is broken
+    assert any(np.any(np.diff(rank[b]) < 0) for b in shuf)
+
+
 @pytest.mark.parametrize("case_name", CASE_NAMES)
 def test_replicates_equal_naive_statistic_on_resample(case_name):
     E, u = _case(case_name)
     nb = N_BINS[case_name]
     n_boot = 130  # three chunks of 64, the last one partial
     res = BS.bootstrap_many(ALL, E, u, n_boot=n_boot, n_bins=nb, seed=123, method="percentile")
-    idx = BS.resample_indices(u, n_boot, seed=123)
+    idx = BS.resample_indices(u, n_boot, seed=123, n_bins=nb)
     for name in ALL:
         dist = res[name].distribution
         assert dist.shape == (n_boot,)
@@ -95,7 +113,7 @@ def test_replicates_equal_naive_statistic_on_resample(case_name):
 
 def test_replicates_qm9(qm9):
     E, u = qm9
-    idx = BS.resample_indices(u, 4, seed=9)
+    idx = BS.resample_indices(u, 4, seed=9, n_bins=20)
     res = BS.bootstrap_many(ALL, E, u, n_boot=4, n_bins=20, seed=9, method="percentile")
     for name in ALL:
         want = [naive.statistic(name, E[r], u[r], 20) for r in idx]

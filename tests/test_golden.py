@@ -89,14 +89,10 @@ DISTS = {"N": "normal", "T": "t6"}
 
 # QM9_E has 135 distinct u values, so most bin edges fall inside runs of tied u. np.boot
 # resamples rows and re-sorts them with R's stable order(), so tied resampled points keep
-# their (random) draw order; mcref sorts a resample as a multiset of the u-sorted data, so
-# tied points keep their original index order. The estimate and the jackknife are the same
-# either way, but the bootstrap distribution of the binned statistics is not. A plain NumPy
-# re-implementation (one run, B = 3000) with R's tie order reproduces the table (table:
-# ENCE bias 0.0055, BCa [0.0452, 0.085]; ZMSE bias 0.018, BCa [0.0778, 0.131]) -> ENCE bias
-# 0.0060, BCa [0.0434, 0.0845]; ZMSE bias 0.018, BCa [0.0827, 0.130]; with mcref's tie order
-# it gives what mcref gives: ENCE bias 0.0097, BCa [0.0451, 0.0812]; ZMSE bias 0.022, BCa
-# [0.0828, 0.129]. The other sets have no ties in u except duplicated (E, u) rows.
+# their (random) draw order; mcref reproduces that by shuffling the copies of every tied
+# run that straddles a bin cut (mcref.kernels.bootstrap.shuffle_straddling). Before that,
+# mcref kept tied copies in input order, which gave ENCE bias 0.0097 and ZMSE bias 0.022
+# on QM9_E instead of the paper's 0.0055 and 0.018: these tests caught it.
 QM9_TIES = (
     "bootstrap of binned statistics on tied u: R keeps tied resampled points in draw "
     "(random) order, mcref in original index order (see QM9_TIES comment)"
@@ -303,7 +299,7 @@ def _bootstrap(i: int, seed: int):
     return mcref.bootstrap_many(list(STATS), E, u, n_boot=N_BOOT, method="bca", seed=seed)
 
 
-@pytest.mark.parametrize("i,stat", _bootstrap_params(qm9_xfail=("ENCE", "ZMSE")))
+@pytest.mark.parametrize("i,stat", _bootstrap_params(qm9_xfail=()))
 def test_bootstrap_bias(i, stat):
     """bias = mean(dist) - θ̂ (B = 5000, θ̂ included) vs printed signif(bias, 2).
 
@@ -319,10 +315,8 @@ def test_bootstrap_bias(i, stat):
 N_SEEDS = 10
 
 
-# QM9_E-ZMSE is not marked: its upper limit (0.1272 +- 0.0007 over 10 runs vs 0.131) is
-# ~5 sd off, just inside the tolerance; the R tie order gives 0.130 (see QM9_TIES).
 @pytest.mark.slow
-@pytest.mark.parametrize("i,stat", _bootstrap_params(qm9_xfail=("ENCE",)))
+@pytest.mark.parametrize("i,stat", _bootstrap_params(qm9_xfail=()))
 def test_bootstrap_bca_interval(i, stat):
     """BCa limits (B = 5000) vs the printed CI.
 

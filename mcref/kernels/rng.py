@@ -77,6 +77,18 @@ def bounded_draws(s, n, m, out, as_counts):
 
 
 @njit(**NJIT)
+def bounded_one(s, n):
+    """One uniform integer in ``[0, n)``, ``n < 2**32`` (Lemire, with rejection)."""
+    n64 = uint64(n)
+    mask = uint64(0xFFFFFFFF)
+    threshold = (uint64(1) << uint64(32)) % n64
+    while True:
+        prod = (next_u64(s) >> uint64(32)) * n64
+        if (prod & mask) >= threshold:
+            return np.int64(prod >> uint64(32))
+
+
+@njit(**NJIT)
 def fill_indices(s, n, out):
     """Fill ``out`` with i.i.d. uniform integers in ``[0, n)`` (see :func:`bounded_draws`)."""
     bounded_draws(s, n, out.shape[0], out, False)

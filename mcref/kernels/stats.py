@@ -140,7 +140,7 @@ def mean_sums(w, z, zshift, z2, E2, u2, lnu2, s):
 
 
 @njit(**NJIT)
-def bin_sums(w, starts, u2, E2, z2, acc, cs):
+def bin_sums(w, starts, u2, E2, z2, acc, cs, corr):
     """Per-bin weighted sums ``acc[b] = (n_b, Σu², ΣE², Σz²)`` over equal-count bins.
 
     Points are in u order; the expanded sequence (point i repeated w[i] times) is cut
@@ -149,6 +149,10 @@ def bin_sums(w, starts, u2, E2, z2, acc, cs):
     binary search; the interior points enter a contiguous weighted sum (looped over
     slices, so numba emits no negative-index checks and the loop vectorizes) and the
     two end points only with the copies that fall inside the bin.
+
+    ``corr[b] = (ΔΣE², ΔΣz²)`` moves sums from bin b to bin b − 1 (b ≥ 1): the
+    bootstrap's random order of tied copies at a cut (:func:`tie_corrections`); zeros
+    keep the input order.
     """
     n_bins = starts.shape[0] - 1
     c = 0
@@ -184,6 +188,11 @@ def bin_sums(w, starts, u2, E2, z2, acc, cs):
         acc[b, 1] = su
         acc[b, 2] = se
         acc[b, 3] = sz
+    for b in range(1, n_bins):
+        acc[b - 1, 2] += corr[b, 0]
+        acc[b, 2] -= corr[b, 0]
+        acc[b - 1, 3] += corr[b, 1]
+        acc[b, 3] -= corr[b, 1]
 
 
 @njit(**NJIT)
@@ -229,7 +238,7 @@ def rank_corr(w, ugs, eord, egs, xu):
 
 
 @njit(**NJIT)
-def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, cs, xu, out):
+def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, cs, corr, xu, out):
     """Evaluate the statistics ``codes`` on the multiset (sorted data, multiplicities ``w``)."""
     need_mean = False
     need_bins = False
@@ -241,7 +250,7 @@ def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs,
     if need_mean:
         mean_sums(w, z, zshift, z2, E2, u2, lnu2, s)
     if need_bins:
-        bin_sums(w, starts, u2, E2, z2, acc, cs)
+        bin_sums(w, starts, u2, E2, z2, acc, cs, corr)
     for k in range(codes.shape[0]):
         c = codes[k]
         if is_mean_code(c):
