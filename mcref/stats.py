@@ -181,7 +181,7 @@ def evaluate(prep: Prepared, codes: np.ndarray) -> np.ndarray:
     cs = np.empty(prep.M + 1, dtype=np.int64)
     corr = np.zeros((prep.n_bins + 1, 2))
     xu = np.empty(prep.M)
-    K.eval_weighted(codes, w, *prep.kernel_args(), s, acc, cs, corr, xu, out)
+    K.eval_weighted(codes, w, *prep.kernel_args(), s, acc, cs, False, corr, xu, out)
     return out
 
 

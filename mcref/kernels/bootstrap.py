@@ -15,105 +15,118 @@ from numba import njit, prange
 
 from ._config import NJIT, NJIT_PARALLEL
 from .rng import bounded_draws, bounded_one
-from .stats import N_SUMS, eval_weighted, is_binned_code
+from .stats import N_SUMS, eval_weighted, is_binned_code, prefix_counts
 
 
 @njit(**NJIT)
-def shuffle_straddling(st, w, groups, starts, perm, info):
-    """Random order of the copies of every tie group that straddles a bin cut.
+def split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, emit, row):
+    """Random split, at the bin cuts, of every run of tied u that straddles a cut.
 
     A resample sorted by u keeps tied points in the order they were drawn (R's stable
-    ``order`` on the resampled vector, as in the reference papers): within a run of
-    equal u the copies are in uniformly random order. Only runs of ≥ 2 distinct points
-    (``groups[g] = (start, end)`` over the u-sorted points) whose copies cover a cut
-    need that order. For each, ``info[g] = (straddles, offset into perm, first
-    position)``; the shuffled copies (point indices) are ``perm[offset:offset + k]``.
-    The draws come from the chunk's stream ``st`` (Fisher–Yates).
+    ``order`` on the resampled vector, as in the papers' ``np.boot``): within a run of
+    equal u the copies are in uniformly random order, and where the run straddles bin
+    cuts that order decides which copies fall in which bin. Only runs of ≥ 2 distinct
+    points (``groups[g] = (start, end)`` over the u-sorted points) need it.
+
+    For such a run, its K copies are laid out in input order in ``row[p0:p1]`` (each
+    point written at its first position, a running maximum fills its other copies: no
+    branch per copy), then a partial Fisher–Yates shuffle (chunk stream ``st``) makes
+    the split at every cut that of a uniform random permutation: forward over the
+    positions below the last cut or, for a single cut above the middle, backward over
+    the fewer positions above it. The sums that cross each cut are updated swap by swap.
+
+    ``emit=False``: fills ``corr[b] = (ΔΣE², ΔΣz²)``, the sums that move from bin b to
+    bin b − 1 relative to the input order (u² is the same for every copy of a run);
+    ``row`` is scratch (M + 1). ``emit=True``: ``row`` is the resample's walk order and
+    only the straddling runs are rewritten. ``cs`` are the prefix sums of ``w``
+    (:func:`prefix_counts`), ``cuts`` int64 scratch (n_bins + 1).
     """
     n_bins = starts.shape[0] - 1
-    pos = 0
-    prev = 0
-    off = 0
+    if not emit:
+        corr[:, :] = 0.0
     for g in range(groups.shape[0]):
         a = groups[g, 0]
         b = groups[g, 1]
-        for x in w[prev:a]:
-            pos += x
-        p0 = pos
-        for x in w[a:b]:
-            pos += x
-        p1 = pos
-        prev = b
-        j = np.searchsorted(starts, p0, side="right")  # first cut after the group's start
-        info[g, 0] = 0
-        info[g, 1] = off
-        info[g, 2] = p0
+        p0 = cs[a]
+        p1 = cs[b]
+        j = np.searchsorted(starts, p0, side="right")  # first cut after the run's start
         if j >= n_bins or starts[j] >= p1:
             continue
-        info[g, 0] = 1
-        n = 0
+        r = 0
+        while j + r < n_bins and starts[j + r] < p1:
+            cuts[r] = starts[j + r] - p0  # cut positions inside the run
+            r += 1
+        n = p1 - p0
+        seg = row[p0:p1]
+        # lay out the copies in input order, branch-free
+        seg[:] = 0
         for i in range(a, b):
-            for _ in range(w[i]):
-                perm[off + n] = i
-                n += 1
-        for t in range(n - 1, 0, -1):
-            r = bounded_one(st, t + 1)
-            tmp = perm[off + t]
-            perm[off + t] = perm[off + r]
-            perm[off + r] = tmp
-        off += n
-
-
-@njit(**NJIT)
-def tie_corrections(w, groups, starts, E2, z2, perm, info, corr):
-    """Per-cut corrections ``corr[b] = (ΔΣE², ΔΣz²)`` for the shuffled tie groups.
-
-    At a cut inside a shuffled group, the lower bin receives the first copies of the
-    shuffled order instead of the first copies of the input order; u² is the same for
-    all of them, so only the E² and z² sums move.
-    """
-    corr[:, :] = 0.0
-    n_bins = starts.shape[0] - 1
-    for g in range(groups.shape[0]):
-        if info[g, 0] == 0:
-            continue
-        a = groups[g, 0]
-        off = info[g, 1]
-        p0 = info[g, 2]
-        j = np.searchsorted(starts, p0, side="right")
-        p1 = p0 + _group_size(w, groups[g, 0], groups[g, 1])
-        k = 0
-        i = a
-        left = 0  # copies of point i - 1 not yet walked in the input order
-        se_in = 0.0
-        sz_in = 0.0
-        se_sh = 0.0
-        sz_sh = 0.0
-        while j < n_bins and starts[j] < p1:
-            q = starts[j] - p0  # copies of this group below cut j
-            while k < q:
-                while left == 0:
-                    left = w[i]
-                    i += 1
-                se_in += E2[i - 1]
-                sz_in += z2[i - 1]
-                left -= 1
-                s = perm[off + k]
-                se_sh += E2[s]
-                sz_sh += z2[s]
-                k += 1
-            corr[j, 0] += se_sh - se_in
-            corr[j, 1] += sz_sh - sz_in
-            j += 1
-
-
-@njit(**NJIT)
-def _group_size(w, a, b):
-    """Total multiplicity of points a..b−1."""
-    n = 0
-    for x in w[a:b]:
-        n += x
-    return n
+            c = cs[i] - p0
+            if c < n:  # a point without copies is overwritten by the next one
+                seg[c] = i
+        mx = np.int64(0)
+        for k in range(n):  # running maximum, branch-free: mx += max(v − mx, 0)
+            d = seg[k] - mx
+            mx += d & ~(d >> 63)
+            seg[k] = mx
+        # Partial Fisher–Yates. A swap of positions t < x changes the content below a cut
+        # q only when t < q <= x: the element from x comes in, the one at t goes out, so
+        # the corrections accumulate during the shuffle, with no summing pass.
+        q = cuts[r - 1]
+        if emit:
+            if r == 1 and q > n - q:
+                for t in range(n - 1, q - 1, -1):
+                    x = bounded_one(st, t + 1)
+                    et = seg[t]
+                    seg[t] = seg[x]
+                    seg[x] = et
+            else:
+                for t in range(q):
+                    x = t + bounded_one(st, n - t)
+                    et = seg[t]
+                    seg[t] = seg[x]
+                    seg[x] = et
+        elif r == 1 and q > n - q:  # backward over the positions above the single cut
+            de = 0.0
+            dz = 0.0
+            for t in range(n - 1, q - 1, -1):
+                x = bounded_one(st, t + 1)
+                et = seg[t]
+                ex = seg[x]
+                seg[t] = ex
+                seg[x] = et
+                f = 1.0 if x < q else 0.0  # branch-free: a select, not a jump
+                de += f * (E2[et] - E2[ex])
+                dz += f * (z2[et] - z2[ex])
+            corr[j, 0] += de
+            corr[j, 1] += dz
+        elif r == 1:  # forward over the positions below the single cut
+            de = 0.0
+            dz = 0.0
+            for t in range(q):
+                x = t + bounded_one(st, n - t)
+                et = seg[t]
+                ex = seg[x]
+                seg[t] = ex
+                seg[x] = et
+                f = 1.0 if x >= q else 0.0
+                de += f * (E2[ex] - E2[et])
+                dz += f * (z2[ex] - z2[et])
+            corr[j, 0] += de
+            corr[j, 1] += dz
+        else:  # several cuts inside the run: forward below the last one
+            for t in range(q):
+                x = t + bounded_one(st, n - t)
+                et = seg[t]
+                ex = seg[x]
+                seg[t] = ex
+                seg[x] = et
+                ve = E2[ex] - E2[et]
+                vz = z2[ex] - z2[et]
+                for c in range(r):
+                    f = 1.0 if (t < cuts[c]) and (cuts[c] <= x) else 0.0
+                    corr[j + c, 0] += f * ve
+                    corr[j + c, 1] += f * vz
 
 
 @njit(**NJIT_PARALLEL)
@@ -121,8 +134,8 @@ def boot_kernel(codes, states, chunk, groups, z, zshift, z2, E2, u2, lnu2, start
     """Fill ``out[k, r]`` with statistic ``codes[k]`` on bootstrap resample ``r``.
 
     A resample is drawn directly as multiplicities ``w`` over the data sorted by u
-    (M bounded draws, each incrementing a count); tie groups straddling a bin cut get a
-    random order of their copies (:func:`shuffle_straddling`); then
+    (M bounded draws, each incrementing a count); tied runs that straddle a bin cut get
+    a random split of their copies between the bins (:func:`split_ties`); then
     :func:`eval_weighted` evaluates it: no index array, no sort, O(M) per replicate.
     """
     m = z.shape[0]
@@ -141,54 +154,46 @@ def boot_kernel(codes, states, chunk, groups, z, zshift, z2, E2, u2, lnu2, start
         acc = np.empty((n_bins, 4))
         cs = np.empty(m + 1, dtype=np.int64)
         corr = np.zeros((n_bins + 1, 2))
-        perm = np.empty(m, dtype=np.int64)
-        info = np.empty((groups.shape[0], 3), dtype=np.int64)
+        cuts = np.empty(n_bins + 1, dtype=np.int64)
+        row = np.empty(m + 1, dtype=np.int64)
         xu = np.empty(m)
         res = np.empty(n_codes)
         for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
             w[:] = 0
             bounded_draws(st, m, m, w, True)
             if need_ties:
-                shuffle_straddling(st, w, groups, starts, perm, info)
-                tie_corrections(w, groups, starts, E2, z2, perm, info, corr)
-            eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, cs, corr, xu, res)
+                prefix_counts(w, cs)
+                split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
+            eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, cs, need_ties,
+                          corr, xu, res)
             for k in range(n_codes):
                 out[k, r] = res[k]
 
 
 @njit(**NJIT_PARALLEL)
 def boot_indices_kernel(states, chunk, m, groups, starts, out):
-    """The resamples that :func:`boot_kernel` draws (with binned statistics), as rows of
-    point indices (u-sorted positions) in the order the kernel walks them: ascending u,
-    tied copies in input order except in the shuffled straddling groups."""
+    """The resamples that :func:`boot_kernel` draws, as rows of point indices (u-sorted
+    positions) in the order the kernel walks them: ascending u, tied copies in input
+    order except in the tied runs that straddle a bin cut, which :func:`split_ties`
+    orders segment by segment (empty ``groups``: no binned statistic)."""
     n_boot = out.shape[0]
+    n_bins = starts.shape[0] - 1
     for ch in prange(states.shape[0]):
         st = states[ch].copy()
         w = np.empty(m, dtype=np.int64)
-        perm = np.empty(m, dtype=np.int64)
-        info = np.empty((groups.shape[0], 3), dtype=np.int64)
+        cuts = np.empty(n_bins + 1, dtype=np.int64)
+        corr = np.empty((n_bins + 1, 2))
+        cs = np.empty(m + 1, dtype=np.int64)
+        dummy = np.empty(1)
         for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
             w[:] = 0
             bounded_draws(st, m, m, w, True)
-            if groups.shape[0] > 0:
-                shuffle_straddling(st, w, groups, starts, perm, info)
             row = out[r]
             k = 0
-            g = 0
-            i = 0
-            while i < m:
-                if g < groups.shape[0] and i == groups[g, 0]:
-                    b = groups[g, 1]
-                    if info[g, 0] == 1:
-                        n = _group_size(w, i, b)
-                        for t in range(n):
-                            row[k] = perm[info[g, 1] + t]
-                            k += 1
-                        i = b
-                        g += 1
-                        continue
-                    g += 1
+            for i in range(m):
                 for _ in range(w[i]):
                     row[k] = i
                     k += 1
-                i += 1
+            if groups.shape[0] > 0:
+                prefix_counts(w, cs)
+                split_ties(st, w, cs, groups, starts, dummy, dummy, cuts, corr, True, row)

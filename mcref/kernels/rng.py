@@ -78,14 +78,18 @@ def bounded_draws(s, n, m, out, as_counts):
 
 @njit(**NJIT)
 def bounded_one(s, n):
-    """One uniform integer in ``[0, n)``, ``n < 2**32`` (Lemire, with rejection)."""
+    """One uniform integer in ``[0, n)``, ``n < 2**32``: Lemire's nearly divisionless
+    method (the modulo is computed only on the rare draws that may be rejected)."""
     n64 = uint64(n)
     mask = uint64(0xFFFFFFFF)
-    threshold = (uint64(1) << uint64(32)) % n64
-    while True:
-        prod = (next_u64(s) >> uint64(32)) * n64
-        if (prod & mask) >= threshold:
-            return np.int64(prod >> uint64(32))
+    prod = (next_u64(s) >> uint64(32)) * n64
+    low = prod & mask
+    if low < n64:
+        threshold = (uint64(1) << uint64(32)) % n64
+        while low < threshold:
+            prod = (next_u64(s) >> uint64(32)) * n64
+            low = prod & mask
+    return np.int64(prod >> uint64(32))
 
 
 @njit(**NJIT)

@@ -140,26 +140,34 @@ def mean_sums(w, z, zshift, z2, E2, u2, lnu2, s):
 
 
 @njit(**NJIT)
-def bin_sums(w, starts, u2, E2, z2, acc, cs, corr):
-    """Per-bin weighted sums ``acc[b] = (n_b, Σu², ΣE², Σz²)`` over equal-count bins.
-
-    Points are in u order; the expanded sequence (point i repeated w[i] times) is cut
-    at the fixed positions ``starts``. With the prefix sums ``cs`` of w (scratch of
-    length M + 1), the points holding a bin's first and last positions are found by
-    binary search; the interior points enter a contiguous weighted sum (looped over
-    slices, so numba emits no negative-index checks and the loop vectorizes) and the
-    two end points only with the copies that fall inside the bin.
-
-    ``corr[b] = (ΔΣE², ΔΣz²)`` moves sums from bin b to bin b − 1 (b ≥ 1): the
-    bootstrap's random order of tied copies at a cut (:func:`tie_corrections`); zeros
-    keep the input order.
-    """
-    n_bins = starts.shape[0] - 1
+def prefix_counts(w, cs):
+    """``cs[i] = w[0] + … + w[i−1]`` (``cs[0] = 0``, length M + 1)."""
     c = 0
     cs[0] = 0
     for i in range(w.shape[0]):
         c += w[i]
         cs[i + 1] = c
+
+
+@njit(**NJIT)
+def bin_sums(w, starts, u2, E2, z2, acc, cs, cs_ready, corr):
+    """Per-bin weighted sums ``acc[b] = (n_b, Σu², ΣE², Σz²)`` over equal-count bins.
+
+    Points are in u order; the expanded sequence (point i repeated w[i] times) is cut
+    at the fixed positions ``starts``. With the prefix sums ``cs`` of w (scratch of
+    length M + 1), the points holding a bin's first and last positions are found by
+    binary search (with ``cs_ready`` the caller has filled ``cs`` already); the interior
+    points enter a contiguous weighted sum (looped over slices, so numba emits no
+    negative-index checks and the loop vectorizes) and the two end points only with the
+    copies that fall inside the bin.
+
+    ``corr[b] = (ΔΣE², ΔΣz²)`` moves sums from bin b to bin b − 1 (b ≥ 1): the
+    bootstrap's random order of tied copies at a cut (:func:`mcref.kernels.bootstrap.split_ties`);
+    zeros keep the input order.
+    """
+    n_bins = starts.shape[0] - 1
+    if not cs_ready:
+        prefix_counts(w, cs)
     for b in range(n_bins):
         lo = starts[b]
         hi = starts[b + 1]
@@ -238,7 +246,8 @@ def rank_corr(w, ugs, eord, egs, xu):
 
 
 @njit(**NJIT)
-def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, cs, corr, xu, out):
+def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, cs, cs_ready, corr, xu,
+                  out):
     """Evaluate the statistics ``codes`` on the multiset (sorted data, multiplicities ``w``)."""
     need_mean = False
     need_bins = False
@@ -250,7 +259,7 @@ def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs,
     if need_mean:
         mean_sums(w, z, zshift, z2, E2, u2, lnu2, s)
     if need_bins:
-        bin_sums(w, starts, u2, E2, z2, acc, cs, corr)
+        bin_sums(w, starts, u2, E2, z2, acc, cs, cs_ready, corr)
     for k in range(codes.shape[0]):
         c = codes[k]
         if is_mean_code(c):
