@@ -15,8 +15,7 @@ from numba import njit
 from ._config import NJIT
 from .fastrank import spearman_fixed_u
 from .generative import transform
-from .stats import (CC, N_SUMS, _S0, _SE2, _SLNU2, _SU2, _SZ, _SZ2, _SZC2, finish_binned,
-                    finish_mean, is_binned_code, is_mean_code)
+from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_mean_code, pack_sums
 
 
 @njit(**NJIT)
@@ -66,13 +65,7 @@ def mc_chunk_kernel(codes, dcode, nu, zbuf, vbuf, emp, u, starts, su2_bins, su2,
             tz2 += bz2
             te2 += be2
         fm = np.float64(m)
-        s[_S0] = fm
-        s[_SZ] = tz
-        s[_SZC2] = tz2 - tz * tz / fm
-        s[_SZ2] = tz2
-        s[_SE2] = te2
-        s[_SU2] = su2
-        s[_SLNU2] = slnu2
+        pack_sums(s, fm, tz, tz2 - tz * tz / fm, tz2, te2, su2, slnu2)
         for k in range(codes.shape[0]):
             c = codes[k]
             if is_mean_code(c):

@@ -130,13 +130,19 @@ def mean_sums(w, z, zshift, z2, E2, u2, lnu2, s):
         se2 += wi * E2[i]
         su2 += wi * u2[i]
         sl += wi * lnu2[i]
-    s[_S0] = s0
+    pack_sums(s, s0, sz, szc2 - szc * szc / s0, sz2, se2, su2, sl)
+
+
+@njit(**NJIT)
+def pack_sums(s, n, sz, szc2, sz2, se2, su2, slnu2):
+    """Store the mean-pass sums in ``s`` (n, Σz, Σ(z − z̄)², Σz², ΣE², Σu², Σln u²)."""
+    s[_S0] = n
     s[_SZ] = sz
-    s[_SZC2] = szc2 - szc * szc / s0
+    s[_SZC2] = szc2
     s[_SZ2] = sz2
     s[_SE2] = se2
     s[_SU2] = su2
-    s[_SLNU2] = sl
+    s[_SLNU2] = slnu2
 
 
 @njit(**NJIT)
