@@ -91,7 +91,7 @@ print(collections.Counter(x for v in summary.values() for x in v.values()))"""),
 * **Average calibration.** ZMS validates for Diffusion_RF, QM9_E and logP_150k (|ζ_BS| ≤ 1)
   and fails for Diffusion_LR, Perovskite_LR, Diffusion_GPR_Bayesian and logP_10k. For
   Perovskite_RF and Perovskite_GPR_Bayesian the Z² screen (β_GM > 0.8) marks the ZMS
-  verdict *unreliable*; RCE is *unreliable* for seven sets (skewed u² or E²), which is
+  verdict *unreliable*; RCE is *unreliable* for six sets (skewed u² or E²), which is
   Pernot's 2024 point that heavy-tailed uncertainties make RCE intervals untrustworthy.
   For ZMS the simulated references sit at 1 within 3·10⁻⁴, so ζ_Sim ≈ ζ_BS.
 * **Sim vs Sim2.** ζ_Sim2 is larger in magnitude than ζ_Sim nearly everywhere, by up to
