@@ -33,6 +33,20 @@ def as_float_array(x: Any, name: str) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+def check_u(u: Any, *, min_size: int = 1) -> np.ndarray:
+    """Validate uncertainties: finite, > 0, at least ``min_size`` of them."""
+    u = as_float_array(u, "u")
+    nonpos = u <= 0
+    if nonpos.any():
+        raise ValueError(
+            f"`u` must be > 0 ({int(nonpos.sum())} non-positive values, "
+            f"first at index {int(np.argmax(nonpos))})"
+        )
+    if u.size < min_size:
+        raise ValueError(f"`u` must have at least {min_size} points, got {u.size}")
+    return u
+
+
 def check_E_u(E: Any, u: Any, *, min_size: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """Validate a dataset: finite errors ``E``, finite positive uncertainties ``u``,
     same length, at least ``min_size`` points."""
@@ -42,12 +56,7 @@ def check_E_u(E: Any, u: Any, *, min_size: int = 2) -> tuple[np.ndarray, np.ndar
         raise ValueError(
             f"`E` and `u` must have the same length, got {E.size} and {u.size}"
         )
-    nonpos = u <= 0
-    if nonpos.any():
-        raise ValueError(
-            f"`u` must be > 0 ({int(nonpos.sum())} non-positive values, "
-            f"first at index {int(np.argmax(nonpos))})"
-        )
+    check_u(u)
     if E.size < min_size:
         raise ValueError(f"the dataset must have at least {min_size} points, got {E.size}")
     return E, u

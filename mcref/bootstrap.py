@@ -164,7 +164,7 @@ def _avg_ranks(x: np.ndarray) -> np.ndarray:
     return rankdata(x, method="average").astype(np.float64)
 
 
-def _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins, min_count):
+def _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins):
     E, u = check_E_u(E, u, min_size=3)
     if isinstance(names, str):
         names = [names]
@@ -194,7 +194,7 @@ def bootstrap_many(
     seed=None,
 ) -> dict[str, BootstrapResult]:
     """Bootstrap several statistics on the **same** resamples; see :func:`bootstrap`."""
-    infos, E, u, n_boot, method, level, n_bins = _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins, min_count)
+    infos, E, u, n_boot, method, level, n_bins = _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins)
     binned = any(i.binned for i in infos)
     prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink)
     codes = np.array([i.code for i in infos], dtype=np.int64)

@@ -13,7 +13,6 @@ import sys
 import time
 from typing import Sequence
 
-import numpy as np
 
 from . import datasets
 from .bootstrap import bootstrap_many

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, special, stats
 
-from ._validation import as_float_array, check_choice, check_int
+from ._validation import check_choice, check_int, check_u
 from .binning import equal_count_bins
 from .generative import Distribution, get_distribution
 
@@ -480,13 +480,7 @@ def exact_reference(
         dist = "normal"
     n_bins = check_int(n_bins, "n_bins", minimum=1)
     min_count = check_int(min_count, "min_count", minimum=1)
-    u = as_float_array(u, "u")
-    nonpos = u <= 0
-    if nonpos.any():
-        raise ValueError(
-            f"`u` must be > 0 ({int(nonpos.sum())} non-positive values, "
-            f"first at index {int(np.argmax(nonpos))})"
-        )
+    u = check_u(u)
     m = u.size
 
     def result(mean, sd, low=None, high=None):

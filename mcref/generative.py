@@ -116,7 +116,7 @@ class Distribution:
         Examples
         --------
         >>> eps = get_distribution("t6").sample(100_000, seed=0)
-        >>> abs(eps.var() - 1) < 0.05
+        >>> bool(abs(eps.var() - 1) < 0.05)
         True
         """
         ss = np.random.SeedSequence(seed)

@@ -18,8 +18,6 @@ small paired standard error.
 from __future__ import annotations
 
 import math
-import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable, Literal, Sequence
@@ -27,7 +25,7 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-from ._validation import as_float_array, check_choice, check_int, check_seed
+from ._validation import as_float_array, check_choice, check_int, check_seed, check_u
 from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution
 from .intervals import ConfidenceInterval
@@ -235,11 +233,7 @@ def simulate(
     infos: list[StatInfo] = [info(n) for n in names]
     if not infos:
         raise ValueError("`names` must list at least one statistic")
-    u = as_float_array(u, "u")
-    if (u <= 0).any():
-        raise ValueError(f"`u` must be > 0 ({int((u <= 0).sum())} non-positive values)")
-    if u.size < 2:
-        raise ValueError("`u` must have at least 2 points")
+    u = check_u(u, min_size=2)
     n_mc = check_int(n_mc, "n_mc", minimum=1)
     Z = None
     if E is not None:
