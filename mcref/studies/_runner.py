@@ -1,0 +1,552 @@
+"""Generic runner of a study: a list of independent cells, run in parallel, stored, resumable.
+
+A *study* (``docs/methods.md``, section "Studies") is a grid of *cells*. Each cell is
+identified by its *key* (a flat dict of JSON scalars such as ``{"model": "NIG", "M":
+2000}``) and computed by one module-level function that returns a list of flat rows.
+:func:`run_study` runs the cells that are not done yet on a pool of workers (joblib
+processes or threads, or a dask cluster), commits each cell's rows to an optional
+SQLite store (:class:`mcref.store.StudyStore`) as soon as it arrives, and returns the
+tidy table of every cell's rows.
+
+Randomness: cell ``key`` of study ``name`` draws from ``cell_seed(seed, name, key)``
+only, so the table is bit-identical for any number of workers, any backend, any order
+of completion, and whether cells were computed now or read back from a store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import numbers
+import os
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from ..store import StudyStore, canonical_json, fresh_seed, to_plain
+
+__all__ = ["StudySpec", "RunInfo", "run_study", "cell_seed"]
+
+BACKENDS = ("loky", "threading", "sequential", "dask")
+_SCALARS = (str, int, float, bool)
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """What a study computes.
+
+    Attributes
+    ----------
+    name : str
+        Study name, e.g. ``"scaling"``.
+    params : Mapping[str, Any]
+        JSON-able study-level parameters (grid lists, ``n_mc``, ...). With ``name`` and
+        the seed, they identify the study in a store.
+    keys : Sequence[Mapping[str, Any]]
+        One dict per cell; values are JSON scalars (str, int, float, bool). The list
+        order is the order of the cells in the table.
+    cell : callable ``(key, params, seed_seq, n_threads) -> list[dict]``
+        Computes one cell: ``key`` and ``params`` are dicts, ``seed_seq`` the cell's
+        :class:`numpy.random.SeedSequence` (:func:`cell_seed`), ``n_threads`` the number
+        of threads the cell may use. Returns flat dicts of JSON scalars (floats may be
+        NaN or infinite). Must be a module-level function, so that worker processes can
+        import it.
+    """
+
+    name: str
+    params: Mapping[str, Any]
+    keys: Sequence[Mapping[str, Any]]
+    cell: Callable[[dict, dict, np.random.SeedSequence, int], list[dict]]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Outcome of :func:`run_study`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per returned row: key columns first (in key order), then the row
+        columns; cells in ``spec.keys`` order, rows in the order the cell returned them.
+    seed : int
+        The study's seed.
+    store : str or None
+        Path of the results store, if any.
+    n_cells : int
+        Cells of the study.
+    n_computed : int
+        Cells computed by this call.
+    n_loaded : int
+        Cells read back from the store.
+    seconds : float
+        Wall time of this call.
+    """
+
+    table: Any
+    seed: int
+    store: str | None
+    n_cells: int
+    n_computed: int
+    n_loaded: int
+    seconds: float
+
+
+def cell_seed(seed: int, study: str, key: Mapping) -> np.random.SeedSequence:
+    """Random stream of one cell: depends only on the seed, the study name and the key.
+
+    Parameters
+    ----------
+    seed : int
+        Study seed (non-negative).
+    study : str
+        Study name.
+    key : Mapping
+        Cell key (JSON scalars).
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        ``SeedSequence(entropy=seed, spawn_key=words)`` where ``words`` are the 8
+        big-endian uint32 words of the SHA-256 digest of the canonical JSON of
+        ``[study, key]`` (sorted keys, no spaces).
+
+    Notes
+    -----
+    The stream never depends on the cell's position in the grid, on the worker that
+    runs it or on the order of completion; adding cells to a grid leaves the streams of
+    the other cells unchanged. Key values are typed: ``{"M": 2000}`` and ``{"M": 2000.0}``
+    are different cells.
+
+    Examples
+    --------
+    >>> a = cell_seed(1, "toy", {"M": 2000, "model": "NIG"})
+    >>> b = cell_seed(1, "toy", {"model": "NIG", "M": 2000})
+    >>> a.spawn_key == b.spawn_key, len(a.spawn_key)
+    (True, 8)
+    >>> np.random.default_rng(a).random() == np.random.default_rng(b).random()
+    True
+    """
+    digest = hashlib.sha256(canonical_json([study, to_plain(key)]).encode("utf-8")).digest()
+    words = tuple(int.from_bytes(digest[i:i + 4], "big") for i in range(0, 32, 4))
+    return np.random.SeedSequence(entropy=int(seed), spawn_key=words)
+
+
+# ---------------------------------------------------------------------- validation
+def _check_seed(seed: Any) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+        raise ValueError(f"`seed` must be None or a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def _check_key(key: Any, i: int) -> dict:
+    if not isinstance(key, Mapping):
+        raise ValueError(f"`spec.keys[{i}]` must be a dict of JSON scalars, got {type(key).__name__}")
+    out = {}
+    for k, v in key.items():
+        if not isinstance(k, str):
+            raise ValueError(f"`spec.keys[{i}]`: field names must be strings, got {k!r}")
+        v = to_plain(v)
+        if not isinstance(v, _SCALARS):
+            raise ValueError(
+                f"`spec.keys[{i}]`: field {k!r} must be a JSON scalar (str, int, float, bool), got {v!r}"
+            )
+        out[k] = v
+    return out
+
+
+def _check_spec(spec: Any) -> tuple[str, dict, list[dict], list[str]]:
+    if not isinstance(spec, StudySpec):
+        raise ValueError(f"`spec` must be a StudySpec, got {type(spec).__name__}")
+    if not isinstance(spec.name, str) or not spec.name:
+        raise ValueError(f"`spec.name` must be a non-empty string, got {spec.name!r}")
+    if not isinstance(spec.params, Mapping):
+        raise ValueError(f"`spec.params` must be a mapping, got {type(spec.params).__name__}")
+    try:
+        params = json.loads(canonical_json(spec.params))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`spec.params` must be JSON-serialisable ({exc})") from None
+    if not callable(spec.cell):
+        raise ValueError(f"`spec.cell` must be a function, got {spec.cell!r}")
+    if isinstance(spec.keys, (str, bytes, Mapping)) or not isinstance(spec.keys, Sequence):
+        raise ValueError(f"`spec.keys` must be a list of dicts, got {type(spec.keys).__name__}")
+    keys = [_check_key(k, i) for i, k in enumerate(spec.keys)]
+    ckeys = [canonical_json(k) for k in keys]
+    seen: dict[str, int] = {}
+    for i, c in enumerate(ckeys):
+        if c in seen:
+            raise ValueError(f"`spec.keys` has the cell key {c} twice (at {seen[c]} and {i})")
+        seen[c] = i
+    return spec.name, params, keys, ckeys
+
+
+def _check_rows(rows: Any, key: Mapping) -> list[dict]:
+    """Rows as plain dicts of JSON scalars, or ValueError naming the cell."""
+    where = f"cell {canonical_json(key)}"
+    if not isinstance(rows, (list, tuple)):
+        raise ValueError(f"{where} must return a list of dicts, got {type(rows).__name__}")
+    out = []
+    for j, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise ValueError(f"{where}: row {j} must be a dict, got {type(row).__name__}")
+        plain = {}
+        for k, v in row.items():
+            if not isinstance(k, str):
+                raise ValueError(f"{where}: row {j} has a non-string column name {k!r}")
+            v = to_plain(v)
+            if v is not None and not isinstance(v, _SCALARS):
+                raise ValueError(
+                    f"{where}: row {j}, column {k!r} is not a JSON scalar (str, int, float, bool, "
+                    f"None): {v!r}"
+                )
+            if k in key and canonical_json(key[k]) != canonical_json(v):
+                raise ValueError(
+                    f"{where}: row {j}, column {k!r} = {v!r} clashes with the key field of that name"
+                )
+            plain[k] = v
+        out.append(plain)
+    return out
+
+
+def _check_positive(value: Any, name: str, *, allow: tuple = ()) -> int:
+    if value in allow and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or int(value) < 1:
+        extra = " or -1 (all cores)" if -1 in allow else ""
+        raise ValueError(f"`{name}` must be a positive integer{extra}, got {value!r}")
+    return int(value)
+
+
+def _n_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+# ---------------------------------------------------------------------- workers
+def _execute(cell: Callable, key: dict, params: dict, seed_int: int, study_name: str,
+             n_threads: int) -> tuple[str, list[dict], float]:
+    """Run one cell (in a worker): seed it, limit numba's threads, validate its rows.
+
+    Returns ``(canonical key, rows, seconds)``. numba's thread count is set to
+    ``n_threads`` (at most ``NUMBA_NUM_THREADS``) for the cell and restored after it.
+    An exception from the cell gets a note (Python >= 3.11) naming the study and the
+    cell; on older Pythons it is wrapped in a RuntimeError that says so.
+    """
+    import numba
+
+    ckey = canonical_json(key)
+    ss = cell_seed(seed_int, study_name, key)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(int(n_threads), numba.config.NUMBA_NUM_THREADS)))
+    t0 = time.perf_counter()
+    try:
+        rows = cell(dict(key), dict(params), ss, int(n_threads))
+    except Exception as exc:
+        msg = f"mcref: study '{study_name}': cell {ckey} failed"
+        if hasattr(exc, "add_note"):
+            exc.add_note(msg)
+            raise
+        raise RuntimeError(f"{msg}: {type(exc).__name__}: {exc}") from exc  # pragma: no cover - py3.10
+    finally:
+        numba.set_num_threads(previous)
+    seconds = time.perf_counter() - t0
+    return ckey, _check_rows(rows, key), seconds
+
+
+def _iter_sequential(tasks: list[tuple]) -> Iterator[tuple[str, list[dict], float]]:
+    for t in tasks:
+        yield _execute(*t)
+
+
+def _iter_joblib(tasks: list[tuple], backend: str, n_jobs: int) -> Iterator[tuple[str, list[dict], float]]:
+    from joblib import Parallel, delayed
+
+    par = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered", batch_size=1)
+    gen = par(delayed(_execute)(*t) for t in tasks)
+    try:
+        yield from gen
+    finally:
+        # an exception raised in our loop (outside joblib's generator): closing the
+        # generator makes joblib abort the pool (loky kills its workers)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gen.close()
+
+
+def _dask_client(scheduler: Any) -> tuple[Any, bool]:
+    """(client, owned): the dask client to use and whether this call must close it."""
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError(
+            "backend='dask' needs dask.distributed: pip install mcref[dask] "
+            "(or pip install 'dask[distributed]')"
+        ) from None
+    if scheduler is None:
+        try:
+            return distributed.get_client(), False
+        except ValueError:
+            raise ValueError(
+                "backend='dask' needs a running client or scheduler='tcp://HOST:PORT' "
+                "(start one with distributed.Client(...) or pass its address)"
+            ) from None
+    if isinstance(scheduler, distributed.Client):
+        return scheduler, False
+    if isinstance(scheduler, str):
+        return distributed.Client(scheduler, set_as_default=False), True
+    raise ValueError(
+        f"`scheduler` must be None, an address such as 'tcp://HOST:PORT' or a distributed.Client, "
+        f"got {type(scheduler).__name__}"
+    )
+
+
+def _iter_dask(tasks: list[tuple], client: Any) -> Iterator[tuple[str, list[dict], float]]:
+    import distributed
+
+    futures = [client.submit(_execute, *t, pure=False) for t in tasks]
+    try:
+        for _fut, result in distributed.as_completed(futures, with_results=True):
+            yield result
+    finally:
+        pending = [f for f in futures if not f.done()]
+        if pending:
+            client.cancel(pending)
+
+
+# ---------------------------------------------------------------------- runner
+def _progress_bar(progress: bool, total: int, initial: int, name: str):
+    try:
+        tty = bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):
+        tty = False
+    if not (progress and tty):
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is optional
+        return None
+    return tqdm(total=total, initial=initial, desc=f"study {name}", unit="cell", file=sys.stderr,
+                dynamic_ncols=True)
+
+
+def _table(keys: list[dict], rows_of: list[list[dict]]):
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is optional
+        raise ImportError("run_study returns a pandas DataFrame: pip install mcref[frame]") from None
+    key_cols: dict[str, None] = {}
+    row_cols: dict[str, None] = {}
+    records = []
+    for key, rows in zip(keys, rows_of):
+        key_cols.update(dict.fromkeys(key))
+        for row in rows:
+            row_cols.update(dict.fromkeys(c for c in row if c not in key))
+            records.append({**key, **row})
+    columns = list(key_cols) + [c for c in row_cols if c not in key_cols]
+    return pd.DataFrame.from_records(records, columns=columns) if records else pd.DataFrame(columns=columns)
+
+
+def _mcref_version() -> str:
+    import mcref
+
+    return str(mcref.__version__)
+
+
+def run_study(spec: StudySpec, *, seed: int | None = 0, n_jobs: int = -1, backend: str = "loky",
+              scheduler: Any = None, store: str | os.PathLike | None = None, progress: bool = True,
+              threads_per_cell: int | None = None) -> RunInfo:
+    """Run the cells of a study that are not done yet and return the table of all of them.
+
+    Parameters
+    ----------
+    spec : StudySpec
+        The study: name, parameters, cell keys and cell function.
+    seed : int or None, default: 0
+        Study seed (non-negative). ``None``: adopt the seed of the store if it holds the
+        study already, else draw one from the OS (recorded in the store and returned in
+        :attr:`RunInfo.seed`).
+    n_jobs : int, default: -1
+        Workers of the local backends: -1 = every core available to the process, else a
+        positive integer; never more than the cells that remain. ``n_jobs=1`` runs the
+        cells in this process, without a pool. Ignored by ``backend="dask"``.
+    backend : {"loky", "threading", "sequential", "dask"}, default: "loky"
+        ``"loky"``: joblib worker processes; ``"threading"``: joblib threads (cells must
+        release the GIL to gain); ``"sequential"``: this process, one cell at a time;
+        ``"dask"``: one ``dask.distributed`` task per cell.
+    scheduler : None, str or distributed.Client, optional
+        For ``backend="dask"``: a client, a scheduler address (``"tcp://HOST:PORT"``), or
+        None to use the current client (:func:`distributed.get_client`).
+    store : str or os.PathLike, optional
+        SQLite results store (:class:`mcref.store.StudyStore`). Each finished cell is
+        committed at once; a later call with the same study computes only the missing
+        cells. Without a store nothing is kept.
+    progress : bool, default: True
+        Show a progress bar (tqdm, on stderr) when stderr is a terminal.
+    threads_per_cell : int, optional
+        Threads each cell may use (passed to the cell and to :func:`numba.set_num_threads`).
+        Default: ``max(1, cores // workers)`` for local backends (no oversubscription),
+        1 for dask.
+
+    Returns
+    -------
+    RunInfo
+        The table and how it was obtained.
+
+    Raises
+    ------
+    ValueError
+        Invalid ``spec``, ``seed``, ``n_jobs``, ``backend``, ``scheduler`` or
+        ``threads_per_cell``; a cell that returns rows that are not flat dicts of JSON
+        scalars; ``backend="dask"`` without a client or scheduler.
+    mcref.store.StoreMismatchError
+        The store holds another study (name, parameters, seed) or, while cells remain,
+        was written by another mcref version.
+    mcref.store.StoreFormatError
+        ``store`` is not an mcref study store; it is left untouched.
+    ImportError
+        ``backend="dask"`` without dask.distributed installed.
+    KeyboardInterrupt
+        On Ctrl-C: the pool is stopped, the finished cells stay in the store, and one
+        line on stderr says how to resume.
+    Exception
+        The first exception raised by a cell, with a note naming the cell (Python
+        >= 3.11; a RuntimeError naming it on 3.10). Cells committed before stay committed.
+
+    Notes
+    -----
+    Cell ``key`` draws from :func:`cell_seed` ``(seed, spec.name, key)`` only, so the table
+    is bit-identical for any backend, number of workers and order of completion, and
+    whether the cells were computed now or read back. Results arrive unordered and are
+    committed by this process as they arrive; the table is put in ``spec.keys`` order at
+    the end. With ``backend="threading"`` an interrupt cannot stop cells that are
+    running: they finish in the background. See ``docs/methods.md``, section "Studies".
+
+    Examples
+    --------
+    >>> from mcref.studies._runner import _doc_cell
+    >>> spec = StudySpec("toy", {"n": 4}, [{"i": 0}, {"i": 1}], _doc_cell)
+    >>> info = run_study(spec, seed=1, backend="sequential", progress=False)
+    >>> info.table.columns.tolist(), info.n_computed
+    (['i', 'j', 'x'], 2)
+    >>> info.table.equals(run_study(spec, seed=1, n_jobs=2, backend="threading", progress=False).table)
+    True
+    """
+    t0 = time.perf_counter()
+    name, _params, keys, ckeys = _check_spec(spec)  # _params: validated (JSON-able); cells get spec.params
+    seed = _check_seed(seed)
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f"`backend` must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}")
+    n_jobs = _check_positive(n_jobs, "n_jobs", allow=(-1,))
+    if threads_per_cell is not None:
+        threads_per_cell = _check_positive(threads_per_cell, "threads_per_cell")
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"`scheduler` is used by backend='dask' only; this call asks backend={backend!r}")
+    client, owned = _dask_client(scheduler) if backend == "dask" else (None, False)
+
+    path = os.fspath(store) if store is not None else None
+    st = None
+    try:
+        if path is not None:
+            st = StudyStore.open(path, study=name, params=spec.params, seed=seed, version=_mcref_version())
+            seed = st.seed
+            done = st.done_keys() & set(ckeys)
+        else:
+            seed = fresh_seed() if seed is None else seed
+            done = set()
+        rows_of: dict[str, list[dict]] = {}
+        todo = [i for i, c in enumerate(ckeys) if c not in done]
+        if st is not None:
+            st.check_version(len(todo))
+            for i, c in enumerate(ckeys):
+                if c in done:
+                    rows_of[c] = st.load(keys[i])
+        n_loaded = len(rows_of)
+
+        cores = _n_cores()
+        if backend == "dask":
+            n_workers = 0
+            n_threads = threads_per_cell or 1
+        else:
+            n_workers = max(1, min(cores if n_jobs == -1 else n_jobs, len(todo)))
+            n_threads = threads_per_cell or max(1, cores // n_workers)
+        local_params = dict(spec.params)
+        tasks = [(spec.cell, keys[i], local_params, seed, name, n_threads) for i in todo]
+
+        n_stored = n_loaded
+        bar = _progress_bar(progress, len(ckeys), n_loaded, name) if todo else None
+        results: Iterator | None = None
+        try:
+            if not todo:
+                results = iter(())
+            elif backend == "dask":
+                results = _iter_dask(tasks, client)
+            elif backend == "sequential" or n_workers == 1:
+                results = _iter_sequential(tasks)
+            else:
+                results = _iter_joblib(tasks, backend, n_workers)
+            for ckey, rows, secs in results:
+                if st is not None:
+                    st.commit(json.loads(ckey), rows, secs)
+                    n_stored += 1
+                rows_of[ckey] = rows
+                if bar is not None:
+                    bar.update(1)
+        except KeyboardInterrupt:
+            _close_quietly(results)
+            if bar is not None:
+                bar.close()
+                bar = None
+            if st is not None:
+                st.close()
+                where = f"{n_stored}/{len(ckeys)} cells stored in {path}; run the same call again to resume"
+            else:
+                where = (f"{len(rows_of)}/{len(ckeys)} cells done; no store was given, so nothing is "
+                         "kept (pass store=... to make the study resumable)")
+            print(f"mcref: study '{name}' interrupted: {where}", file=sys.stderr, flush=True)
+            raise
+        except Exception as exc:
+            _close_quietly(results)
+            if st is not None and hasattr(exc, "add_note"):
+                exc.add_note(f"mcref: {n_stored}/{len(ckeys)} cells of study '{name}' are stored in "
+                             f"{path}; run the same call again to resume")
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+    finally:
+        if st is not None:
+            st.close()
+        if owned:
+            client.close()
+
+    table = _table(keys, [rows_of[c] for c in ckeys])
+    return RunInfo(table=table, seed=int(seed), store=path, n_cells=len(ckeys),
+                   n_computed=len(ckeys) - n_loaded, n_loaded=n_loaded,
+                   seconds=time.perf_counter() - t0)
+
+
+def _close_quietly(results: Any) -> None:
+    """Close a results generator (aborts its pool); ignore what closing raises."""
+    close = getattr(results, "close", None)
+    if close is None:
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            close()
+    except Exception:  # pragma: no cover - best effort while an error propagates
+        pass
+
+
+def _doc_cell(key: dict, params: dict, seed_seq: np.random.SeedSequence, n_threads: int) -> list[dict]:
+    """Toy cell of the examples: two rows of uniform draws."""
+    rng = np.random.default_rng(seed_seq)
+    x = rng.random(params["n"])
+    return [{"j": 0, "x": float(x[:2].sum())}, {"j": 1, "x": float(x[2:].sum())}]
