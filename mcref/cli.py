@@ -110,6 +110,95 @@ def cmd_datasets(args) -> int:
     return 0
 
 
+def _list(text: str | None, kind=str):
+    if text is None:
+        return None
+    try:
+        return tuple(kind(x.strip()) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"expected a comma-separated list of numbers, got {text!r}") from None
+
+
+def _num(x: str):
+    v = float(x)
+    return int(v) if v == int(v) else v
+
+
+#: the fast settings (``--small``) of the built-in studies: seconds, for trying a study out
+SMALL = {
+    "scaling": dict(M=(1000, 2000), N=(10, 20), k=(4, 12), n_mc=200),
+    "sensitivity": dict(nu=(4, 10), n_mc=500, n_bins=20),
+    "reliability": dict(nu=(4, 10), M=1000, n_rep=50, n_boot=300),
+}
+
+
+def cmd_study(args) -> int:
+    from . import studies
+
+    if args.study == "extrapolation":
+        ds = _load(args)
+        res = studies.extrapolation(ds.E, ds.u, step=args.step, n_max=args.n_max, min_count=args.min_count,
+                                    name=ds.name)
+        if args.json:
+            print(json.dumps({"dataset": res.name, "M": res.M, "a": res.a, "b": res.b, "se_a": res.se_a,
+                              "se_b": res.se_b, "consistent": res.consistent,
+                              "points": res.to_frame().to_dict(orient="list")}, indent=2, default=int))
+        else:
+            print(res.to_frame().to_string(index=False))
+            print(res)
+        return 0
+    kw = dict(SMALL[args.study]) if args.small else {}
+    common = dict(seed=args.seed, n_jobs=args.n_jobs, backend=args.backend, scheduler=args.scheduler,
+                  store=args.store, progress=not args.no_progress)
+    if args.study == "scaling":
+        for name, kind in (("models", str), ("M", int), ("N", int), ("k", _num)):
+            v = _list(getattr(args, name), kind)
+            if v is not None:
+                kw[name] = v
+        if args.n_mc is not None:
+            kw["n_mc"] = args.n_mc
+        res = studies.scaling(**kw, **common)
+        extra = [("fits: theta_ref = a + b*sqrt(N/M)", res.fits)]
+    elif args.study == "sensitivity":
+        if args.datasets:
+            kw["datasets"] = _list(args.datasets)
+        if args.nu:
+            kw["nu"] = _list(args.nu, _num)
+        if args.stat:
+            kw["stats"] = _list(args.stat)
+        for name in ("n_mc", "bins"):
+            if getattr(args, name) is not None:
+                kw["n_bins" if name == "bins" else name] = getattr(args, name)
+        res = studies.sensitivity(**kw, **common)
+        extra = [("largest |theta_ref(t(nu)) - theta_ref(normal)| / paired se", res.sensitive)]
+    else:
+        kw["model"] = args.model
+        if args.nu:
+            kw["nu"] = _list(args.nu, _num)
+        if args.stat:
+            kw["stats"] = _list(args.stat)
+        for name, dest in (("M", "M"), ("n_rep", "n_rep"), ("boot", "n_boot"), ("n_mc", "n_mc")):
+            if getattr(args, name) is not None:
+                kw[dest] = getattr(args, name)
+        res = studies.reliability(**kw, **common)
+        extra = []
+    if args.csv:
+        res.table.to_csv(args.csv, index=False)
+    if args.json:
+        print(json.dumps({"study": res.name, "seed": res.seed, "params": res.params,
+                          "table": res.table.to_dict(orient="records"),
+                          **{title: df.to_dict(orient="records") for title, df in extra}}, indent=2))
+        return 0
+    import pandas as pd
+
+    with pd.option_context("display.max_rows", 400, "display.width", 160):
+        print(res.table.to_string(index=False))
+        for title, df in extra:
+            print(f"\n{title}\n{df.to_string(index=False)}")
+    print(f"\n{res}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mcref", description="Calibration statistics of ML uncertainties: "
                                 "bootstrap CIs, simulated references, zeta-scores.")
@@ -149,6 +238,62 @@ def build_parser() -> argparse.ArgumentParser:
                     help="only the statistics with BCa intervals (no simulated references)")
     sp.set_defaults(func=cmd_demo, validate=True)
 
+    sp = sub.add_parser("study", help="simulation studies of the papers (parallel, resumable)",
+                        description="Run a built-in simulation study. Finished cells go to --store as they "
+                        "finish: re-run the same command to resume an interrupted study.")
+    ssub = sp.add_subparsers(dest="study", required=True)
+
+    def study_args(q):
+        q.add_argument("--small", action="store_true", help="fast small setting (seconds) instead of the paper's")
+        q.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
+        q.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")
+        q.add_argument("--backend", default="loky", choices=["loky", "threading", "sequential", "dask"],
+                       help="where cells run (default loky processes; dask: a Dask cluster)")
+        q.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
+        q.add_argument("--store", help="SQLite results file: finished cells are kept, a rerun resumes")
+        q.add_argument("--no-progress", action="store_true", help="no progress bar")
+        q.add_argument("--csv", help="also write the table to this CSV file")
+        q.add_argument("--json", action="store_true", help="print JSON")
+        q.set_defaults(func=cmd_study)
+
+    q = ssub.add_parser("scaling", help="ENCE/ZMSE reference values vs M and N, fit a + b*sqrt(N/M)")
+    study_args(q)
+    q.add_argument("--models", help="comma-separated models (default NIG,T6IG)")
+    q.add_argument("--M", help="dataset sizes (default 2000,4000,8000,12000,16000)")
+    q.add_argument("--N", help="bin counts (default 10,20,30,40,50)")
+    q.add_argument("--k", help="inverse-gamma shapes of u^2 (default 3,4,5,6,12,24)")
+    q.add_argument("--n-mc", type=int, help="repeats per cell (default 5000)")
+
+    q = ssub.add_parser("sensitivity", help="reference values under t(nu) vs normal D for data sets' u")
+    study_args(q)
+    q.add_argument("--datasets", help="built-in data sets (default QM9_E,logP_10k_a_LS-GCN)")
+    q.add_argument("--nu", help="degrees of freedom of t (default 3,4,5,7,10,15,20)")
+    q.add_argument("--stat", help="statistics (default ZMS,CC,ENCE,ZMSE)")
+    q.add_argument("--bins", type=int, help="bins (default 50)")
+    q.add_argument("--n-mc", type=int, help="Monte Carlo repeats (default 10000)")
+
+    q = ssub.add_parser("reliability", help="validation probability of ZMS/RCE tests on NIG/TIG data")
+    study_args(q)
+    q.add_argument("--model", default="NIG", choices=["NIG", "TIG"], help="synthetic model (default NIG)")
+    q.add_argument("--nu", help="grid of nu (default: the paper's)")
+    q.add_argument("--stat", help="statistics (default ZMS,RCE)")
+    q.add_argument("--M", type=int, help="dataset size (default 5000)")
+    q.add_argument("--n-rep", type=int, help="data sets per cell (default 1000)")
+    q.add_argument("--boot", type=int, help="bootstrap replicates (default 1000)")
+    q.add_argument("--n-mc", type=int, help="Monte Carlo repeats for simulated references (default 1000)")
+
+    q = ssub.add_parser("extrapolation", help="ZMSE extrapolated to zero bin size (consistency test)")
+    q.add_argument("file", nargs="?", help="CSV or NPZ file with errors and uncertainties")
+    q.add_argument("--dataset", help="built-in data set")
+    for col in ("E", "u", "pred", "ref"):
+        q.add_argument(f"--{col}", help=f"{col} column")
+    q.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
+    q.add_argument("--step", type=int, default=10, help="bin-count step (default 10)")
+    q.add_argument("--n-max", type=int, default=150, help="largest bin count (default 150)")
+    q.add_argument("--min-count", type=int, default=20, help="keep bin counts with M/N above this (default 20)")
+    q.add_argument("--json", action="store_true", help="print JSON")
+    q.set_defaults(func=cmd_study)
+
     sp = sub.add_parser("datasets", help="list the built-in data sets")
     sp.set_defaults(func=cmd_datasets)
     return p
@@ -162,6 +307,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"mcref: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        if args.command != "study":  # a study has already said what was kept and how to resume
+            print("mcref: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

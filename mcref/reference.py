@@ -18,7 +18,6 @@ small paired standard error.
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable, Literal, Sequence
 
@@ -31,6 +30,7 @@ from .generative import DEFAULT_DISTS, Distribution, get_distribution
 from .intervals import ConfidenceInterval
 from .kernels.fastrank import make_rank_scratch
 from .kernels.reference import mc_chunk_kernel
+from .parallel import map_chunks
 from .stats import StatInfo, info
 
 __all__ = ["ReferenceResult", "PairedDifference", "Simulation", "simulate", "simulated_reference"]
@@ -261,43 +261,38 @@ def simulate(
     samples = np.empty((len(dlist), codes.size, n_mc))
     m = u.size
     T = min(_n_threads(n_threads), n_chunks)
+    buffers = [None] * T  # per-thread scratch, allocated by the thread on its first chunk
 
-    def worker(t: int) -> None:
-        zbuf = np.empty((CHUNK, m))
-        vbuf = np.empty((CHUNK, m))
-        eps = np.empty(m)
-        a = np.empty(m)
-        scratch = make_rank_scratch(m)
-        for c in range(t, n_chunks, T):
-            r0 = c * CHUNK
-            nrep = min(CHUNK, n_mc - r0)
-            z = zbuf[:nrep]
-            g = np.random.Generator(np.random.PCG64(children[c]))
-            g.standard_normal(out=z)
-            for d, dist in enumerate(dlist):
-                out = samples[d, :, r0:r0 + nrep]
-                if dist.kind == "user":
-                    v = dist._user_draw(_mix_rng(children[c], dist), (nrep, m))
-                    kz, kv = v, v
-                elif dist.needs_mixing:
-                    v = vbuf[:nrep]
-                    _mix_rng(children[c], dist).standard_gamma(0.5 * dist.nu, out=v)
-                    v *= 2.0
-                    kz, kv = z, v
-                else:
-                    kz, kv = z, z
-                emp = dist.values if dist.values is not None else fx.u[:1]
-                tmp = np.empty((codes.size, nrep))
-                mc_chunk_kernel(codes, dist.code, dist.nu if dist.kind == "t" else 0.0, kz, kv, emp, fx.u,
-                                fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, tmp)
-                out[...] = tmp
+    def work(c: int, t: int) -> None:
+        if buffers[t] is None:
+            buffers[t] = (np.empty((CHUNK, m)), np.empty((CHUNK, m)), np.empty(m), np.empty(m),
+                          make_rank_scratch(m))
+        zbuf, vbuf, eps, a, scratch = buffers[t]
+        r0 = c * CHUNK
+        nrep = min(CHUNK, n_mc - r0)
+        z = zbuf[:nrep]
+        g = np.random.Generator(np.random.PCG64(children[c]))
+        g.standard_normal(out=z)
+        for d, dist in enumerate(dlist):
+            out = samples[d, :, r0:r0 + nrep]
+            if dist.kind == "user":
+                v = dist._user_draw(_mix_rng(children[c], dist), (nrep, m))
+                kz, kv = v, v
+            elif dist.needs_mixing:
+                v = vbuf[:nrep]
+                _mix_rng(children[c], dist).standard_gamma(0.5 * dist.nu, out=v)
+                v *= 2.0
+                kz, kv = z, v
+            else:
+                kz, kv = z, z
+            emp = dist.values if dist.values is not None else fx.u[:1]
+            tmp = np.empty((codes.size, nrep))
+            mc_chunk_kernel(codes, dist.code, dist.nu if dist.kind == "t" else 0.0, kz, kv, emp, fx.u,
+                            fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, tmp)
+            out[...] = tmp
 
-    if T == 1:
-        worker(0)
-    else:
-        with ThreadPoolExecutor(max_workers=T) as ex:
-            for f in [ex.submit(worker, t) for t in range(T)]:
-                f.result()
+    # threads over chunks; Ctrl-C stops them between chunks (mcref.parallel)
+    map_chunks(work, n_chunks, T)
     return Simulation(names=tuple(i.name for i in infos), dists=dlist, samples=samples, n_bins=nb)
 
 

@@ -32,6 +32,8 @@ LN_2PI = float(np.log(2.0 * np.pi))
 # indices of the mean-pass sums
 _S0, _SZ, _SZC2, _SZ2, _SE2, _SU2, _SLNU2 = range(7)
 N_SUMS = 7
+#: points per parallel block of the O(M) jackknife
+_JACK_BLOCK = 4096
 
 
 @njit(**NJIT)
@@ -293,18 +295,21 @@ def jack_mean_kernel(code, z, zshift, z2, E2, u2, lnu2, out):
         zc = z[i] - zshift
         szc += zc
         szc2 += zc * zc
-    for j in prange(m):
+    # blocks of points, one scratch vector per block: no allocation per point
+    n_blocks = (m + _JACK_BLOCK - 1) // _JACK_BLOCK
+    for blk in prange(n_blocks):
         s = np.empty(N_SUMS)
-        zc = z[j] - zshift
-        s[_S0] = tot[_S0] - 1.0
-        s[_SZ] = tot[_SZ] - z[j]
-        a = szc - zc
-        s[_SZC2] = (szc2 - zc * zc) - a * a / s[_S0]
-        s[_SZ2] = tot[_SZ2] - z2[j]
-        s[_SE2] = tot[_SE2] - E2[j]
-        s[_SU2] = tot[_SU2] - u2[j]
-        s[_SLNU2] = tot[_SLNU2] - lnu2[j]
-        out[j] = finish_mean(code, s)
+        for j in range(blk * _JACK_BLOCK, min((blk + 1) * _JACK_BLOCK, m)):
+            zc = z[j] - zshift
+            s[_S0] = tot[_S0] - 1.0
+            s[_SZ] = tot[_SZ] - z[j]
+            a = szc - zc
+            s[_SZC2] = (szc2 - zc * zc) - a * a / s[_S0]
+            s[_SZ2] = tot[_SZ2] - z2[j]
+            s[_SE2] = tot[_SE2] - E2[j]
+            s[_SU2] = tot[_SU2] - u2[j]
+            s[_SLNU2] = tot[_SLNU2] - lnu2[j]
+            out[j] = finish_mean(code, s)
 
 
 @njit(**NJIT_PARALLEL)

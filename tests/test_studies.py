@@ -1,0 +1,312 @@
+"""Built-in studies: cells against naive NumPy on the same draws, exact laws, and the numbers
+saved with Pernot's 2024 papers (tests/data/README.md)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+import naive
+import mcref
+from mcref import studies, synthetic
+from mcref.exact import zmse_exact_bin
+from mcref.kernels import generative as KG
+from mcref.kernels.multibin import segment_layout
+from mcref.studies.scaling import CHUNK, _scaling_cell, model_distribution
+
+DATA = Path(__file__).parent / "data"
+
+
+# ----------------------------------------------------------------------------------------
+# synthetic models
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("k", [3.0, 6.0, 24.0])
+def test_ig_moments(k):
+    """u² ~ IG(k, k): E u² = k/(k−1), Var u² = k²/((k−1)²(k−2)); ε unit variance."""
+    M = 400_000
+    E, u = synthetic.ig(M, k, "t6", seed=3)
+    u2 = u**2
+    mean, var = k / (k - 1), k**2 / ((k - 1) ** 2 * (k - 2))
+    assert abs(u2.mean() - mean) < 5 * math.sqrt(var / M)
+    z2 = (E / u) ** 2  # t6 scaled: E ε² = 1, Var ε² = κ − 1 = 5
+    assert abs(z2.mean() - 1) < 5 * math.sqrt(5 / M)
+
+
+def test_nig_is_student_t():
+    """NIG: E = u·N(0,1), u² ~ IG(ν/2, ν/2) ⇒ E ~ Student-t(ν) exactly (normal scale mixture)."""
+    E, _ = synthetic.nig(20_000, 5, seed=4)
+    assert sps.kstest(E, sps.t(5).cdf).pvalue > 1e-3
+
+
+def test_tig_moments_and_errors():
+    E, u = synthetic.tig(200_000, 8, seed=5)  # u² ~ IG(3,3): mean 3/2
+    assert abs(np.mean(u**2) - 1.5) < 5 * math.sqrt(9 / 4 / 1 / 200_000)
+    assert sps.kstest(E / u * math.sqrt(8 / 6), sps.t(8).cdf).pvalue > 1e-3
+    with pytest.raises(ValueError, match="`nu_D` must be > 2"):
+        synthetic.tig(10, 2.0)
+    with pytest.raises(ValueError, match="`k` must be a finite number > 0"):
+        synthetic.ig(10, -1)
+    with pytest.raises(ValueError, match="`dist` must be a parametric distribution"):
+        synthetic.ig(10, 3, "empirical" if False else mcref.get_distribution("empirical", Z=np.arange(5.0)))
+
+
+def test_segment_layout_covers_every_grid():
+    cuts, seg = segment_layout(2000, [10, 30, 50])
+    for g, n in enumerate([10, 30, 50]):
+        starts = cuts[seg[g, :n + 1]]
+        assert starts.tolist() == naive.bin_starts(2000, n).tolist()
+
+
+# ----------------------------------------------------------------------------------------
+# scaling
+# ----------------------------------------------------------------------------------------
+def _naive_scaling(key, params, ss):
+    """The cell's draws (documented layout: per chunk of CHUNK repeats, one generator: IG
+    gamma, then normals, then χ² mixing) with plain NumPy statistics, repeat by repeat."""
+    dist = model_distribution(key["model"])
+    M, k, n_mc = key["M"], float(key["k"]), params["n_mc"]
+    out = {(n, s): [] for n in params["N"] for s in ("ENCE", "ZMSE")}
+    for c, child in enumerate(ss.spawn(-(-n_mc // CHUNK))):
+        R = min(CHUNK, n_mc - c * CHUNK)
+        g = np.random.Generator(np.random.PCG64(child))
+        u2 = np.sort(k / g.standard_gamma(k, (R, M)), axis=1)
+        z = g.standard_normal((R, M))
+        eps = z * np.sqrt((dist.nu - 2) / (2 * g.standard_gamma(dist.nu / 2, (R, M)))) if dist.kind == "t" else z
+        for r in range(R):
+            u = np.sqrt(u2[r])
+            E = u * eps[r]
+            for n in params["N"]:
+                out[n, "ENCE"].append(naive.ence(E, u, n))
+                out[n, "ZMSE"].append(naive.zmse(E, u, n))
+    return out
+
+
+@pytest.mark.parametrize("model", ["NIG", "T6IG"])
+def test_scaling_cell_matches_naive(model):
+    key, params = {"model": model, "M": 450, "k": 4}, {"N": [3, 7, 15], "n_mc": 37}
+    rows = _scaling_cell(key, params, np.random.SeedSequence(11), 1)
+    ref = _naive_scaling(key, params, np.random.SeedSequence(11))  # spawn() advances a SeedSequence
+    assert len(rows) == 6
+    for r in rows:
+        x = np.array(ref[r["N"], r["stat"]])
+        np.testing.assert_allclose(r["mean"], x.mean(), rtol=1e-12)
+        np.testing.assert_allclose(r["sd"], x.std(ddof=1), rtol=1e-9)
+        np.testing.assert_allclose(r["se"], x.std(ddof=1) / math.sqrt(x.size), rtol=1e-9)
+
+
+def test_scaling_cell_thread_count_invariant():
+    key, params = {"model": "T6IG", "M": 300, "k": 3}, {"N": [5, 10], "n_mc": 70}
+    a = _scaling_cell(key, params, np.random.SeedSequence(2), 1)
+    b = _scaling_cell(key, params, np.random.SeedSequence(2), 2)
+    assert a == b
+
+
+def test_scaling_zmse_matches_exact_chi2_law():
+    """Normal D: n_b·ZMS_b ~ χ²_{n_b} whatever u, so E ZMSE = (1/N) Σ_b E|ln(χ²_{n_b}/n_b)|."""
+    key, params = {"model": "NIG", "M": 1000, "k": 3}, {"N": [10, 30], "n_mc": 1500}
+    for r in _scaling_cell(key, params, np.random.SeedSequence(5), 2):
+        if r["stat"] == "ZMSE":
+            exact = float(np.mean(zmse_exact_bin(np.diff(naive.bin_starts(1000, r["N"])))))
+            assert abs(r["mean"] - exact) < 4 * r["se"], (r, exact)
+
+
+def _published_cells():
+    t = pd.read_csv(DATA / "simref_appB_cells.csv")
+    t["model"] = np.where(t["file"].str.contains("_T6"), "T6IG", "NIG")
+    t["stat"] = np.where(t["file"].str.startswith("testENCE"), "ENCE", "ZMSE")
+    return t
+
+
+@pytest.mark.parametrize("model", ["NIG", "T6IG"])
+@pytest.mark.parametrize("k", [3, 24])
+def test_scaling_reproduces_published_cells(model, k):
+    """Pernot's saved appendix-B cells (N_MC = 5000) at M = 2000: agree within 4 combined se."""
+    pub = _published_cells()
+    rows = _scaling_cell({"model": model, "M": 2000, "k": k}, {"N": [10, 20, 30, 40, 50], "n_mc": 5000},
+                         np.random.SeedSequence(2024), 2)
+    for r in rows:
+        p = pub[(pub.model == model) & (pub.stat == r["stat"]) & (pub.M == 2000) & (pub.k_shape == k) & (pub.N == r["N"])]
+        assert len(p) == 1
+        se = math.hypot(r["se"], float(p.theta_se.iloc[0]))
+        assert abs(r["mean"] - float(p.theta_mean.iloc[0])) < 4 * se, (r, p)
+
+
+def test_published_cells_refit_gives_published_slopes():
+    """The paper's OLS over its 150 cells per model: NIG ENCE b ≈ 0.56, ZMSE ≈ 1.14; T6IG
+    ENCE 0.004 + 0.779x, ZMSE 0.006 + 1.577x. ScalingResult.fits on that table must say so."""
+    pub = _published_cells().rename(columns={"k_shape": "k", "theta_mean": "mean", "theta_se": "se"})
+    res = studies.ScalingResult(name="scaling", params={}, seed=0, table=pub)
+    f = res.fits.set_index(["model", "stat"])
+    assert round(f.loc[("NIG", "ENCE"), "b"], 2) == 0.56
+    assert round(f.loc[("NIG", "ZMSE"), "b"], 2) == 1.14
+    assert round(f.loc[("T6IG", "ENCE"), "a"], 3) == 0.004 and round(f.loc[("T6IG", "ENCE"), "b"], 3) == 0.779
+    assert round(f.loc[("T6IG", "ZMSE"), "a"], 3) == 0.006 and round(f.loc[("T6IG", "ZMSE"), "b"], 3) == 1.577
+    # OLS standard errors against scipy's linregress on the same points
+    g = pub[(pub.model == "T6IG") & (pub.stat == "ZMSE")]
+    lr = sps.linregress(np.sqrt(g.N / g.M), g["mean"])
+    np.testing.assert_allclose([f.loc[("T6IG", "ZMSE"), c] for c in ("a", "b", "se_a", "se_b")],
+                               [lr.intercept, lr.slope, lr.intercept_stderr, lr.stderr], rtol=1e-10)
+
+
+def test_scaling_study_table_and_fit():
+    res = studies.scaling(models=("NIG",), M=(600, 1200), N=(10, 20), k=(4,), n_mc=300, n_jobs=1, progress=False)
+    assert res.table.columns.tolist() == ["model", "M", "N", "k", "stat", "mean", "se", "sd"]
+    assert len(res.table) == 2 * 2 * 2
+    assert res.n_computed == 2 and res.n_loaded == 0
+    f = res.fits
+    assert f.columns.tolist()[:6] == ["model", "stat", "a", "b", "se_a", "se_b"]
+    zmse = f[f.stat == "ZMSE"].iloc[0]
+    # first-order slope sqrt(4/π) = 1.128 for normal D (a + b x with a ≈ 0): loose, 4 points
+    assert abs(zmse.b - zmse.b_asymptotic) < 0.15
+    w = res.fit(weighted=True)
+    assert set(w.columns) >= {"a", "b", "se_a", "se_b", "chi2_red"}
+
+
+def test_scaling_bit_identical_across_jobs_and_order():
+    kw = dict(models=("NIG", "T6IG"), M=(400,), N=(5, 10), k=(3, 6), n_mc=40, progress=False)
+    a = studies.scaling(**kw, n_jobs=1).table
+    b = studies.scaling(**kw, n_jobs=2).table
+    pd.testing.assert_frame_equal(a, b)
+    # a cell's stream depends on its key only: a sub-grid gives the same rows
+    c = studies.scaling(**{**kw, "models": ("T6IG",), "k": (6,)}, n_jobs=1).table
+    pd.testing.assert_frame_equal(c.reset_index(drop=True),
+                                  a[(a.model == "T6IG") & (a.k == 6)].reset_index(drop=True))
+
+
+def test_scaling_bad_input():
+    with pytest.raises(ValueError, match="unknown model 'XIG'"):
+        studies.scaling(models=("XIG",), progress=False)
+    with pytest.raises(ValueError, match="leaves fewer than `min_count`=30"):
+        studies.scaling(M=(100,), N=(10,), progress=False)
+    with pytest.raises(ValueError, match="`k` must hold finite numbers > 0"):
+        studies.scaling(k=(0,), progress=False)
+    with pytest.raises(ValueError, match="`N` lists a value twice"):
+        studies.scaling(N=(10, 10), progress=False)
+
+
+# ----------------------------------------------------------------------------------------
+# sensitivity
+# ----------------------------------------------------------------------------------------
+def test_sensitivity_reproduces_published_normal_reference():
+    """Pernot's saved normal-D references for QM9_E's u, 50 bins, N_MC = 10⁴ (Tmp/sensData.Rda):
+    ENCE 0.035381, ZMSE 0.067872, CC 0.37317; and E ZMS = 1 exactly for any unit-variance D."""
+    res = studies.sensitivity(datasets=("QM9_E",), nu=(4,), n_mc=1500, n_jobs=1, progress=False)
+    t = res.table.set_index(["dist", "stat"])
+    for stat, pub in (("ENCE", 0.035381), ("ZMSE", 0.067872), ("CC", 0.37317)):
+        r = t.loc[("normal", stat)]
+        assert abs(r["mean"] - pub) < 4 * math.hypot(r["se"], r["sd"] / 100), (stat, r["mean"], pub)
+    for dist in ("normal", "t(4)"):
+        r = t.loc[(dist, "ZMS")]
+        assert abs(r["mean"] - 1) < 4 * r["se"]
+    # heavier tails raise the binned references (paper: ENCE 0.0354 normal -> larger for t)
+    assert t.loc[("t(4)", "ENCE"), "diff_normal"] > 4 * t.loc[("t(4)", "ENCE"), "se_diff"]
+    s = res.sensitive.set_index("stat")
+    assert bool(s.loc["ENCE", "sensitive"]) and not bool(s.loc["ZMS", "sensitive"])
+
+
+def test_sensitivity_user_u_and_errors():
+    rng = np.random.default_rng(1)
+    u = rng.lognormal(size=500)
+    res = studies.sensitivity(u=u, name="mine", nu=(5,), stats=("ZMS",), n_bins=5, n_mc=100, n_jobs=1,
+                              progress=False)
+    assert res.table["dataset"].unique().tolist() == ["mine"]
+    assert "u" not in res.params and "u_sha256" in res.params
+    with pytest.raises(ValueError, match="`nu` must hold values > 2"):
+        studies.sensitivity(nu=(2,), progress=False)
+    with pytest.raises(ValueError, match="unknown dataset 'nope'"):
+        studies.sensitivity(datasets=("nope",), progress=False)
+
+
+# ----------------------------------------------------------------------------------------
+# extrapolation
+# ----------------------------------------------------------------------------------------
+def test_extrapolation_points_and_fit_against_scipy():
+    ds = mcref.datasets.load("Diffusion_RF")  # M = 2040: N = 10..100 (M/N > 20)
+    res = studies.extrapolation("Diffusion_RF")
+    assert res.N.tolist() == list(range(10, 101, 10))
+    np.testing.assert_allclose(res.zmse, [naive.zmse(ds.E, ds.u, int(n)) for n in res.N], rtol=1e-12)
+    lr = sps.linregress(res.x[res.N > 20], res.zmse[res.N > 20])
+    np.testing.assert_allclose([res.a, res.b, res.se_a, res.se_b],
+                               [lr.intercept, lr.slope, lr.intercept_stderr, lr.stderr], rtol=1e-10)
+    assert res.consistent == (abs(lr.intercept) <= 2 * lr.intercept_stderr)
+
+
+def test_extrapolation_rejects_all_nine_sets_as_published():
+    """Appendix C: 'All the datasets are failing this validation test'."""
+    for name in mcref.datasets.names():
+        res = studies.extrapolation(name)
+        assert not res.consistent, name
+        assert res.N[-1] == min(150, (res.M - 1) // 20 // 10 * 10)
+
+
+def test_extrapolation_errors():
+    E, u = synthetic.ig(300, 4, seed=1)
+    with pytest.raises(ValueError, match="the fit needs at least 3"):
+        studies.extrapolation(E, u)
+    with pytest.raises(ValueError, match="give `E` and `u`"):
+        studies.extrapolation(E)
+
+
+# ----------------------------------------------------------------------------------------
+# reliability
+# ----------------------------------------------------------------------------------------
+def test_reliability_size_of_zms_test_near_95():
+    """Calibrated NIG data with light tails (ν = 20): the BCa test of ZMS = 1 validates ~95 %."""
+    res = studies.reliability(model="NIG", nu=(20,), M=1000, n_rep=200, n_boot=500, n_jobs=1, progress=False)
+    r = res.table.set_index("stat").loc["ZMS"]
+    k = round(r["p_val"] * 200)
+    assert sps.binomtest(k, 200, 0.95).pvalue > 0.01
+    assert r["low"] < r["p_val"] < r["high"]
+
+
+def test_reliability_tig_keeps_u_fixed_and_reports_scores():
+    res = studies.reliability(model="TIG", nu=(3, 8), M=400, n_rep=6, n_boot=200, stats=("ZMS", "ENCE"),
+                              n_mc=100, n_bins=5, n_jobs=1, progress=False)
+    t = res.table
+    assert set(t["zeta"]) == {"BS", "Sim", "Sim2"}
+    assert not ((t.stat == "ENCE") & (t.zeta == "BS")).any()  # no predefined reference
+    # u drawn once for the study: its shape screen is the same in every cell
+    assert t.groupby("nu")["beta_u2"].first().nunique() == 1
+    assert t.groupby("nu")["beta_E2"].first().nunique() == 2
+    with pytest.raises(ValueError, match="the TIG model needs ν > 2"):
+        studies.reliability(model="TIG", nu=(2,), progress=False)
+    with pytest.raises(ValueError, match="unknown score 'X'"):
+        studies.reliability(scores=("X",), progress=False)
+
+
+@pytest.mark.slow
+def test_reliability_reproduces_published_nig_rce_drop():
+    """Heavy-tails paper, NIG, M = 5000, B = 5000, 1000 repeats: P_val(RCE) = 0.780 at ν = 2 and
+    0.868 at ν = 3 (saved R/testValidRCE.Rda). Same study here: agree within binomial noise."""
+    res = studies.reliability(model="NIG", nu=(2, 3), n_rep=1000, progress=False)
+    t = res.table.set_index(["nu", "stat"])
+    for nu, pub in ((2, 0.780), (3, 0.868)):
+        p = t.loc[(nu, "RCE"), "p_val"]
+        se = math.sqrt(2 * pub * (1 - pub) / 1000)
+        assert abs(p - pub) < 3 * se, (nu, p, pub)
+
+
+# ----------------------------------------------------------------------------------------
+# the CLI
+# ----------------------------------------------------------------------------------------
+def test_cli_study_small_and_extrapolation(capsys, tmp_path):
+    from mcref.cli import main
+
+    store = tmp_path / "s.sqlite"
+    assert main(["study", "scaling", "--small", "--models", "NIG", "--n-mc", "50", "--n-jobs", "1",
+                 "--no-progress", "--store", str(store)]) == 0
+    out = capsys.readouterr().out
+    assert "fits: theta_ref = a + b*sqrt(N/M)" in out and "4 cells computed" in out
+    assert main(["study", "scaling", "--small", "--models", "NIG", "--n-mc", "50", "--n-jobs", "1",
+                 "--no-progress", "--store", str(store)]) == 0
+    assert "0 cells computed, 4 read back" in capsys.readouterr().out
+    assert main(["study", "scaling", "--small", "--models", "NIG", "--n-mc", "60", "--n-jobs", "1",
+                 "--no-progress", "--store", str(store)]) == 2
+    assert "n_mc" in capsys.readouterr().err
+    assert main(["study", "extrapolation", "--dataset", "Diffusion_RF"]) == 0
+    assert "not consistent" in capsys.readouterr().out
