@@ -14,10 +14,11 @@ function  :math:`u^2`                             :math:`D`                paper
 ``ig``    IG(k, k)                               any D (normal, t6, …)   App. B scaling
 ========  =====================================  ======================  ==============
 
-The studies (:mod:`mcref.studies`) draw millions of these datasets through the same two
-functions, :func:`draw_u2` and :func:`draw_deviates`, chunk by chunk from per-chunk
-NumPy generators (NumPy's gamma and ziggurat normal samplers are faster than numba's and
-release the GIL); the statistics are then computed by numba kernels.
+The studies (:mod:`mcref.studies`) draw millions of these datasets through the same
+function, :func:`draw`, chunk by chunk, each chunk from its own xoshiro256** stream
+(:func:`mcref.kernels.rng.chunk_states`); the draws are numba kernels
+(:mod:`mcref.kernels.synthetic`: Marsaglia–Tsang gamma, ziggurat normal), the
+statistics too.
 
 References
 ----------
@@ -37,8 +38,10 @@ import numpy as np
 from ._validation import check_int, check_seed
 from .generative import Distribution, get_distribution
 from .kernels import generative as KG
+from .kernels.rng import chunk_states
+from .kernels.synthetic import draw_ig_dataset
 
-__all__ = ["draw_u2", "draw_deviates", "ig", "nig", "tig"]
+__all__ = ["draw", "stream", "ig", "nig", "tig"]
 
 
 def _check_shape_param(a, name: str) -> float:
@@ -51,29 +54,28 @@ def _check_shape_param(a, name: str) -> float:
     return v
 
 
-def draw_u2(gen: np.random.Generator, a: float, size, *, scale: float = 1.0) -> np.ndarray:
-    r"""Draw :math:`u^2 = \sigma^2 a / G`, :math:`G \sim \Gamma(a, 1)`: :math:`u^2/\sigma^2 \sim \mathrm{IG}(a, a)`.
+def stream(seed) -> np.ndarray:
+    """The xoshiro256** state (uint64[4]) of a dataset drawn from ``seed`` (None, int or SeedSequence)."""
+    return chunk_states(check_seed(seed), 1)[0]
 
-    Mean :math:`\sigma^2 a/(a-1)` for :math:`a > 1`; ``scale`` is σ².
+
+def draw(state: np.ndarray, a: float, dist: Distribution, shape, *, scale: float = 1.0):
+    r"""Draw ``(u2, eps)`` of the given shape from the stream ``state`` (advanced in place).
+
+    :math:`u^2 = \sigma^2 a/G`, :math:`G \sim \Gamma(a, 1)` (σ² = ``scale``), then
+    :math:`\varepsilon \sim D`; ``dist`` must be parametric (normal, t(ν), uniform,
+    laplace). Rows of a 2-D shape are independent datasets.
     """
-    g = gen.standard_gamma(a, size)
-    np.divide(a * scale, g, out=g)
-    return g
-
-
-def draw_deviates(gen: np.random.Generator, dist: Distribution, size) -> tuple[np.ndarray, np.ndarray]:
-    """Standard normal deviates ``z`` and, for t(ν), the χ²_ν mixing variates ``v``.
-
-    ε = ``kernels.generative.transform(dist.code, ν, z, v)``; for D other than t, ``v`` is
-    ``z`` itself (unused). Draw order: z, then v.
-    """
-    z = gen.standard_normal(size)
-    if dist.needs_mixing:
-        v = gen.standard_gamma(0.5 * dist.nu, size)
-        v *= 2.0
-    else:
-        v = z
-    return z, v
+    u2 = np.empty(shape)
+    z = np.empty(shape)
+    v = np.empty(shape) if dist.needs_mixing else z
+    nu = dist.nu if dist.kind == "t" else 0.0
+    draw_ig_dataset(state, float(a), float(scale), dist.code, nu, u2, z, v)
+    eps = np.empty(shape)
+    for r in range(1 if u2.ndim == 1 else u2.shape[0]):
+        zr, vr, er = (z, v, eps) if u2.ndim == 1 else (z[r], v[r], eps[r])
+        KG.transform(dist.code, nu, zr, vr, er, er)
+    return u2, eps
 
 
 def _dataset(M: int, a: float, dist, seed, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -81,11 +83,7 @@ def _dataset(M: int, a: float, dist, seed, scale: float = 1.0) -> tuple[np.ndarr
     d = dist if isinstance(dist, Distribution) else get_distribution(dist)
     if d.kind in ("empirical", "user"):
         raise ValueError(f"`dist` must be a parametric distribution (normal, t(nu), uniform, laplace), got {d.label}")
-    gen = np.random.default_rng(check_seed(seed))
-    u2 = draw_u2(gen, a, M, scale=scale)
-    z, v = draw_deviates(gen, d, M)
-    eps = np.empty(M)
-    KG.transform(d.code, d.nu if d.kind == "t" else 0.0, z, v, eps, eps)
+    u2, eps = draw(stream(seed), a, d, M, scale=scale)
     u = np.sqrt(u2)
     return u * eps, u
 

@@ -15,8 +15,8 @@ import naive
 import mcref
 from mcref import studies, synthetic
 from mcref.exact import zmse_exact_bin
-from mcref.kernels import generative as KG
 from mcref.kernels.multibin import segment_layout
+from mcref.kernels.rng import chunk_states
 from mcref.studies.scaling import CHUNK, _scaling_cell, model_distribution
 
 DATA = Path(__file__).parent / "data"
@@ -66,17 +66,15 @@ def test_segment_layout_covers_every_grid():
 # scaling
 # ----------------------------------------------------------------------------------------
 def _naive_scaling(key, params, ss):
-    """The cell's draws (documented layout: per chunk of CHUNK repeats, one generator: IG
-    gamma, then normals, then χ² mixing) with plain NumPy statistics, repeat by repeat."""
+    """The cell's draws (documented layout: per chunk of CHUNK repeats, one xoshiro stream:
+    IG gamma, then normals, then χ² mixing) with plain NumPy statistics, repeat by repeat."""
     dist = model_distribution(key["model"])
     M, k, n_mc = key["M"], float(key["k"]), params["n_mc"]
     out = {(n, s): [] for n in params["N"] for s in ("ENCE", "ZMSE")}
-    for c, child in enumerate(ss.spawn(-(-n_mc // CHUNK))):
+    for c, st in enumerate(chunk_states(ss, -(-n_mc // CHUNK))):
         R = min(CHUNK, n_mc - c * CHUNK)
-        g = np.random.Generator(np.random.PCG64(child))
-        u2 = np.sort(k / g.standard_gamma(k, (R, M)), axis=1)
-        z = g.standard_normal((R, M))
-        eps = z * np.sqrt((dist.nu - 2) / (2 * g.standard_gamma(dist.nu / 2, (R, M)))) if dist.kind == "t" else z
+        u2, eps = synthetic.draw(st, k, dist, (R, M))  # the documented draw order of a chunk
+        u2 = np.sort(u2, axis=1)
         for r in range(R):
             u = np.sqrt(u2[r])
             E = u * eps[r]

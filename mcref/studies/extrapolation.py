@@ -134,7 +134,7 @@ def extrapolation(E, u=None, *, step: int = 10, n_max: int = 150, min_count: int
     >>> rng = np.random.default_rng(0)
     >>> u = rng.lognormal(size=20_000); E = u * rng.normal(size=u.size)
     >>> res = extrapolation(E, u)
-    >>> res.N[-1], res.verdict
+    >>> int(res.N[-1]), res.verdict
     (150, 'consistent')
     """
     if u is None:

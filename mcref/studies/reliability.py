@@ -29,6 +29,7 @@ and the mean shape screen (β_GM and κ_CS of u², E², Z²) of its datasets.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -36,13 +37,13 @@ import numpy as np
 from scipy.stats import binomtest
 
 from .._validation import check_int
+from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from ..bootstrap import bootstrap_many
 from ..generative import get_distribution
 from ..reference import simulate
 from ..shape import shape_screen
 from ..stats import info
-from ..kernels import generative as KG
-from ..synthetic import _dataset, draw_deviates, draw_u2
+from ..synthetic import _dataset, draw, stream
 from ..zeta import zeta, zeta_sim2
 from ._result import StudyResult
 from ._runner import StudySpec, run_study
@@ -78,18 +79,18 @@ def _reliability_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thr
     shape = np.empty((n_rep, len(_SHAPE)))
     u_fixed = None
     if params["fixed_u"]:
-        u_fixed = np.sqrt(draw_u2(np.random.default_rng(params["u_seed"]), a, M))
+        u_fixed = np.sqrt(draw(stream(params["u_seed"]), a, dist, M)[0])
     for i, child in enumerate(ss.spawn(n_rep)):
         s_data, s_boot, s_sim = child.spawn(3)
         if u_fixed is None:
             E, u = _dataset(M, a, dist, s_data)
         else:
             u = u_fixed
-            dz, dv = draw_deviates(np.random.default_rng(s_data), dist, M)
-            eps = np.empty(M)
-            KG.transform(dist.code, dist.nu if dist.kind == "t" else 0.0, dz, dv, eps, eps)
-            E = u * eps
-        boots = bootstrap_many(stats, E, u, n_boot=B, n_bins=n_bins, seed=s_boot)
+            E = u * draw(stream(s_data), a, dist, M)[1]
+        with warnings.catch_warnings():  # counted in `excludes_estimate`; degenerate cases are expected
+            warnings.simplefilter("ignore", BiasedIntervalWarning)
+            warnings.simplefilter("ignore", DegenerateBootstrapWarning)
+            boots = bootstrap_many(stats, E, u, n_boot=B, n_bins=n_bins, seed=s_boot)
         sim = simulate(stats, u, dists=[dist], n_mc=n_mc, n_bins=n_bins, seed=s_sim, n_threads=n_threads) \
             if need_sim else None
         for s in stats:

@@ -1,0 +1,365 @@
+"""Normal and gamma variates inside numba kernels, from the per-chunk xoshiro256** streams.
+
+Every ``next_*`` / ``fill_*`` function takes the 4 × uint64 state array ``s`` of
+:mod:`mcref.kernels.rng` (one per chunk, from :func:`~mcref.kernels.rng.chunk_states`;
+see ``docs/methods.md``, section "Random numbers") and advances it in place, so a chunk's
+variates depend only on its own state. The words drawn are those of
+:func:`~mcref.kernels.rng.next_u64`.
+
+* :func:`next_normal` — N(0, 1) by a 256-layer ziggurat of equal-area layers with exact
+  wedge rejection and Marsaglia's exact tail method (Marsaglia & Tsang 2000).
+* :func:`next_gamma` — Gamma(a, 1) by Marsaglia & Tsang's squeeze/rejection method for
+  a ≥ 1, and the boost Gamma(a) = Gamma(a + 1)·U^(1/a) for 0 < a < 1.
+* :func:`next_exponential` — Exp(1) by inversion, −ln U.
+* :func:`fill_normal`, :func:`fill_gamma` — fill a C-contiguous 1-D or 2-D float64
+  array in row-major order; identical to repeated ``next_*`` calls on the same state.
+
+Bit usage of the one 64-bit word ``w`` behind each ziggurat attempt: bits 0–7 pick the
+layer i, bit 8 the sign, bits 11–63 (the top 53 bits) the uniform integer j ∈ [0, 2^53)
+that places |x| = j·2^-53·X[i] along the layer; bits 9–10 are unused. Layer, sign and
+position come from disjoint bits, so they are independent (the layer/position correlation
+of the 32-bit original does not arise). 98.8 % of attempts end with one integer
+comparison j < K[i]; the others draw one more uniform (wedge test, 255 layers) or run the
+tail algorithm (base layer); a rejected attempt starts over with a fresh word.
+
+Implementation: the generators run on the state as a tuple of four uint64 scalars, kept
+in registers by the loops. numba adds a pair of atomic reference-count updates around
+every out-of-line call made by a function that holds the state *array*, so the ``next_*``
+functions are inlined whole (numba IR, ``inline="always"``) into the calling kernel,
+leaving no call; a kernel looping over ``next_normal(s)`` runs at the speed of
+:func:`fill_normal`. The fill loops inline the fast paths only and call the out-of-line
+slow paths with the state tuple (smaller loops, shorter compilation). Inlined code is
+compiled with the caller's numba options: under the project's ``NJIT`` options it gives
+the same bits as ``fill_*``.
+
+References: G. Marsaglia & W. W. Tsang, "The ziggurat method for generating random
+variables", J. Stat. Softw. 5(8) (2000), doi:10.18637/jss.v005.i08 (ziggurat and the
+tail method of Marsaglia 1964); G. Marsaglia & W. W. Tsang, "A simple method for
+generating gamma variables", ACM TOMS 26(3) (2000), doi:10.1145/358407.358414.
+
+>>> import numpy as np
+>>> from mcref.kernels.rng import chunk_states
+>>> s = chunk_states(np.random.SeedSequence(0), 1)[0]
+>>> z = np.empty((100, 1000))
+>>> fill_normal(s, z)
+>>> bool(abs(z.mean()) < 0.02 and abs(z.std() - 1.0) < 0.02)
+True
+>>> g = np.empty(100_000)
+>>> fill_gamma(s, 4.0, g)
+>>> bool(abs(g.mean() - 4.0) < 0.05 and abs(g.var() - 4.0) < 0.2)
+True
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, uint64
+
+from ._config import NJIT
+
+N_LAYERS = 256
+_TWO53 = 9007199254740992.0  # 2**53
+_INV_TWO53 = 1.0 / _TWO53
+
+
+# ---- ziggurat tables (NumPy / math, float64, once at import) -------------------------
+def _tail_area(r: float) -> float:
+    """∫_r^∞ exp(−x²/2) dx."""
+    return math.sqrt(0.5 * math.pi) * math.erfc(r / math.sqrt(2.0))
+
+
+def _layers_for(r: float, n: int) -> tuple[list[float], float, float]:
+    """Edges X[0..n−1] for tail start ``r``, the common area v, and the closure residual
+    f(X[n−1]) + v/X[n−1] − 1 (zero when the top layer has area v exactly), f = exp(−x²/2).
+
+    f(X[i+1]) − 1 = expm1(−X[i]²/2) + v/X[i] and X[i+1] = √(−2 log1p(·)) keep full
+    precision near the top, where f → 1.
+    """
+    v = r * math.exp(-0.5 * r * r) + _tail_area(r)
+    x = [v / math.exp(-0.5 * r * r), r]
+    for _ in range(1, n - 1):
+        ym1 = math.expm1(-0.5 * x[-1] ** 2) + v / x[-1]
+        if ym1 >= 0.0:  # r too small: the layers reach the top too early
+            return x, v, math.inf
+        x.append(math.sqrt(-2.0 * math.log1p(ym1)))
+    return x, v, math.expm1(-0.5 * x[-1] ** 2) + v / x[-1]
+
+
+def ziggurat_tables(n: int = N_LAYERS) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Edges ``X`` and ordinates ``F`` (n + 1 values each) of an n-layer ziggurat for
+    f(x) = exp(−x²/2), with the tail start ``r`` and the common layer area ``v``.
+
+    Layer i ∈ [0, n) is the box [0, X[i]] × [F[i], F[i+1]] of area v: X[0] = v/f(r) is
+    the base layer's virtual width (its part beyond r is the tail ∫_r^∞ f), X[1] = r,
+    f(X[i+1]) = f(X[i]) + v/X[i], X[n] = 0; F[0] = 0, F[i] = f(X[i]), F[n] = 1. ``r``
+    is found by bisection so that the top layer closes at f = 1 (Marsaglia & Tsang,
+    J. Stat. Softw. 5(8) 2000, doi:10.18637/jss.v005.i08).
+    """
+    lo, hi = 2.0, 5.0
+    while True:
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if _layers_for(mid, n)[2] > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    r = hi
+    xs, v, _ = _layers_for(r, n)
+    X = np.array(xs + [0.0])
+    F = np.exp(-0.5 * X * X)
+    F[0] = 0.0
+    F[n] = 1.0
+    return X, F, r, v
+
+
+_X, _F, ZIG_R, ZIG_V = ziggurat_tables()
+#: signed step per unit of j, indexed by the word's low 9 bits: ±X[k & 255]·2^-53
+_W = np.concatenate([_X[:N_LAYERS], -_X[:N_LAYERS]]) * _INV_TWO53
+#: fast acceptance: j < K[i]  ⇔  j·2^-53·X[i] < X[i+1] (the box fully under the curve)
+_K = np.floor(_X[1:] / _X[:N_LAYERS] * _TWO53).astype(np.uint64)
+_FL = _F[:N_LAYERS].copy()  # wedge bottom F[i]
+_FD = _F[1:] - _F[:N_LAYERS]  # wedge height F[i+1] − F[i]
+_INV_R = 1.0 / ZIG_R
+
+
+# ---- xoshiro256** on a register state (same words as rng.next_u64) -------------------
+@njit(**NJIT)
+def _rotl(x, k):
+    """Rotate the 64-bit word ``x`` left by ``k`` bits."""
+    return (x << uint64(k)) | (x >> uint64(64 - k))
+
+
+@njit(**NJIT)
+def _step(st):
+    """xoshiro256** on the state tuple ``st``: (next 64-bit word, new state); the word
+    sequence of :func:`mcref.kernels.rng.next_u64` on the same state."""
+    s0, s1, s2, s3 = st
+    result = _rotl(s1 * uint64(5), 7) * uint64(9)
+    t = s1 << uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    return result, (s0, s1, s2, s3)
+
+
+@njit(**NJIT)
+def _load(s):
+    """State array → state tuple."""
+    return (s[0], s[1], s[2], s[3])
+
+
+@njit(**NJIT)
+def _store(s, st):
+    """State tuple → state array (in place)."""
+    s[0], s[1], s[2], s[3] = st
+
+
+@njit(**NJIT)
+def _unit(w):
+    """Uniform in [0, 1) from the top 53 bits of ``w``."""
+    return np.float64(np.int64(w >> uint64(11))) * _INV_TWO53
+
+
+@njit(**NJIT)
+def _unit_open(w):
+    """Uniform in (0, 1] from the top 53 bits of ``w``: (j + 1)·2^-53."""
+    return np.float64(np.int64(w >> uint64(11)) + 1) * _INV_TWO53
+
+
+# ---- normal ----------------------------------------------------------------------------
+# Two compilations of one algorithm: the *_body functions hold all of it and are inlined
+# (numba IR) into next_* and hence into the caller's kernel; the fill loops inline only
+# the fast paths and call the out-of-line *_slow wrappers (smaller, faster-compiling
+# loops). Both consume the stream identically.
+@njit(**NJIT, inline="always")
+def _normal_body(st, w):
+    """N(0, 1) from the attempt word ``w`` and the state tuple: (z, new state).
+
+    z = ±j·2^-53·X[i] (i = bits 0–7, sign = bit 8, j = top 53 bits) is accepted when
+    j < K[i]; else the base layer (i = 0) takes the exact tail — x = E₁/r until 2E₂ > x²,
+    z = ±(r + x), E₁, E₂ ~ Exp(1) — and the other layers the wedge test
+    F[i] + U·(F[i+1] − F[i]) < exp(−z²/2); a rejection starts over with a fresh word
+    (Marsaglia & Tsang, J. Stat. Softw. 5(8) 2000, doi:10.18637/jss.v005.i08).
+    """
+    while True:
+        k = np.int64(w & uint64(0x1FF))
+        j = w >> uint64(11)
+        x = np.float64(np.int64(j)) * _W[k]
+        i = k & 0xFF
+        if j < _K[i]:
+            return x, st
+        if i == 0:
+            while True:
+                w1, st = _step(st)
+                w2, st = _step(st)
+                t = -math.log(_unit_open(w1)) * _INV_R
+                if -2.0 * math.log(_unit_open(w2)) > t * t:
+                    break
+            t += ZIG_R
+            return (t if k < 256 else -t), st
+        w1, st = _step(st)
+        if _FL[i] + _unit(w1) * _FD[i] < math.exp(-0.5 * x * x):
+            return x, st
+        w, st = _step(st)
+
+
+@njit(**NJIT)
+def _normal_slow(st, w):
+    """Out-of-line :func:`_normal_body`, for a word that failed the fast test (~1.2 %)."""
+    return _normal_body(st, w)
+
+
+@njit(**NJIT, inline="always")
+def _normal_fast(st):
+    """One N(0, 1) from the state tuple: (z, new state); the fast path inline, else
+    :func:`_normal_slow`."""
+    w, st = _step(st)
+    j = w >> uint64(11)
+    if j < _K[w & uint64(0xFF)]:
+        return np.float64(np.int64(j)) * _W[w & uint64(0x1FF)], st
+    return _normal_slow(st, w)
+
+
+@njit(**NJIT, inline="always")
+def next_normal(s):
+    """Standard normal N(0, 1): 256-layer ziggurat, exact wedges and tail (Marsaglia &
+    Tsang, J. Stat. Softw. 5(8) 2000, doi:10.18637/jss.v005.i08).
+
+    One word per attempt: bits 0–7 layer i, bit 8 sign, top 53 bits j; z = ±j·2^-53·X[i]
+    is accepted at once when j < K[i] (98.8 %).
+    """
+    w, st = _step(_load(s))
+    z, st = _normal_body(st, w)
+    _store(s, st)
+    return z
+
+
+@njit(**NJIT)
+def fill_normal(s, out):
+    """Fill C-contiguous float64 ``out`` (1-D or 2-D) with i.i.d. N(0, 1) in row-major
+    order: the values of repeated :func:`next_normal` calls, same final state."""
+    flat = out.reshape(out.size)
+    st = _load(s)
+    for n in range(flat.shape[0]):
+        z, st = _normal_fast(st)
+        flat[n] = z
+    _store(s, st)
+
+
+@njit(**NJIT, inline="always")
+def next_exponential(s):
+    """Exp(1) by inversion, −ln U with U = (j + 1)·2^-53 ∈ (0, 1], j the top 53 bits."""
+    w, st = _step(_load(s))
+    _store(s, st)
+    return -math.log(_unit_open(w))
+
+
+# ---- gamma -----------------------------------------------------------------------------
+@njit(**NJIT)
+def _gamma_dc(a):
+    """d = a − 1/3 and c = 1/√(9d) of Marsaglia & Tsang's method (a ≥ 1)."""
+    d = a - 1.0 / 3.0
+    return d, 1.0 / math.sqrt(9.0 * d)
+
+
+@njit(**NJIT, inline="always")
+def _gamma_accept(d, c, z, u):
+    """Marsaglia & Tsang's test of the attempt (z, u): (accepted, d·v), v = (1 + cz)³,
+    accepted when u < 1 − 0.0331·z⁴ (squeeze) or v > 0 and ln u < z²/2 + d(1 − v + ln v).
+    The squeeze needs no v > 0 test: v ≤ 0 means z ≤ −3√d ≤ −√6, so 0.0331·z⁴ > 1."""
+    v = 1.0 + c * z
+    z2 = z * z
+    if u < 1.0 - 0.0331 * (z2 * z2):
+        return True, d * (v * v * v)
+    if v <= 0.0:
+        return False, 0.0
+    v = v * v * v
+    return math.log(u) < 0.5 * z2 + d * (1.0 - v + math.log(v)), d * v
+
+
+@njit(**NJIT, inline="always")
+def _gamma_body(st, d, c):
+    """Gamma(d + 1/3, 1), d ≥ 2/3, from the state tuple: (g, new state). Each attempt
+    draws Z ~ N(0, 1) (:func:`_normal_body`), then U ~ U[0, 1) from one word."""
+    while True:
+        w, st = _step(st)
+        z, st = _normal_body(st, w)
+        w, st = _step(st)
+        ok, g = _gamma_accept(d, c, z, _unit(w))
+        if ok:
+            return g, st
+
+
+@njit(**NJIT)
+def _gamma_slow(st, d, c):
+    """Out-of-line :func:`_gamma_body`, after a rejected first attempt (~1 %)."""
+    return _gamma_body(st, d, c)
+
+
+@njit(**NJIT, inline="always")
+def _gamma_fast(st, d, c):
+    """As :func:`_gamma_body`, with the first attempt inline (normal fast path, squeeze and
+    exact test) and the rest out of line (:func:`_normal_slow`, :func:`_gamma_slow`)."""
+    z, st = _normal_fast(st)
+    w, st = _step(st)
+    ok, g = _gamma_accept(d, c, z, _unit(w))
+    if ok:
+        return g, st
+    return _gamma_slow(st, d, c)
+
+
+@njit(**NJIT)
+def _gamma_consts(a):
+    """(d, c, 1/a) for shape a > 0, with d, c those of a + 1 when a < 1 (the boost)."""
+    d, c = _gamma_dc(a if a >= 1.0 else a + 1.0)
+    return d, c, 1.0 / a
+
+
+@njit(**NJIT)
+def _boost(g, w, inv_a):
+    """Gamma(a + 1) → Gamma(a), a < 1: g·U^(1/a), U = (j + 1)·2^-53 ∈ (0, 1] from ``w``."""
+    return g * math.exp(math.log(_unit_open(w)) * inv_a)
+
+
+@njit(**NJIT, inline="always")
+def next_gamma(s, a):
+    """Gamma(a, 1), a > 0. a ≥ 1: d·(1 + cZ)³, d = a − 1/3, c = 1/√(9d), accepted by the
+    squeeze U < 1 − 0.0331·Z⁴ or ln U < Z²/2 + d(1 − v + ln v); 0 < a < 1: Gamma(a + 1)·U^(1/a)
+    (Marsaglia & Tsang, ACM TOMS 26(3) 2000, doi:10.1145/358407.358414). NaN unless a > 0
+    (no draw)."""
+    if not a > 0.0:
+        return np.nan
+    d, c, inv_a = _gamma_consts(a)
+    g, st = _gamma_body(_load(s), d, c)
+    if a < 1.0:
+        w, st = _step(st)
+        g = _boost(g, w, inv_a)
+    _store(s, st)
+    return g
+
+
+@njit(**NJIT)
+def fill_gamma(s, a, out):
+    """Fill C-contiguous float64 ``out`` (1-D or 2-D) with i.i.d. Gamma(a, 1) in row-major
+    order: the values of repeated :func:`next_gamma` calls, same final state. NaN unless
+    a > 0 (no draw)."""
+    flat = out.reshape(out.size)
+    if not a > 0.0:
+        flat[:] = np.nan
+        return
+    d, c, inv_a = _gamma_consts(a)
+    boost = a < 1.0
+    st = _load(s)
+    for n in range(flat.shape[0]):
+        g, st = _gamma_fast(st, d, c)
+        if boost:
+            w, st = _step(st)
+            g = _boost(g, w, inv_a)
+        flat[n] = g
+    _store(s, st)
