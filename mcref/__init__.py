@@ -11,7 +11,8 @@ True
 
 from __future__ import annotations
 
-from . import datasets
+from . import datasets, studies, synthetic
+from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning, ShrunkBinsWarning
 from .binning import Binning, equal_count_bins
 from .bootstrap import BootstrapResult, bootstrap, bootstrap_many
 from .generative import Distribution, get_distribution
@@ -25,6 +26,7 @@ from .zeta import zeta, zeta_sim2
 __version__ = "0.1.0"
 
 __all__ = [
+    "BiasedIntervalWarning", "DegenerateBootstrapWarning", "ShrunkBinsWarning", "studies", "synthetic",
     "Binning", "BootstrapResult", "ConfidenceInterval", "Distribution", "PairedDifference", "ReferenceResult",
     "ShapeScreen", "Simulation", "ValidationTable", "bootstrap", "bootstrap_many", "datasets",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",

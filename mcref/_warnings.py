@@ -17,3 +17,17 @@ class DegenerateBootstrapWarning(RuntimeWarning):
 
 class ShrunkBinsWarning(UserWarning):
     """The requested number of bins was reduced to respect ``min_count`` (``shrink=True``)."""
+
+
+class BiasedIntervalWarning(RuntimeWarning):
+    """The BCa interval does not contain the estimate θ̂ itself.
+
+    It happens when the statistic is strongly biased at this sample size: BCa shifts the
+    interval to correct for the bias (z0 far from 0). Typical for ENCE, ZMSE and UCE of
+    well-calibrated data, whose resampled values are all inflated by the sampling noise of
+    the bins. The interval is then an interval for the *bias-corrected* statistic: compare
+    it with a bias-corrected reference, not with the mean of simulated values of the
+    biased statistic (docs/methods.md, "Verdicts")."""
+
+    def __init__(self, msg: str | None = None):
+        super().__init__(msg or "the BCa interval excludes the estimate (strong finite-sample bias)")

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ._validation import as_float_array, check_choice, check_E_u, check_int, check_probability, check_seed
-from ._warnings import DegenerateBootstrapWarning
+from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .binning import bin_starts
 from .intervals import ConfidenceInterval
 from .kernels import stats as K
@@ -211,6 +211,11 @@ def bootstrap_many(
         theta, b = float(est[k]), _finite_replicates(boot[k], inf.name)
         dist = np.append(b, theta)
         lo, hi, used, z0, a = _interval(theta, b, lambda inf=inf: jackknife(inf, prep), method, alpha, inf.name)
+        if used == "bca" and not lo <= theta <= hi:
+            warnings.warn(BiasedIntervalWarning(
+                f"the BCa interval of {inf.name}, [{lo:.4g}, {hi:.4g}], excludes the estimate {theta:.4g}: the "
+                f"statistic is strongly biased at this sample size (z0 = {z0:.2f}); BCa corrects the interval "
+                "for that bias, so compare it with a bias-corrected reference"), stacklevel=2)
         out[inf.name] = BootstrapResult(
             name=inf.name, estimate=theta, bias=float(np.mean(dist) - theta), se=float(np.std(dist, ddof=1)),
             low=lo, high=hi, method=used, n_boot=n_boot, confidence_level=level, z0=z0, acceleration=a,
@@ -299,6 +304,10 @@ def bootstrap(
     DegenerateBootstrapWarning
         BCa is undefined (all replicates on one side of θ̂, or constant jackknife); the
         percentile interval is returned and ``method`` says so.
+    BiasedIntervalWarning
+        The BCa interval excludes θ̂ itself: the statistic is strongly biased at this
+        sample size and BCa shifted the interval to correct for it (common for ENCE,
+        ZMSE and UCE of well-calibrated data).
 
     Notes
     -----

@@ -41,20 +41,30 @@ def _fmt(x: float) -> str:
 
 
 def _stats_table(ds: datasets.Dataset, stats: list[str], n_bins: int, n_boot: int, seed, method: str) -> list[dict]:
-    res = bootstrap_many(stats, ds.E, ds.u, n_boot=n_boot, n_bins=n_bins, seed=seed, method=method)
+    import warnings
+
+    from ._warnings import BiasedIntervalWarning
+
+    with warnings.catch_warnings():  # marked in the table instead ("!")
+        warnings.simplefilter("ignore", BiasedIntervalWarning)
+        res = bootstrap_many(stats, ds.E, ds.u, n_boot=n_boot, n_bins=n_bins, seed=seed, method=method)
     return [{"dataset": ds.name, "stat": r.name, "estimate": r.estimate, "bias": r.bias, "se": r.se, "low": r.low,
-             "high": r.high, "method": r.method, "n_boot": r.n_boot} for r in res.values()]
+             "high": r.high, "method": r.method, "n_boot": r.n_boot,
+             "excludes_estimate": not r.low <= r.estimate <= r.high} for r in res.values()]
 
 
 def _print_stats(rows: list[dict]) -> None:
     head = ["dataset", "stat", "estimate", "bias", "se", "95% CI", "method"]
     body = [[r["dataset"], r["stat"], _fmt(r["estimate"]), _fmt(r["bias"]), _fmt(r["se"]),
-             f"[{_fmt(r['low'])}, {_fmt(r['high'])}]", r["method"]] for r in rows]
+             f"[{_fmt(r['low'])}, {_fmt(r['high'])}]" + ("!" if r["excludes_estimate"] else ""), r["method"]]
+            for r in rows]
     w = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
     fmt = "  ".join(f"{{:<{x}}}" for x in w)
     print(fmt.format(*head))
     for b in body:
-        print(fmt.format(*b))
+        print(fmt.format(*b).rstrip())
+    if any(r["excludes_estimate"] for r in rows):
+        print("!: the interval excludes its own estimate (strong finite-sample bias of the statistic)")
 
 
 def cmd_stats(args) -> int:

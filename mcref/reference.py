@@ -141,6 +141,48 @@ class Simulation:
             low=float(lo), high=float(hi), sd=sd, n_mc=n, samples=x.copy() if keep_samples else None,
         )
 
+    def p_value(self, name: str, dist, estimate: float, *, alternative: str = "two-sided") -> tuple[float, float]:
+        r"""Monte Carlo p-value of ``estimate`` against the simulated θ_k, and its standard error.
+
+        With :math:`n` repeats, :math:`n_\ge = \#\{\theta_k \ge \hat\theta\}` and
+        :math:`n_\le = \#\{\theta_k \le \hat\theta\}`:
+
+        .. math::
+
+            p_\mathrm{greater} = \frac{1 + n_\ge}{1 + n},\qquad
+            p_\mathrm{less} = \frac{1 + n_\le}{1 + n},\qquad
+            p_\mathrm{two\text{-}sided} = \min(1, 2\min(p_\mathrm{greater}, p_\mathrm{less}))
+
+        Under the null (data generated with this u and D), θ̂ and the θ_k are exchangeable,
+        so :math:`P(p \le \alpha) \le \alpha` exactly for any n (a Monte Carlo test,
+        Besag & Clifford 1989). The standard error :math:`\sqrt{p(1-p)/n}` is the Monte
+        Carlo uncertainty of p as an estimate of the p-value of an infinite simulation.
+
+        Parameters
+        ----------
+        name : str
+        dist : str or Distribution
+        estimate : float
+            θ̂ of the data.
+        alternative : {"two-sided", "greater", "less"}, default: "two-sided"
+            "greater": large values of the statistic are evidence against calibration
+            (ENCE, ZMSE, UCE).
+
+        Returns
+        -------
+        p, se : float
+        """
+        from ._validation import check_choice
+
+        alternative = check_choice(alternative, "alternative", ("two-sided", "greater", "less"))
+        d, k = self._index(name, dist)
+        x = self.samples[d, k]
+        n = x.size
+        pg = (1.0 + np.count_nonzero(x >= estimate)) / (1.0 + n)
+        pl = (1.0 + np.count_nonzero(x <= estimate)) / (1.0 + n)
+        p = pg if alternative == "greater" else pl if alternative == "less" else min(1.0, 2.0 * min(pg, pl))
+        return float(p), float(math.sqrt(p * (1.0 - p) / n))
+
     def paired_difference(self, name: str, dist1, dist2) -> PairedDifference:
         """θ_ref(D1) − θ_ref(D2) with its paired (CRN) standard error."""
         d1, k = self._index(name, dist1)
