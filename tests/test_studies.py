@@ -308,3 +308,62 @@ def test_cli_study_small_and_extrapolation(capsys, tmp_path):
     assert "n_mc" in capsys.readouterr().err
     assert main(["study", "extrapolation", "--dataset", "Diffusion_RF"]) == 0
     assert "not consistent" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------------------
+# verdicts: size and power of the validation rules
+# ----------------------------------------------------------------------------------------
+def _rate(res, stat, score, dist):
+    t = res.table
+    r = t[(t.stat == stat) & (t.score == score) & (t.dist == dist)]
+    assert len(r) == 1, (stat, score, dist)
+    return float(r["reject"].iloc[0]), int(r["n_rep"].iloc[0])
+
+
+def test_default_rule_has_size_5_percent_for_every_statistic():
+    """Calibrated data, test D = the true D: the default verdict's false-rejection rate is
+    the nominal 5 % for every statistic (binomial tolerance), whatever the statistic's bias."""
+    res = studies.verdicts(M=(600,), test_dists=("normal",), n_rep=300, n_boot=300, bca_stats=("ZMS", "RCE"),
+                           n_mc=1000, n_jobs=1, progress=False, seed=7)
+    for stat in ("ZMS", "RCE", "CC", "ENCE", "ZMSE", "UCE"):
+        rate, n = _rate(res, stat, "verdict", "mc")
+        assert sps.binomtest(round(rate * n), n, 0.05).pvalue > 0.01, (stat, rate)
+
+
+def test_default_rule_with_two_d_never_overrejects_and_paper_rule_does():
+    """validate's default D pair (normal, t6) on normal calibrated data: the default rule calls
+    at most ~5 % invalid; the published ζ_Sim rule rejects far more for ENCE (bias of the
+    statistic against a BCa interval), as measured in the issue (~40 %)."""
+    res = studies.verdicts(M=(1000,), stats=("ENCE", "ZMSE"), n_rep=150, n_boot=300, n_mc=1000, n_jobs=1,
+                           progress=False, seed=8)
+    for stat in ("ENCE", "ZMSE"):
+        inv, n = _rate(res, stat, "invalid", "mc")
+        assert sps.binomtest(round(inv * n), n, 0.05, alternative="greater").pvalue > 0.01, (stat, inv)
+        sim, _ = _rate(res, stat, "Sim", "normal")
+        assert sim > 0.2, (stat, sim)  # published rule under the TRUE D
+        paper, _ = _rate(res, stat, "verdict", "paper")
+        assert paper > 0.5, (stat, paper)
+
+
+def test_verdicts_power_on_miscalibrated_data():
+    """u too small by 25 %: the ZMS test and the Monte Carlo tests of ENCE/ZMSE reject nearly always."""
+    res = studies.verdicts(M=(2000,), scenario=("scale=1.25",), stats=("ZMS", "ENCE", "ZMSE"), n_rep=40,
+                           n_boot=300, bca_stats=("ZMS",), n_mc=500, n_jobs=1, progress=False)
+    for stat in ("ZMS", "ENCE", "ZMSE"):
+        assert _rate(res, stat, "verdict", "mc")[0] > 0.9, stat
+    with pytest.raises(ValueError, match="unknown scenario 'shift=2'"):
+        studies.verdicts(scenario=("shift=2",), progress=False)
+    with pytest.raises(ValueError, match="unknown source 'LN'"):
+        studies.verdicts(u=("LN",), progress=False)
+
+
+def test_verdicts_scenarios_shape_the_data():
+    from mcref.studies.verdicts import _reported_u, _scenario
+
+    u = np.linspace(1, 3, 1000)
+    eps = np.ones(1000)
+    E = _scenario("break", 2.0, u, eps, u)
+    assert np.all(E[u > np.median(u)] == 2 * u[u > np.median(u)]) and np.all(E[u <= np.median(u)] == u[u <= np.median(u)])
+    ur = _reported_u("gamma", 0.5, u)
+    np.testing.assert_allclose(np.mean(ur**2), np.mean(u**2))
+    assert np.ptp(ur / np.sqrt(u)) < 1e-12  # ∝ u^0.5

@@ -106,3 +106,62 @@ def test_bad_input(kw, match):
     u = np.linspace(1, 2, 2000)
     with pytest.raises(ValueError, match=match):
         mcref.validate(u * 0.5, u, **{"n_boot": 10, "n_mc": 10, **kw})
+
+
+@pytest.mark.parametrize(
+    "kw, want",
+    [
+        (dict(zeta_bs=0.3, p_sim={"normal": 0.001}, shape_flag=True), "unreliable"),
+        (dict(zeta_bs=1.2, p_sim={"normal": 0.9}, shape_flag=False), "invalid"),  # predefined: ζ_BS decides
+        (dict(zeta_bs=None, p_sim={"normal": 0.2, "t(6)": 0.6}, shape_flag=False), "valid"),
+        (dict(zeta_bs=None, p_sim={"normal": 0.01, "t(6)": 0.04}, shape_flag=False), "invalid"),
+        (dict(zeta_bs=None, p_sim={"normal": 0.01, "t(6)": 0.3}, shape_flag=False), "not testable"),
+        (dict(zeta_bs=None, p_sim={"normal": 0.05}, shape_flag=False), "invalid"),  # p <= alpha rejects
+    ],
+)
+def test_mc_verdict_branches(kw, want):
+    from mcref.validate import verdict_mc
+
+    assert verdict_mc(**kw) == want
+
+
+def test_p_value_is_the_monte_carlo_rank_formula():
+    u = np.linspace(0.5, 2.0, 900)
+    sim = mcref.simulate(["ENCE", "CC"], u, dists=["normal"], n_mc=199, seed=4)
+    x = sim.samples[0, 0]
+    th = float(np.quantile(x, 0.9))
+    p, se = sim.p_value("ENCE", "normal", th, alternative="greater")
+    assert p == (1 + np.sum(x >= th)) / 200 and se == pytest.approx(np.sqrt(p * (1 - p) / 199))
+    pl, _ = sim.p_value("ENCE", "normal", th, alternative="less")
+    assert pl == (1 + np.sum(x <= th)) / 200
+    p2, _ = sim.p_value("ENCE", "normal", th)
+    assert p2 == min(1.0, 2 * min(p, pl))
+    assert sim.p_value("CC", "normal", 10.0, alternative="greater")[0] == 1 / 200  # beyond every θ_k
+    with pytest.raises(ValueError, match="`alternative` must be one of"):
+        sim.p_value("CC", "normal", 0.0, alternative="bigger")
+
+
+def test_table_reports_p_values_both_verdicts_and_biased_intervals():
+    ds = mcref.datasets.load("Diffusion_RF")
+    tab = mcref.validate(ds.E, ds.u, n_boot=500, n_mc=500, seed=0, name=ds.name)
+    paper = mcref.validate(ds.E, ds.u, n_boot=500, n_mc=500, seed=0, name=ds.name, rule="paper")
+    for r, q in zip(tab.rows, paper.rows):
+        assert r.verdict_paper == q.verdict == q.verdict_paper
+        assert r.alternative == ("greater" if r.name in ("ENCE", "ZMSE") else "two-sided")
+        assert set(r.p_sim) == {"normal", "t(6)"} and all(0 < p <= 1 for p in r.p_sim.values())
+        assert r.excludes_estimate == (not r.low <= r.estimate <= r.high)
+    rec = tab.records()[3]
+    assert {"p_normal", "p_se_t(6)", "verdict_paper", "excludes_estimate"} <= set(rec)
+    assert '"rule": "mc"' in tab.to_json() and "p_normal" in tab.to_csv().splitlines()[0]
+    assert "p[normal]" in str(tab) and "paper" in str(tab)
+    with pytest.raises(ValueError, match="`rule` must be one of"):
+        mcref.validate(ds.E, ds.u, rule="strict")
+
+
+def test_bootstrap_warns_when_bca_excludes_the_estimate():
+    rng = np.random.default_rng(2)  # calibrated: ENCE biased up, z0 = -2.7, interval below θ̂
+    u = rng.uniform(0.5, 2, 4000)
+    E = u * rng.normal(size=4000)
+    with pytest.warns(mcref.BiasedIntervalWarning, match="excludes the estimate"):
+        r = mcref.bootstrap("ENCE", E, u, n_boot=1000, n_bins=40, seed=0)
+    assert r.method == "bca" and not r.low <= r.estimate <= r.high

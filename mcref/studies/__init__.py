@@ -8,7 +8,8 @@ Built-in studies (docs/methods.md, "Studies"):
 * :func:`scaling` — ENCE/ZMSE reference values vs M and N, fit a + b·√(N/M);
 * :func:`extrapolation` — ZMSE extrapolated to zero bin size (consistency test);
 * :func:`sensitivity` — reference values under t(ν) vs normal D for a dataset's u;
-* :func:`reliability` — validation probability of the ζ-tests on calibrated data.
+* :func:`reliability` — validation probability of the ζ-tests on calibrated data;
+* :func:`verdicts` — size and power of every score and verdict of :func:`mcref.validate`.
 """
 
 from ._result import StudyResult
@@ -17,7 +18,8 @@ from .extrapolation import ExtrapolationResult, extrapolation
 from .reliability import ReliabilityResult, reliability
 from .scaling import ScalingResult, scaling
 from .sensitivity import SensitivityResult, sensitivity
+from .verdicts import VerdictsResult, verdicts
 
 __all__ = ["ExtrapolationResult", "ReliabilityResult", "RunInfo", "ScalingResult", "SensitivityResult",
            "StudyResult", "StudySpec", "cell_seed", "extrapolation", "reliability", "run_study", "scaling",
-           "sensitivity"]
+           "sensitivity", "verdicts", "VerdictsResult"]

@@ -1,0 +1,305 @@
+r"""Size and power of every validation rule (docs/methods.md, "Verdicts").
+
+Each cell fixes the uncertainties u (an inverse-gamma sample of size M, or a built-in
+dataset's u), a scenario of (mis)calibration and the true generative distribution D of the
+errors, draws ``n_rep`` datasets and applies every score of :func:`mcref.validate` to each:
+
+* ``BS`` — |ζ_BS| > 1, the BCa interval against the predefined reference (ZMS, RCE, …);
+* ``Sim`` / ``Sim2`` — the published ζ_Sim (BCa interval against the simulated mean) and
+  ζ_Sim2 (θ̂ against the simulated 95 % interval), per test D;
+* ``p`` — the Monte Carlo test, p ≤ α, per test D, and under ``"empirical"`` D (the data's
+  own standardized Z; simulated for each dataset);
+* ``verdict`` — ``mc`` (the default rule of :func:`mcref.validate`) and ``paper`` (the
+  published flowchart), over the test D: the fraction of datasets *not* declared valid,
+  split into ``invalid`` and no verdict (``not testable`` / ``unreliable``).
+
+On calibrated data (scenario ``"calibrated"``) the rejection rate of a score is its size
+(false-rejection rate; a sound 95 % test has 5 %); on miscalibrated data it is its power.
+Scenarios (E = errors, u = the reported uncertainties, ε ~ D):
+
+==================  ==============================================================
+``"calibrated"``    E = u·ε
+``"scale=s"``       E = s·u·ε (average miscalibration: u too small for s > 1)
+``"gamma=g"``       E = u·ε but the reported uncertainties are c·u^g, c such that their
+                    mean square is ⟨u²⟩ (calibrated on average, not consistent)
+``"break=s"``       E = s·u·ε for the upper half of u, u·ε below (a consistency break)
+==================  ==============================================================
+
+The reference distributions under the test D depend on the reported u only, which is
+fixed in a cell: they are simulated once per cell (``n_mc`` repeats) and shared by its
+datasets; ``"empirical"`` depends on each dataset's Z and is simulated per dataset
+(``n_mc_empirical`` repeats, 0 to skip).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy.stats import binomtest
+
+from .. import datasets as _datasets
+from .._validation import check_int, check_probability
+from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
+from ..bootstrap import bootstrap_many
+from ..generative import get_distribution
+from ..reference import simulate
+from ..shape import shape_screen
+from ..stats import info, statistics
+from ..synthetic import draw, stream
+from ..validate import alternative_for, verdict_for, verdict_mc
+from ..zeta import zeta, zeta_sim2
+from ._result import StudyResult
+from ._runner import StudySpec, run_study
+from .scaling import _as_tuple
+
+__all__ = ["verdicts", "VerdictsResult", "SCENARIOS"]
+
+SCENARIOS = ("calibrated", "scale=0.8", "scale=0.9", "scale=1.1", "scale=1.25", "gamma=0.5", "gamma=1.5",
+             "break=1.25")
+_SCEN_RE = re.compile(r"^(calibrated|scale|gamma|break)(?:=([0-9]*\.?[0-9]+))?$")
+_IG_RE = re.compile(r"^IG\(([0-9]*\.?[0-9]+)\)$")
+ALL_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE", "UCE")
+
+
+def _parse_scenario(s: str) -> tuple[str, float]:
+    m = _SCEN_RE.match(str(s).strip())
+    if m is None or (m.group(1) != "calibrated" and m.group(2) is None):
+        raise ValueError(f"`scenario`: unknown scenario {s!r}; use 'calibrated', 'scale=S', 'gamma=G' or 'break=S'")
+    return m.group(1), float(m.group(2) or 1.0)
+
+
+def _u_source(src: str, M: int, seed: np.random.SeedSequence) -> np.ndarray:
+    m = _IG_RE.match(src)
+    if m:  # u² ~ IG(ν/2, ν/2)
+        nu = float(m.group(1))
+        return np.sqrt(draw(stream(seed), 0.5 * nu, get_distribution("normal"), M)[0])
+    return _datasets.load(src).u.copy()
+
+
+def _scenario(kind: str, val: float, u: np.ndarray, eps: np.ndarray, u_rep: np.ndarray) -> np.ndarray:
+    if kind == "scale":
+        return val * u * eps
+    if kind == "break":
+        return np.where(u > np.median(u), val, 1.0) * u * eps
+    return u * eps  # calibrated, gamma (miscalibration is in the reported u)
+
+
+def _reported_u(kind: str, val: float, u: np.ndarray) -> np.ndarray:
+    if kind != "gamma":
+        return u
+    ug = u**val
+    return ug * math.sqrt(np.mean(u * u) / np.mean(ug * ug))
+
+
+def _rate(flags: np.ndarray) -> tuple[float, float, float]:
+    n = flags.size
+    k = int(flags.sum())
+    ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
+    return k / n, float(ci.low), float(ci.high)
+
+
+def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_threads: int) -> list[dict]:
+    """One (u, M, scenario, D) cell: rejection rates of every score over n_rep datasets."""
+    s_u, s_sim, s_rep = ss.spawn(3)
+    u = _u_source(key["u"], key["M"], s_u)
+    M = u.size
+    kind, val = _parse_scenario(key["scenario"])
+    u_rep = _reported_u(kind, val, u)
+    true_d = get_distribution(key["D"])
+    stats, test = params["stats"], params["test_dists"]
+    alpha, n_rep = params["alpha"], params["n_rep"]
+    nb = min(params["n_bins"], M // params["min_count"])
+    binned = any(info(s).binned for s in stats)
+    if binned and nb < 2:
+        raise ValueError(f"M={M} is too small for binned statistics with `min_count`={params['min_count']}")
+    sim = simulate(stats, u_rep, dists=test, n_mc=params["n_mc"], n_bins=nb, min_count=1, seed=s_sim,
+                   n_threads=n_threads)
+    labels = [d.label for d in sim.dists]
+    refs = {(s, d): sim.reference(s, d) for s in stats for d in labels}
+    d_sens = {s: any(abs(p.diff) > 2.0 * p.se_unpaired
+                     for p in (sim.paired_difference(s, labels[0], d) for d in labels[1:])) for s in stats}
+    bca = [s for s in stats if s in params["bca_stats"]] if params["n_boot"] > 0 else []
+    n_emp = params["n_mc_empirical"]
+    flags: dict[tuple, np.ndarray] = {}
+
+    def flag(stat, score, dist, i, value):
+        arr = flags.setdefault((stat, score, dist), np.zeros(n_rep, dtype=bool))
+        arr[i] = value
+
+    for i, child in enumerate(s_rep.spawn(n_rep)):
+        s_eps, s_boot, s_emp = child.spawn(3)
+        eps = draw(stream(s_eps), 1.0, true_d, M)[1]
+        E = _scenario(kind, val, u, eps, u_rep)
+        est = statistics(stats, E, u_rep, n_bins=nb, min_count=1)
+        boots = {}
+        if bca:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", BiasedIntervalWarning)
+                warnings.simplefilter("ignore", DegenerateBootstrapWarning)
+                boots = bootstrap_many(bca, E, u_rep, n_boot=params["n_boot"], n_bins=nb, min_count=1, seed=s_boot)
+        emp = None
+        if n_emp > 0:
+            emp = simulate(stats, u_rep, dists=["empirical"], E=E, n_mc=n_emp, n_bins=nb, min_count=1, seed=s_emp,
+                           n_threads=n_threads)
+        screen = shape_screen(E, u_rep)
+        for s in stats:
+            alt = alternative_for(s)
+            th = est[s]
+            pv = {d: sim.p_value(s, d, th, alternative=alt)[0] for d in labels}
+            for d in labels:
+                flag(s, "p", d, i, pv[d] <= alpha)
+            if emp is not None:
+                flag(s, "p", "empirical", i, emp.p_value(s, "empirical", th, alternative=alt)[0] <= alpha)
+            ref_fn = info(s).reference
+            zbs = None
+            shape_flag = screen.unreliable(s)
+            if s in boots:
+                b = boots[s]
+                if ref_fn is not None:
+                    zbs = zeta(th, ref_fn(E, u_rep), b.low, b.high)
+                    flag(s, "BS", "", i, abs(zbs) > 1)
+                zs = {}
+                for d in labels:
+                    r = refs[s, d]
+                    zs[d] = zeta(th, r.mean, b.low, b.high, u_ref=r.se)
+                    flag(s, "Sim", d, i, abs(zs[d]) > 1)
+                    flag(s, "Sim2", d, i, abs(zeta_sim2(th, r.mean, r.low, r.high)) > 1)
+                vp = verdict_for(zeta_bs=zbs, zeta_sim=zs, d_sensitive=d_sens[s], shape_flag=shape_flag)
+                flag(s, "verdict", "paper", i, vp != "valid")
+                flag(s, "invalid", "paper", i, vp == "invalid")
+            if ref_fn is None or s in boots:
+                vm = verdict_mc(zeta_bs=zbs, p_sim=pv, shape_flag=shape_flag, alpha=alpha)
+                flag(s, "verdict", "mc", i, vm != "valid")
+                flag(s, "invalid", "mc", i, vm == "invalid")
+    rows = []
+    for (s, score, d), arr in flags.items():
+        rate, lo, hi = _rate(arr)
+        rows.append({"M_eff": M, "stat": s, "score": score, "dist": d, "reject": rate, "low": lo, "high": hi,
+                     "n_rep": n_rep})
+    return rows
+
+
+@dataclass(frozen=True)
+class VerdictsResult(StudyResult):
+    """Result of :func:`verdicts`.
+
+    ``.table`` columns: ``u, M, scenario, D`` (the cell), ``M_eff`` (the dataset size used:
+    M, or the built-in dataset's size), ``stat``, ``score`` (``BS``, ``Sim``, ``Sim2``,
+    ``p``, ``verdict``, ``invalid``), ``dist`` (test D, ``"empirical"``, or the rule
+    ``mc``/``paper`` for the verdict rows), ``reject`` (rate; for ``verdict``: not
+    valid, for ``invalid``: declared invalid) with its Wilson 95 % interval ``low, high``.
+    """
+
+    def rates(self, score: str = "verdict", dist: str = "mc"):
+        """Pivot: one row per cell, one column per statistic, the rejection rate of one score."""
+        t = self.table[(self.table["score"] == score) & (self.table["dist"] == dist)]
+        return t.pivot_table(index=["u", "M", "scenario", "D"], columns="stat", values="reject", sort=False)
+
+
+def verdicts(
+    *,
+    u: Sequence[str] = ("IG(6)",),
+    M: Sequence[int] = (500, 2000, 5000, 20000),
+    scenario: Sequence[str] = ("calibrated",),
+    D: Sequence[str] = ("normal",),
+    stats: Sequence[str] = ALL_STATS,
+    test_dists: Sequence[str] = ("normal", "t6"),
+    n_rep: int = 400,
+    n_boot: int = 1000,
+    bca_stats: Sequence[str] | None = None,
+    n_mc: int = 2000,
+    n_mc_empirical: int = 0,
+    n_bins: int = 20,
+    min_count: int = 30,
+    alpha: float = 0.05,
+    seed: int | None = 0,
+    n_jobs: int = -1,
+    backend: str = "loky",
+    scheduler=None,
+    store=None,
+    progress: bool = True,
+    threads_per_cell: int | None = None,
+) -> VerdictsResult:
+    r"""Size and power of the validation scores and verdicts of :func:`mcref.validate`.
+
+    Parameters
+    ----------
+    u : sequence of str, default: ("IG(6)",)
+        Sources of the uncertainties: ``"IG(ν)"`` (u² ~ IG(ν/2, ν/2), M points drawn once
+        per cell) or a built-in dataset name (its own u; then M is ignored and the
+        cell's ``M`` is the dataset size).
+    M : sequence of int, default: (500, 2000, 5000, 20000)
+    scenario : sequence of str, default: ("calibrated",)
+        See :data:`SCENARIOS` and the module docstring.
+    D : sequence of str, default: ("normal",)
+        True generative distribution(s) of the errors (parametric).
+    stats : sequence of str, default: ("ZMS", "RCE", "CC", "ENCE", "ZMSE", "UCE")
+    test_dists : sequence of str, default: ("normal", "t6")
+        The D of the simulated references (as ``validate(dists=...)``).
+    n_rep : int, default: 400
+        Datasets per cell.
+    n_boot : int, default: 1000
+        BCa replicates (0: no BCa-based score).
+    bca_stats : sequence of str, optional
+        Statistics whose BCa scores are computed (default: all of ``stats``); the
+        default verdict needs BCa only for the statistics with a predefined reference.
+    n_mc : int, default: 2000
+        Repeats of the per-cell reference simulation.
+    n_mc_empirical : int, default: 0
+        Repeats of the per-dataset simulation under ``"empirical"`` D (0: skipped).
+    n_bins, min_count : int
+        Bins: ``min(n_bins, M // min_count)``.
+    alpha : float, default: 0.05
+    seed, n_jobs, backend, scheduler, store, progress, threads_per_cell
+        As :func:`mcref.studies.run_study`.
+
+    Returns
+    -------
+    VerdictsResult
+
+    Examples
+    --------
+    >>> res = verdicts(M=(300,), stats=("ZMS", "ENCE"), n_rep=20, n_boot=200, n_mc=200, n_jobs=1,
+    ...                progress=False)
+    >>> sorted(set(res.table["score"]))
+    ['BS', 'Sim', 'Sim2', 'invalid', 'p', 'verdict']
+    """
+    us = _as_tuple(u, "u", kind=str)
+    known = _datasets.names()
+    for src in us:
+        if not _IG_RE.match(src) and src not in known:
+            raise ValueError(f"`u`: unknown source {src!r}; use 'IG(nu)' or a built-in dataset ({', '.join(known)})")
+    Ms = _as_tuple(M, "M")
+    scen = _as_tuple(scenario, "scenario", kind=str)
+    for s in scen:
+        _parse_scenario(s)
+    Ds = _as_tuple(D, "D", kind=str)
+    for d in Ds:
+        dd = get_distribution(d)
+        if dd.kind in ("empirical", "user"):
+            raise ValueError(f"`D` must be parametric (normal, t(nu), uniform, laplace), got {d!r}")
+    stats = [info(s).name for s in _as_tuple(stats, "stats", kind=str)]
+    test = [get_distribution(d).label for d in _as_tuple(test_dists, "test_dists", kind=str)]
+    bca = stats if bca_stats is None else [info(s).name for s in _as_tuple(bca_stats, "bca_stats", kind=str)]
+    params = {"stats": stats, "test_dists": test, "n_rep": check_int(n_rep, "n_rep", minimum=2),
+              "n_boot": check_int(n_boot, "n_boot", minimum=0), "bca_stats": bca,
+              "n_mc": check_int(n_mc, "n_mc", minimum=2),
+              "n_mc_empirical": check_int(n_mc_empirical, "n_mc_empirical", minimum=0),
+              "n_bins": check_int(n_bins, "n_bins", minimum=1), "min_count": check_int(min_count, "min_count", minimum=1),
+              "alpha": check_probability(alpha, "alpha")}
+    keys = []
+    for src in us:
+        for m in (Ms if _IG_RE.match(src) else (_datasets.load(src).M,)):
+            for sc in scen:
+                for d in Ds:
+                    keys.append({"u": src, "M": m, "scenario": sc, "D": get_distribution(d).label})
+    spec = StudySpec(name="verdicts", params=params, keys=keys, cell=_verdicts_cell)
+    run = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store,
+                    progress=progress, threads_per_cell=threads_per_cell)
+    return VerdictsResult(name="verdicts", params=params, seed=run.seed, table=run.table.reset_index(drop=True),
+                          store=run.store, n_computed=run.n_computed, n_loaded=run.n_loaded, seconds=run.seconds)
