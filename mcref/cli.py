@@ -148,10 +148,11 @@ def cmd_study(args) -> int:
     if args.study == "extrapolation":
         ds = _load(args)
         res = studies.extrapolation(ds.E, ds.u, step=args.step, n_max=args.n_max, min_count=args.min_count,
-                                    name=ds.name)
+                                    se=args.se, n_boot=args.boot, seed=args.seed, name=ds.name)
         if args.json:
             print(json.dumps({"dataset": res.name, "M": res.M, "a": res.a, "b": res.b, "se_a": res.se_a,
-                              "se_b": res.se_b, "consistent": res.consistent,
+                              "se_a_boot": res.se_a_boot, "se": res.se, "se_b": res.se_b,
+                              "consistent": res.consistent, "consistent_paper": res.consistent_paper,
                               "points": res.to_frame().to_dict(orient="list")}, indent=2, default=int))
         else:
             print(res.to_frame().to_string(index=False))
@@ -301,6 +302,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--step", type=int, default=10, help="bin-count step (default 10)")
     q.add_argument("--n-max", type=int, default=150, help="largest bin count (default 150)")
     q.add_argument("--min-count", type=int, default=20, help="keep bin counts with M/N above this (default 20)")
+    q.add_argument("--se", default="bootstrap", choices=["bootstrap", "ols"],
+                   help="standard error of the intercept for the verdict (default bootstrap; ols: as published)")
+    q.add_argument("--boot", type=int, default=500, help="bootstrap resamples (default 500)")
+    q.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     q.add_argument("--json", action="store_true", help="print JSON")
     q.set_defaults(func=cmd_study)
 

@@ -231,14 +231,15 @@ def test_extrapolation_points_and_fit_against_scipy():
     lr = sps.linregress(res.x[res.N > 20], res.zmse[res.N > 20])
     np.testing.assert_allclose([res.a, res.b, res.se_a, res.se_b],
                                [lr.intercept, lr.slope, lr.intercept_stderr, lr.stderr], rtol=1e-10)
-    assert res.consistent == (abs(lr.intercept) <= 2 * lr.intercept_stderr)
+    assert res.consistent_paper == (abs(lr.intercept) <= 2 * lr.intercept_stderr)
 
 
 def test_extrapolation_rejects_all_nine_sets_as_published():
     """Appendix C: 'All the datasets are failing this validation test'."""
     for name in mcref.datasets.names():
-        res = studies.extrapolation(name)
-        assert not res.consistent, name
+        res = studies.extrapolation(name, n_boot=50)
+        assert not res.consistent_paper, name
+        assert res.a > 0 and np.isfinite(res.se_a_boot)
         assert res.N[-1] == min(150, (res.M - 1) // 20 // 10 * 10)
 
 
@@ -367,3 +368,26 @@ def test_verdicts_scenarios_shape_the_data():
     ur = _reported_u("gamma", 0.5, u)
     np.testing.assert_allclose(np.mean(ur**2), np.mean(u**2))
     assert np.ptp(ur / np.sqrt(u)) < 1e-12  # ∝ u^0.5
+
+
+def test_extrapolation_bootstrap_se_against_naive_resamples():
+    """The bootstrap curves are ZMSE of the pair resamples (checked against statistic() on
+    resample_indices), and se_a_boot is the sd of the refitted OLS intercepts."""
+    from mcref.bootstrap import resample_indices
+    from mcref.studies.extrapolation import _boot_curves
+
+    E, u = synthetic.ig(1500, 6, seed=2)
+    Ns = np.array([30, 40, 50, 60, 70])
+    curves = _boot_curves(E, u, Ns, 7, np.random.SeedSequence(3))
+    idx = resample_indices(u, 7, np.random.SeedSequence(3).spawn(1)[0])
+    for b in range(7):
+        want = [naive.zmse(E[idx[b]], u[idx[b]], int(n)) for n in Ns]
+        np.testing.assert_allclose(curves[b], want, rtol=1e-11)
+    res = studies.extrapolation(E, u, n_boot=40, seed=1)
+    assert res.se == "bootstrap" and np.isfinite(res.se_a_boot)
+    assert res.consistent == (abs(res.a) <= 2 * res.se_a_boot)
+    assert res.consistent_paper == (abs(res.a) <= 2 * res.se_a)
+    ols = studies.extrapolation(E, u, se="ols", n_boot=0)
+    assert ols.consistent == ols.consistent_paper and np.isnan(ols.se_a_boot)
+    with pytest.raises(ValueError, match="needs `n_boot` >= 2"):
+        studies.extrapolation(E, u, n_boot=0)
