@@ -83,7 +83,7 @@ def cmd_validate(args) -> int:
     ds = _load(args)
     dists = [d.strip() for d in args.dists.split(",")] if args.dists else ["normal", "t6"]
     tab = validate(ds.E, ds.u, stats=_stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
-                   n_boot=args.boot, n_mc=args.mc, seed=args.seed, name=ds.name)
+                   n_boot=args.boot, n_mc=args.mc, seed=args.seed, name=ds.name, rule=args.rule)
     if args.json:
         print(tab.to_json())
     elif args.csv:
@@ -239,6 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats (default 10000)")
     sp.add_argument("--dists", help="comma-separated generative distributions (default normal,t6)")
     sp.add_argument("--csv", action="store_true", help="print CSV")
+    sp.add_argument("--rule", default="mc", choices=["mc", "paper"],
+                    help="verdict of simulated-reference statistics: Monte Carlo test (default) or the published "
+                         "zeta_Sim rule; both are printed")
     sp.set_defaults(func=cmd_validate)
 
     sp = sub.add_parser("demo", help="run on the nine built-in literature data sets")
