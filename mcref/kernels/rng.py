@@ -35,16 +35,42 @@ def _rotl(x, k):
 
 
 @njit(**NJIT)
+def step(st):
+    """xoshiro256** on a state *tuple* ``(s0, s1, s2, s3)``: (next 64-bit word, new state).
+
+    Kernels keep the state in a tuple (registers) inside their loops and write it back
+    with :func:`store_state` at the end: an array state passed to a call in a hot loop
+    costs numba atomic reference counts on every call.
+    """
+    s0, s1, s2, s3 = st
+    result = _rotl(s1 * uint64(5), 7) * uint64(9)
+    t = s1 << uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    return result, (s0, s1, s2, s3)
+
+
+@njit(**NJIT)
+def load_state(s):
+    """State array → state tuple."""
+    return (s[0], s[1], s[2], s[3])
+
+
+@njit(**NJIT)
+def store_state(s, st):
+    """State tuple → state array (in place)."""
+    s[0], s[1], s[2], s[3] = st
+
+
+@njit(**NJIT)
 def next_u64(s):
     """xoshiro256**: next 64-bit output; advances the state array ``s`` in place."""
-    result = _rotl(s[1] * uint64(5), 7) * uint64(9)
-    t = s[1] << uint64(17)
-    s[2] ^= s[0]
-    s[3] ^= s[1]
-    s[1] ^= s[2]
-    s[0] ^= s[3]
-    s[2] ^= t
-    s[3] = _rotl(s[3], 45)
+    result, st = step(load_state(s))
+    store_state(s, st)
     return result
 
 
@@ -52,18 +78,19 @@ def next_u64(s):
 def bounded_draws(s, n, m, out, as_counts):
     """``m`` i.i.d. uniform integers in ``[0, n)``, ``n < 2**32``.
 
-    Two 32-bit halves per 64-bit draw, each mapped by Lemire's multiply-shift with
-    rejection, so the draws are exactly uniform. ``as_counts=False`` writes draw k to
-    ``out[k]``; ``as_counts=True`` adds 1 to ``out[draw]`` (a bootstrap resample as
-    multiplicities; ``out`` must be zeroed by the caller). Both modes consume the
-    stream identically.
+    Two 32-bit halves per 64-bit draw (low half first), each mapped by Lemire's
+    multiply-shift with rejection, so the draws are exactly uniform. ``as_counts=False``
+    writes draw k to ``out[k]``; ``as_counts=True`` adds 1 to ``out[draw]`` (a bootstrap
+    resample as multiplicities; ``out`` must be zeroed by the caller). Both modes consume
+    the stream identically. The state lives in registers during the loop.
     """
     n64 = uint64(n)
     mask = uint64(0xFFFFFFFF)
     threshold = (uint64(1) << uint64(32)) % n64  # = 2**32 mod n
+    st = load_state(s)
     i = 0
     while i < m:
-        r = next_u64(s)
+        r, st = step(st)
         for half in range(2):
             x = (r >> uint64(32 * half)) & mask
             prod = x * n64
@@ -74,6 +101,7 @@ def bounded_draws(s, n, m, out, as_counts):
                 else:
                     out[i] = j
                 i += 1
+    store_state(s, st)
 
 
 @njit(**NJIT)

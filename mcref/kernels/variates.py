@@ -58,6 +58,7 @@ import numpy as np
 from numba import njit, uint64
 
 from ._config import NJIT
+from .rng import load_state, step, store_state
 
 N_LAYERS = 256
 _TWO53 = 9007199254740992.0  # 2**53
@@ -125,39 +126,10 @@ _FD = _F[1:] - _F[:N_LAYERS]  # wedge height F[i+1] − F[i]
 _INV_R = 1.0 / ZIG_R
 
 
-# ---- xoshiro256** on a register state (same words as rng.next_u64) -------------------
-@njit(**NJIT)
-def _rotl(x, k):
-    """Rotate the 64-bit word ``x`` left by ``k`` bits."""
-    return (x << uint64(k)) | (x >> uint64(64 - k))
-
-
-@njit(**NJIT)
-def _step(st):
-    """xoshiro256** on the state tuple ``st``: (next 64-bit word, new state); the word
-    sequence of :func:`mcref.kernels.rng.next_u64` on the same state."""
-    s0, s1, s2, s3 = st
-    result = _rotl(s1 * uint64(5), 7) * uint64(9)
-    t = s1 << uint64(17)
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, 45)
-    return result, (s0, s1, s2, s3)
-
-
-@njit(**NJIT)
-def _load(s):
-    """State array → state tuple."""
-    return (s[0], s[1], s[2], s[3])
-
-
-@njit(**NJIT)
-def _store(s, st):
-    """State tuple → state array (in place)."""
-    s[0], s[1], s[2], s[3] = st
+# ---- xoshiro256** on a register state: one implementation, in .rng --------------------
+_step = step
+_load = load_state
+_store = store_state
 
 
 @njit(**NJIT)
