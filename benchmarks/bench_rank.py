@@ -1,4 +1,5 @@
-"""Spearman ρ(|E*|, u) against a fixed u: the radix-rank kernel vs argsort (DESIGN §7).
+"""Spearman ρ(|E*|, u) against a fixed u: the radix-rank kernel vs argsort
+(docs/methods.md, "Simulated references").
 
 Setting of the Monte Carlo reference of CC: M = 13 885 points, u with 135 distinct
 values (the QM9_E set, or a synthetic stand-in when the data set is not packaged),

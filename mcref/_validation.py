@@ -1,4 +1,5 @@
-"""Input checks shared by every public function (DESIGN §1, STYLE.md conventions 6).
+"""Input checks shared by every public function (docs/methods.md, "Data and notation",
+"Code conventions").
 
 Each helper returns a normalised value or raises :class:`ValueError` naming the
 argument and the rule that it breaks.

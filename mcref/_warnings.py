@@ -1,4 +1,4 @@
-"""Warning classes of mcref (STYLE.md, conventions 8)."""
+"""Warning classes of mcref (docs/methods.md, "Code conventions")."""
 
 from __future__ import annotations
 

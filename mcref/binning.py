@@ -1,4 +1,4 @@
-"""Binning of a dataset by its uncertainties (DESIGN §3).
+"""Binning of a dataset by its uncertainties (docs/methods.md, "Binning").
 
 The binning depends on ``u`` only: it is computed once per dataset and handed to the
 binned statistics (ENCE, ZMSE, UCE) as the stable order of ``u`` plus the bin starts.
@@ -62,7 +62,7 @@ def bin_starts(m: int, n_bins: int) -> np.ndarray:
 
 
 def resolve_n_bins(m: int, n_bins: int, *, min_count: int = 30, shrink: bool = False) -> int:
-    """Check the ``min_count`` rule of DESIGN §3 and return the bin count to use.
+    """Check the ``min_count`` rule (docs/methods.md, "Binning") and return the bin count to use.
 
     Raises ``ValueError`` when ``m / n_bins < min_count``, unless ``shrink`` is true, in
     which case ``floor(m / min_count)`` bins are used (ErrViewLib's behaviour) with a
@@ -91,7 +91,7 @@ def resolve_n_bins(m: int, n_bins: int, *, min_count: int = 30, shrink: bool = F
 
 
 def equal_count_bins(u, n_bins: int = 20, *, min_count: int = 30, shrink: bool = False) -> Binning:
-    r"""Equal-count bins of ``u`` (DESIGN §3, ErrViewLib ``genIntervals``).
+    r"""Equal-count bins of ``u`` (docs/methods.md, "Binning"; ErrViewLib ``genIntervals``).
 
     The points are ordered by ``u`` with a stable sort (tied values keep their input
     order) and bin :math:`i` (0-based) starts at :math:`\lfloor M i / N + 1/2 \rfloor`.

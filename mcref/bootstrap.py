@@ -1,4 +1,4 @@
-"""Bootstrap confidence intervals of the calibration statistics (DESIGN §4).
+"""Bootstrap confidence intervals of the calibration statistics (docs/methods.md, "Bootstrap").
 
 Pipeline: validate → prepare (sort by u, bins, tie groups; once) → one numba-parallel
 resampling kernel → jackknife kernel (O(M) mean-type, O(M·N) binned, O(M²)/parallel
@@ -42,7 +42,7 @@ class BootstrapResult:
     estimate : float
         θ̂, the statistic on the data.
     bias : float
-        mean(dist) − θ̂, dist = the B replicates plus θ̂ (DESIGN §4).
+        mean(dist) − θ̂, dist = the B replicates plus θ̂ (docs/methods.md, "Bootstrap").
     se : float
         Standard deviation of dist (n − 1 denominator).
     low, high : float
@@ -93,7 +93,7 @@ def bca_levels(theta_hat: float, dist: np.ndarray, jack: np.ndarray, alpha: floa
     theta_hat : float
         Estimate on the data.
     dist : ndarray, shape (B+1,)
-        Bootstrap distribution **including** θ̂ (DESIGN §4).
+        Bootstrap distribution **including** θ̂ (docs/methods.md, "Bootstrap").
     jack : ndarray, shape (M,)
         Jackknife values θ₍ᵢ₎.
     alpha : float
@@ -312,15 +312,15 @@ def bootstrap(
     Notes
     -----
     The bootstrap distribution includes θ̂ itself, as R ``nptest::np.boot`` which the
-    reference papers use (DESIGN §4). Within a run of equal u, a resample's copies are in
-    the random order in which they were drawn, as R's stable ``order()`` leaves them in
-    the papers' code: where such a run straddles a bin cut, its copies are shuffled
-    (Fisher–Yates, same stream) before they are split between the bins. With heavily
-    tied u (QM9_E: 135 distinct values) this changes the bootstrap bias of ENCE and ZMSE
-    noticeably; the estimate and the jackknife keep the input order. Resamples are multisets over the data pre-sorted
-    by u, so no resample needs a sort: every statistic, CC included, costs O(M) per
-    replicate. Replicates are drawn in chunks of 64 from streams spawned by one
-    ``SeedSequence``.
+    reference papers use (docs/methods.md, "Bootstrap"). Within a run of equal u, a
+    resample's copies are in the random order in which they were drawn, as R's stable
+    ``order()`` leaves them in the papers' code: where such a run straddles a bin cut,
+    its copies are shuffled (Fisher–Yates, same stream) before they are split between
+    the bins. With heavily tied u (QM9_E: 135 distinct values) this changes the
+    bootstrap bias of ENCE and ZMSE noticeably; the estimate and the jackknife keep the
+    input order. Resamples are multisets over the data pre-sorted by u, so no resample
+    needs a sort: every statistic, CC included, costs O(M) per replicate. Replicates are
+    drawn in chunks of 64 from streams spawned by one ``SeedSequence``.
 
     References
     ----------

@@ -1,4 +1,5 @@
-"""Datasets: the nine packaged benchmark sets of the 2024 papers and user files (DESIGN §1).
+"""Datasets: the nine packaged benchmark sets of the 2024 papers and user files
+(docs/methods.md, "Data and notation").
 
 A dataset is a set of errors ``E``, standard uncertainties ``u > 0`` and an optional
 conditioning variable ``x`` (an input feature or the prediction), used for adaptivity.

@@ -1,4 +1,5 @@
-r"""Exact and asymptotic reference values that need no Monte Carlo (DESIGN §10).
+r"""Exact and asymptotic reference values that need no Monte Carlo (docs/methods.md, "Exact and
+asymptotic references").
 
 Under the generative model :math:`E_i = u_i \varepsilon_i`, with
 :math:`\varepsilon_i \sim D(0, 1)` i.i.d. and independent of :math:`u`, some calibration
@@ -351,8 +352,9 @@ def exact_reference(
     The dataset is :math:`(E_i, u_i)`, :math:`Z_i = E_i/u_i`, and the reference is the
     distribution of the statistic under :math:`E_i = u_i \varepsilon_i`,
     :math:`\varepsilon_i \sim D(0,1)` i.i.d. Binned statistics use ``n_bins``
-    equal-count bins of the data sorted by ``u`` (DESIGN §3); :math:`n_b` is the count
-    of bin :math:`b`, :math:`N` the number of bins and :math:`M` the number of points.
+    equal-count bins of the data sorted by ``u`` (docs/methods.md, "Binning");
+    :math:`n_b` is the count of bin :math:`b`, :math:`N` the number of bins and
+    :math:`M` the number of points.
 
     Parameters
     ----------

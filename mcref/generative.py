@@ -1,4 +1,5 @@
-"""Generative distributions D(0, 1) of the synthetic errors E* = u·ε (DESIGN §6).
+"""Generative distributions D(0, 1) of the synthetic errors E* = u·ε
+(docs/methods.md, "Generative distributions").
 
 ``get_distribution`` turns a specification into a :class:`Distribution`:
 

@@ -1,18 +1,19 @@
-"""Simulated reference values of calibration statistics (DESIGN §7, §10).
+"""Simulated reference values of calibration statistics (docs/methods.md, "Simulated references",
+"Exact and asymptotic references").
 
 For a dataset's uncertainties u and a generative distribution D, repeat N_MC times:
 draw ε ~ D(0, 1), E* = u·ε, θ_k = f(E*, u) (binned statistics keep the dataset's
 bins: u does not change). Then θ_ref = mean θ_k, u(θ_ref) = sd(θ_k)/√N_MC and
 I_D = the 2.5/97.5 % quantiles of θ_k.
 
-Parallelism and randomness (DESIGN §11): the repeats are cut into chunks of
-``CHUNK`` repeats; chunk c draws its standard normal deviates from its own
-``SeedSequence`` child (NumPy's ziggurat, which releases the GIL), and the t(ν)
-mixing variates from a further stream keyed by the distribution's label. A pool of
-threads runs the chunks through a nogil numba kernel; every chunk writes its own
-columns, so results are bit-identical for any thread count. Every D of one call sees
-the same normal deviates (common random numbers), so differences between D carry a
-small paired standard error.
+Parallelism and randomness (docs/methods.md, "Random numbers", "Parallelism"): the
+repeats are cut into chunks of ``CHUNK`` repeats; chunk c draws its standard normal
+deviates from its own ``SeedSequence`` child (NumPy's ziggurat, which releases the
+GIL), and the t(ν) mixing variates from a further stream keyed by the distribution's
+label. A pool of threads runs the chunks through a nogil numba kernel; every chunk
+writes its own columns, so results are bit-identical for any thread count. Every D of
+one call sees the same normal deviates (common random numbers), so differences between
+D carry a small paired standard error.
 """
 
 from __future__ import annotations
@@ -258,7 +259,7 @@ def simulate(
     n_mc : int, default: 10 000
         Repeats N_MC.
     n_bins, min_count, shrink
-        Equal-count bins of u for the binned statistics (DESIGN §3).
+        Equal-count bins of u for the binned statistics (docs/methods.md, "Binning").
     E : array_like, optional
         The dataset's errors; needed only for ``dist="empirical"``.
     seed : None, int, SeedSequence or Generator
@@ -354,7 +355,8 @@ def simulated_reference(
     keep_samples: bool = False,
     n_threads: int | None = None,
 ):
-    r"""Simulated reference value of a statistic for the uncertainties ``u`` (DESIGN §7).
+    r"""Simulated reference value of a statistic for the uncertainties ``u``
+    (docs/methods.md, "Simulated references").
 
     .. math::
 
@@ -395,7 +397,7 @@ def simulated_reference(
     -----
     u is fixed, so its bins, per-bin ⟨u²⟩ and ranks are computed once; a repeat is one
     O(M) pass plus a bucket-sort rank pass for CC. Aim for 2·u(θ_ref) ≪ the half-width
-    of the bootstrap interval of the data (DESIGN §7).
+    of the bootstrap interval of the data (docs/methods.md, "Simulated references").
 
     References
     ----------

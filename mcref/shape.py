@@ -1,4 +1,4 @@
-"""Shape screen of a dataset: robust skewness and kurtosis (DESIGN §8).
+"""Shape screen of a dataset: robust skewness and kurtosis (docs/methods.md, "Shape screen").
 
 The average-calibration statistics of a dataset ``(E, u)`` (RCE, ZMS, ...) are
 means of squared quantities, and their sampling distributions become unreliable
@@ -337,7 +337,7 @@ class ShapeScreen:
     its threshold: :math:`\beta_{GM}(u^2) > 0.6` makes the statistics built on
     :math:`u^2` unreliable, :math:`\beta_{GM}(E^2) > 0.8` likewise those built on
     :math:`E^2`, and :math:`\beta_{GM}(Z^2) > 0.8` makes ZMS unreliable (safety thresholds of
-    DESIGN §8). The kurtoses are reported, not used in the verdict.
+    docs/methods.md, "Shape screen"). The kurtoses are reported, not used in the verdict.
     Use :func:`dataclasses.replace` to apply other thresholds.
 
     Design decision — statistic to screens mapping used by :meth:`unreliable`

@@ -1,4 +1,5 @@
-"""Registry of calibration statistics and their evaluation on a dataset (DESIGN §2).
+"""Registry of calibration statistics and their evaluation on a dataset
+(docs/methods.md, "Statistics").
 
 Every statistic is a numba kernel in :mod:`mcref.kernels.stats`; this module maps
 names to kernel codes, knows each statistic's predefined reference (ZMS 1, RCE 0, …)
@@ -41,7 +42,7 @@ class StatInfo:
     kind : {"mean", "binned", "rank"}
         Which evaluation pass computes it; binned statistics need ``n_bins``.
     formula : str
-        Definition, as in DESIGN §2.
+        Definition, as in docs/methods.md, "Statistics".
     reference : callable or None
         ``reference(E, u) -> float`` for a predefined reference value, or None when the
         reference must be simulated.
@@ -226,7 +227,7 @@ def statistic(name: str, E, u, *, n_bins: int = 20, min_count: int = 30, shrink:
         \mathrm{ENCE} = \frac1N\sum_b \frac{|\mathrm{RMV}_b - \mathrm{RMSE}_b|}{\mathrm{RMV}_b},\quad
         \mathrm{ZMSE} = \frac1N\sum_b |\ln \mathrm{ZMS}_b|
 
-    and the others of DESIGN §2 (``mcref.stats.STATISTICS`` lists them all).
+    and the others of docs/methods.md, "Statistics" (``mcref.stats.STATISTICS`` lists them all).
 
     Parameters
     ----------
@@ -248,8 +249,8 @@ def statistic(name: str, E, u, *, n_bins: int = 20, min_count: int = 30, shrink:
     Notes
     -----
     Binned statistics order the points by u with a stable sort and cut equal-count bins
-    at :math:`\lfloor M i/N + 1/2\rfloor` (DESIGN §3). CC is Spearman's ρ between |E| and
-    u with average ranks for ties (as ``scipy.stats.spearmanr``).
+    at :math:`\lfloor M i/N + 1/2\rfloor` (docs/methods.md, "Binning"). CC is Spearman's
+    ρ between |E| and u with average ranks for ties (as ``scipy.stats.spearmanr``).
 
     References
     ----------

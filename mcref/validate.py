@@ -132,7 +132,8 @@ class ValidationRow:
         for d, r in self.sim.items():
             out[f"ref_{d}"] = r.mean
             out[f"u_ref_{d}"] = r.se
-            # DESIGN §7: the Monte Carlo term should be negligible, 2·u(θ_ref) ≪ half-width of I_BS
+            # the Monte Carlo term should be negligible, 2·u(θ_ref) ≪ half-width of I_BS
+            # (docs/methods.md, "Simulated references")
             out[f"mc_ratio_{d}"] = 2.0 * r.se / half if half > 0 else float("inf")
             out[f"p_{d}"] = self.p_sim.get(d)
             out[f"p_se_{d}"] = self.p_se.get(d)
@@ -297,7 +298,7 @@ def validate(
     seed=None,
     name: str = "",
 ) -> ValidationTable:
-    """Validate the calibration of a dataset (E, u): the flowchart of DESIGN §8.
+    """Validate the calibration of a dataset (E, u): the workflow of docs/methods.md, "Verdicts".
 
     Parameters
     ----------

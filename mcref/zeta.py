@@ -1,4 +1,4 @@
-r"""ζ-scores: the validation test of a statistic against its reference (DESIGN §5).
+r"""ζ-scores: the validation test of a statistic against its reference (docs/methods.md, "ζ-scores").
 
 .. math::
 

@@ -464,7 +464,7 @@ def test_infinite_z0_with_varying_replicates_falls_back():
 
 
 def _no_silent_nan(name, E, u, **kw):
-    """DESIGN §4: degenerate cases warn and never give a silent NaN. A clear ValueError is
+    """docs/methods.md, "Bootstrap": degenerate cases warn and never give a silent NaN. A clear ValueError is
     acceptable; otherwise the limits, bias and se must not be NaN."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

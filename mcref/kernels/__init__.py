@@ -1,1 +1,2 @@
-"""Numba kernels of mcref: pure functions of arrays, no validation (STYLE.md §1, conventions 2)."""
+"""Numba kernels of mcref: pure functions of arrays, no validation
+(docs/methods.md, "Code conventions")."""

@@ -1,4 +1,5 @@
-"""Numba options for every mcref kernel, in one place (STYLE.md, conventions 3).
+"""Numba options for every mcref kernel, in one place (docs/methods.md, "Numba options
+and caching").
 
 ``FASTMATH`` omits ``nnan`` and ``ninf`` on purpose: the kernels must keep IEEE
 semantics for ``inf``/``nan`` so that degenerate cases are detected, not hidden.

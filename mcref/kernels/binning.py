@@ -1,4 +1,4 @@
-"""Equal-count bin boundaries (DESIGN §3)."""
+"""Equal-count bin boundaries (docs/methods.md, "Binning")."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""The bootstrap resampling loop: one numba-parallel kernel (DESIGN §4).
+"""The bootstrap resampling loop: one numba-parallel kernel (docs/methods.md, "Bootstrap").
 
 Replicates are split into fixed-size chunks; chunk ``c`` draws from its own
 xoshiro256** state ``states[c]`` and writes only its own columns of ``out``, so the
-result does not depend on the number of threads (STYLE.md conventions 4–5).
+result does not depend on the number of threads (docs/methods.md, "Random numbers",
+"Code conventions").
 A resample is drawn as multiplicities over the data pre-sorted by u (no sort per
 resample). Summing the mean-type statistics by gathering over drawn indices was
 measured slower (random 64-byte row loads) than counting then one sequential pass.

@@ -1,4 +1,5 @@
-"""Average ranks and Spearman's ρ against a fixed u, by a radix sort of IEEE keys (DESIGN §7).
+"""Average ranks and Spearman's ρ against a fixed u, by a radix sort of IEEE keys
+(docs/methods.md, "Simulated references").
 
 The simulated reference of CC ranks a fresh ``a = |E*|`` 10⁴ times against the same u.
 NumPy's AVX-512 ``argsort`` is ~7× faster than numba's ``np.argsort`` on such a machine;

@@ -1,4 +1,5 @@
-"""Transforms from standard normal deviates to the unit-variance distributions D (DESIGN §6).
+"""Transforms from standard normal deviates to the unit-variance distributions D (docs/methods.md,
+"Generative distributions").
 
 All D of one Monte Carlo call are driven by the same normal deviates Z (common random
 numbers): uniform, Laplace and empirical D map U = Φ(Z) through their quantile

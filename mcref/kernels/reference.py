@@ -1,4 +1,4 @@
-"""Monte Carlo kernel of the simulated references (DESIGN §7).
+"""Monte Carlo kernel of the simulated references (docs/methods.md, "Simulated references").
 
 u is fixed, so the bins, the per-bin Σu², Σln u² and the centred average ranks of u
 are computed once; each repeat is then one fused O(M) pass over fresh ε (mean and

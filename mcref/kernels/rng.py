@@ -1,4 +1,4 @@
-"""Per-chunk random streams for numba kernels (DESIGN §11, STYLE.md conventions 5).
+"""Per-chunk random streams for numba kernels (docs/methods.md, "Random numbers").
 
 Each chunk of replicates owns a xoshiro256** state (4 × uint64) drawn from a
 ``numpy.random.SeedSequence`` child, so a chunk's draws do not depend on which

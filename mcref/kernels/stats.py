@@ -1,10 +1,10 @@
-"""Calibration statistics as numba kernels (DESIGN §2, §4).
+"""Calibration statistics as numba kernels (docs/methods.md, "Statistics", "Bootstrap").
 
 All statistics are evaluated on data pre-sorted by ``u`` (stable order) and carry a
 vector of integer weights ``w`` (multiplicities): ``w = 1`` gives the estimate, a
-bootstrap resample is the multiset with counts ``w`` (DESIGN §4, "no resample needs a
-sort"). One evaluator, :func:`eval_weighted`, serves both; it computes any subset of
-the statistics in at most three O(M) passes:
+bootstrap resample is the multiset with counts ``w``, so no resample needs a sort
+(docs/methods.md, "Bootstrap"). One evaluator, :func:`eval_weighted`, serves both; it
+computes any subset of the statistics in at most three O(M) passes:
 
 * mean pass — weighted sums of z, z², E², u², ln u² (ZMS, MZ, VarZ, MSE, MV, RCE, RCE2, NLL);
 * bin pass — walks the sorted points with their multiplicities; equal-count bin
