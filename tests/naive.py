@@ -1,4 +1,4 @@
-"""Slow, obviously-correct reference implementations, written from DESIGN §2–4 only.
+"""Slow, obviously-correct reference implementations, written from docs/methods.md ("Statistics", "Binning", "Bootstrap") only.
 
 Nothing here imports mcref: these functions are the independent reference that the
 numba kernels are tested against. They favour readability over speed (Python loops,
@@ -21,7 +21,7 @@ ALL = MEAN + ("CC",) + BINNED
 
 
 def bin_starts(m: int, n_bins: int) -> np.ndarray:
-    """floor(M·i/N + 1/2) for i = 0..N, with plain float arithmetic (DESIGN §3)."""
+    """floor(M·i/N + 1/2) for i = 0..N, with plain float arithmetic (docs/methods.md, "Binning")."""
     return np.array([math.floor(m * i / n_bins + 0.5) for i in range(n_bins + 1)], dtype=np.int64)
 
 
@@ -110,7 +110,7 @@ def statistic(name: str, E, u, n_bins: int = 20) -> float:
 
 
 def predefined_reference(name: str, E, u):
-    """DESIGN §2's predefined reference, or None (simulate)."""
+    """The predefined reference of docs/methods.md, "Statistics", or None (simulate)."""
     u = np.asarray(u, dtype=float)
     return {
         "ZMS": 1.0, "MZ": 0.0, "VarZ": 1.0, "RCE": 0.0, "RCE2": 0.0,
@@ -132,7 +132,7 @@ def jackknife(name: str, E, u, n_bins: int = 20) -> np.ndarray:
 
 
 def bca(theta_hat: float, replicates, jack, confidence_level: float = 0.95) -> dict:
-    """BCa interval of DESIGN §4 written out literally (R nptest ``np.boot``)."""
+    """BCa interval of docs/methods.md, "Bootstrap" written out literally (R nptest ``np.boot``)."""
     dist = np.append(np.asarray(replicates, dtype=float), theta_hat)
     bias = np.mean(dist) - theta_hat
     se = np.std(dist, ddof=1)

@@ -1,4 +1,4 @@
-"""Equal-count binning (DESIGN §3) against the naive float formula."""
+"""Equal-count binning (docs/methods.md, "Binning") against the naive float formula."""
 
 from __future__ import annotations
 

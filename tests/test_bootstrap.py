@@ -1,4 +1,4 @@
-"""mcref.bootstrap against naive references (DESIGN §4).
+"""mcref.bootstrap against naive references (docs/methods.md, "Bootstrap").
 
 1. replicates: every replicate equals the naive statistic on the resample that
    ``resample_indices`` returns;

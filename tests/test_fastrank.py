@@ -1,4 +1,4 @@
-"""Radix-rank kernels (mcref.kernels.fastrank, DESIGN §7) against scipy's spearmanr and rankdata."""
+"""Radix-rank kernels (mcref.kernels.fastrank, docs/methods.md, "Simulated references") against scipy's spearmanr and rankdata."""
 
 from __future__ import annotations
 

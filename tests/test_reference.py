@@ -68,7 +68,7 @@ def test_ence_matches_asymptotic_form_under_normal():
     ds = mcref.datasets.load("QM9_E")
     ref = simulated_reference("ENCE", ds.u, n_mc=4000, seed=7)
     asym = exact.exact_reference("ENCE", ds.u, method="asymptotic")
-    # DESIGN §10: about three digits for normal D; allow 1 % plus 3 Monte Carlo se
+    # docs/methods.md, "Exact and asymptotic references": about three digits for normal D; allow 1 % plus 3 Monte Carlo se
     assert abs(ref.mean - asym.mean) <= 0.01 * asym.mean + 3 * ref.se
 
 

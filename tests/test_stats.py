@@ -1,4 +1,4 @@
-"""mcref.stats against the naive references of tests/naive.py (DESIGN §1–3)."""
+"""mcref.stats against the naive references of tests/naive.py (docs/methods.md, "Data and notation" to "Binning")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ζ-scores (DESIGN §5): closed forms on hand-made cases."""
+"""ζ-scores (docs/methods.md, "ζ-scores"): closed forms on hand-made cases."""
 
 from __future__ import annotations
 
