@@ -391,3 +391,52 @@ def test_extrapolation_bootstrap_se_against_naive_resamples():
     assert ols.consistent == ols.consistent_paper and np.isnan(ols.se_a_boot)
     with pytest.raises(ValueError, match="needs `n_boot` >= 2"):
         studies.extrapolation(E, u, n_boot=0)
+
+
+def test_scaling_on_a_dask_cluster_is_bit_identical():
+    distributed = pytest.importorskip("distributed")
+    kw = dict(models=("NIG", "T6IG"), M=(400,), N=(5, 10), k=(3,), n_mc=40, progress=False)
+    local = studies.scaling(**kw, n_jobs=1).table
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+            distributed.Client(cl) as client:
+        remote = studies.scaling(**kw, backend="dask", scheduler=client).table
+    pd.testing.assert_frame_equal(local, remote, check_exact=True)
+
+
+def test_cli_study_ctrl_c_exits_130_and_resumes(tmp_path):
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    store = tmp_path / "s.sqlite"
+    cmd = [sys.executable, "-m", "mcref.cli", "study", "scaling", "--models", "NIG", "--M", "600",
+           "--N", "10", "--k", "3,4,5,6,7,8,9,10,11,12,13,14", "--n-mc", "3000", "--n-jobs", "1",
+           "--no-progress", "--store", str(store)]
+    p = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    n = 0
+    while time.time() < deadline and n < 2:  # wait until two cells are stored
+        time.sleep(0.2)
+        if store.exists():
+            try:
+                with sqlite3.connect(store) as c:
+                    n = c.execute("select count(*) from cells").fetchone()[0]
+            except sqlite3.Error:
+                pass
+    assert n >= 2, "the study did not store cells in time"
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert time.time() - t0 < 5
+    assert p.returncode == 130, err
+    assert "interrupted" in err and "resume" in err and "Traceback" not in err
+    with sqlite3.connect(store) as c:
+        kept = c.execute("select count(*) from cells").fetchone()[0]
+    assert kept >= 2
+    res = studies.scaling(models=("NIG",), M=(600,), N=(10,), k=tuple(range(3, 15)), n_mc=3000, n_jobs=1,
+                          progress=False, store=store)
+    assert res.n_loaded == kept and res.n_computed == 12 - kept
+    assert os.path.exists(store)
