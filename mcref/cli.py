@@ -81,7 +81,9 @@ def cmd_validate(args) -> int:
     from .validate import validate
 
     ds = _load(args)
-    dists = [d.strip() for d in args.dists.split(",")] if args.dists else ["normal", "t6"]
+    from .validate import VALIDATE_DISTS
+
+    dists = [d.strip() for d in args.dists.split(",")] if args.dists else list(VALIDATE_DISTS)
     tab = validate(ds.E, ds.u, stats=_stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
                    n_boot=args.boot, n_mc=args.mc, seed=args.seed, name=ds.name, rule=args.rule)
     if args.json:
@@ -237,7 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("validate", help="full validation table (references, zeta-scores, verdicts)")
     data_args(sp)
     sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats (default 10000)")
-    sp.add_argument("--dists", help="comma-separated generative distributions (default normal,t6)")
+    sp.add_argument("--dists", help="comma-separated generative distributions (default normal,t6,empirical; "
+                    "the default verdict uses empirical when listed)")
     sp.add_argument("--csv", action="store_true", help="print CSV")
     sp.add_argument("--rule", default="mc", choices=["mc", "paper"],
                     help="verdict of simulated-reference statistics: Monte Carlo test (default) or the published "

@@ -346,6 +346,19 @@ def test_default_rule_with_two_d_never_overrejects_and_paper_rule_does():
         assert paper > 0.5, (stat, paper)
 
 
+def test_empirical_d_test_has_size_5_percent_under_normal_and_t6_data():
+    """The default verdict decides binned statistics with the empirical D (the data's own Z):
+    its size must hold whatever the true D."""
+    res = studies.verdicts(M=(800,), D=("normal", "t6"), stats=("CC", "ENCE", "ZMSE"), n_rep=200, n_boot=0,
+                           n_mc=300, n_mc_empirical=200, n_jobs=1, progress=False, seed=11)
+    t = res.table
+    for D in ("normal", "t(6)"):
+        for stat in ("CC", "ENCE", "ZMSE"):
+            r = t[(t.D == D) & (t.stat == stat) & (t.score == "verdict") & (t.dist == "mc")]
+            k = round(float(r.reject.iloc[0]) * 200)
+            assert sps.binomtest(k, 200, 0.05).pvalue > 0.01, (D, stat, k)
+
+
 def test_verdicts_power_on_miscalibrated_data():
     """u too small by 25 %: the ZMS test and the Monte Carlo tests of ENCE/ZMSE reject nearly always."""
     res = studies.verdicts(M=(2000,), scenario=("scale=1.25",), stats=("ZMS", "ENCE", "ZMSE"), n_rep=40,

@@ -117,6 +117,9 @@ def test_bad_input(kw, match):
         (dict(zeta_bs=None, p_sim={"normal": 0.01, "t(6)": 0.04}, shape_flag=False), "invalid"),
         (dict(zeta_bs=None, p_sim={"normal": 0.01, "t(6)": 0.3}, shape_flag=False), "not testable"),
         (dict(zeta_bs=None, p_sim={"normal": 0.05}, shape_flag=False), "invalid"),  # p <= alpha rejects
+        # the empirical D decides when present
+        (dict(zeta_bs=None, p_sim={"normal": 0.01, "t(6)": 0.3, "empirical": 0.2}, shape_flag=False), "valid"),
+        (dict(zeta_bs=None, p_sim={"normal": 0.5, "t(6)": 0.6, "empirical": 0.04}, shape_flag=False), "invalid"),
     ],
 )
 def test_mc_verdict_branches(kw, want):
@@ -148,7 +151,9 @@ def test_table_reports_p_values_both_verdicts_and_biased_intervals():
     for r, q in zip(tab.rows, paper.rows):
         assert r.verdict_paper == q.verdict == q.verdict_paper
         assert r.alternative == ("greater" if r.name in ("ENCE", "ZMSE") else "two-sided")
-        assert set(r.p_sim) == {"normal", "t(6)"} and all(0 < p <= 1 for p in r.p_sim.values())
+        assert set(r.p_sim) == {"normal", "t(6)", "empirical"} and all(0 < p <= 1 for p in r.p_sim.values())
+        if r.reference is None and not r.shape_flag:  # decided by the empirical D
+            assert r.verdict == ("valid" if r.p_sim["empirical"] > 0.05 else "invalid")
         assert r.excludes_estimate == (not r.low <= r.estimate <= r.high)
     rec = tab.records()[3]
     assert {"p_normal", "p_se_t(6)", "verdict_paper", "excludes_estimate"} <= set(rec)

@@ -9,9 +9,11 @@ errors, draws ``n_rep`` datasets and applies every score of :func:`mcref.validat
   ζ_Sim2 (θ̂ against the simulated 95 % interval), per test D;
 * ``p`` — the Monte Carlo test, p ≤ α, per test D, and under ``"empirical"`` D (the data's
   own standardized Z; simulated for each dataset);
-* ``verdict`` — ``mc`` (the default rule of :func:`mcref.validate`) and ``paper`` (the
-  published flowchart), over the test D: the fraction of datasets *not* declared valid,
-  split into ``invalid`` and no verdict (``not testable`` / ``unreliable``).
+* ``verdict`` — ``mc`` (the default rule of :func:`mcref.validate`: with
+  ``n_mc_empirical > 0`` it decides by the empirical D, as validate's default D do; else
+  by agreement over the test D) and ``paper`` (the published flowchart), over the test D:
+  the fraction of datasets *not* declared valid, split into ``invalid`` and no verdict
+  (``not testable`` / ``unreliable``).
 
 On calibrated data (scenario ``"calibrated"``) the rejection rate of a score is its size
 (false-rejection rate; a sound 95 % test has 5 %); on miscalibrated data it is its power.
@@ -153,8 +155,9 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
             pv = {d: sim.p_value(s, d, th, alternative=alt)[0] for d in labels}
             for d in labels:
                 flag(s, "p", d, i, pv[d] <= alpha)
-            if emp is not None:
-                flag(s, "p", "empirical", i, emp.p_value(s, "empirical", th, alternative=alt)[0] <= alpha)
+            if emp is not None:  # the default rule of validate decides with the empirical D
+                pv["empirical"] = emp.p_value(s, "empirical", th, alternative=alt)[0]
+                flag(s, "p", "empirical", i, pv["empirical"] <= alpha)
             ref_fn = info(s).reference
             zbs = None
             shape_flag = screen.unreliable(s)
