@@ -50,7 +50,7 @@ import numpy as np
 from ._validation import check_choice, check_E_u, check_int, check_probability
 from ._warnings import BiasedIntervalWarning
 from .bootstrap import BootstrapResult, bootstrap_many
-from .generative import DEFAULT_DISTS, get_distribution
+from .generative import get_distribution
 from .reference import PairedDifference, ReferenceResult, simulate
 from .shape import ShapeScreen, shape_screen
 from .stats import info

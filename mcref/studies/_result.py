@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
-__all__ = ["StudyResult"]
+__all__ = ["StudyResult", "run_as"]
 
 
 @dataclass(frozen=True)
@@ -47,3 +47,20 @@ class StudyResult:
         origin = f", store {self.store}" if self.store else ""
         return (f"study '{self.name}' (seed {self.seed}{origin}): {len(self.table)} rows, "
                 f"{self.n_computed} cells computed, {self.n_loaded} read back, {self.seconds:.1f} s")
+
+
+def run_as(cls: type, spec, run_kwargs: dict, *, columns: Sequence[str] | None = None,
+           params: dict | None = None) -> StudyResult:
+    """Run ``spec`` with :func:`mcref.studies.run_study` (``run_kwargs``: seed, n_jobs, backend,
+    scheduler, store, progress, threads_per_cell) and wrap its table in the result class ``cls``.
+
+    ``columns`` selects and orders the table's columns; ``params`` replaces the parameters
+    shown in the result (e.g. without a large array).
+    """
+    from ._runner import run_study
+
+    run = run_study(spec, **run_kwargs)
+    table = run.table if columns is None else run.table[list(columns)]
+    return cls(name=spec.name, params=dict(spec.params) if params is None else params, seed=run.seed,
+               table=table.reset_index(drop=True), store=run.store, n_computed=run.n_computed,
+               n_loaded=run.n_loaded, seconds=run.seconds)

@@ -28,7 +28,6 @@ and the mean shape screen (β_GM and κ_CS of u², E², Z²) of its datasets.
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 from typing import Sequence
@@ -45,8 +44,8 @@ from ..shape import shape_screen
 from ..stats import info
 from ..synthetic import _dataset, draw, stream
 from ..zeta import zeta, zeta_sim2
-from ._result import StudyResult
-from ._runner import StudySpec, run_study
+from ._result import StudyResult, run_as
+from ._runner import StudySpec
 from .scaling import _as_tuple
 
 __all__ = ["reliability", "ReliabilityResult", "PAPER", "SCORES"]
@@ -230,7 +229,5 @@ def reliability(
               "u_seed": u_seed if fixed_u else None}
     keys = [{"model": model, "nu": x} for x in nus]
     spec = StudySpec(name="reliability", params=params, keys=keys, cell=_reliability_cell)
-    run = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store,
-                    progress=progress, threads_per_cell=threads_per_cell)
-    return ReliabilityResult(name="reliability", params=params, seed=run.seed, table=run.table.reset_index(drop=True),
-                             store=run.store, n_computed=run.n_computed, n_loaded=run.n_loaded, seconds=run.seconds)
+    return run_as(ReliabilityResult, spec, dict(seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store, progress=progress,
+                 threads_per_cell=threads_per_cell))

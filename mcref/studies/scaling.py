@@ -52,8 +52,8 @@ from ..kernels.multibin import multibin_kernel, segment_layout
 from ..parallel import map_chunks
 from ..kernels.rng import chunk_states
 from ..kernels.synthetic import draw_ig_dataset
-from ._result import StudyResult
-from ._runner import StudySpec, run_study
+from ._result import StudyResult, run_as
+from ._runner import StudySpec
 
 __all__ = ["scaling", "ScalingResult", "model_distribution", "PAPER"]
 
@@ -279,8 +279,6 @@ def scaling(
               "min_count": min_count}
     keys = [{"model": mo, "M": m, "k": kk} for mo in models for m in Ms for kk in ks]
     spec = StudySpec(name="scaling", params=params, keys=keys, cell=_scaling_cell)
-    info = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store,
-                     progress=progress, threads_per_cell=threads_per_cell)
-    table = info.table[["model", "M", "N", "k", "stat", "mean", "se", "sd"]].reset_index(drop=True)
-    return ScalingResult(name="scaling", params=params, seed=info.seed, table=table, store=info.store,
-                         n_computed=info.n_computed, n_loaded=info.n_loaded, seconds=info.seconds)
+    return run_as(ScalingResult, spec, dict(seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store, progress=progress,
+                 threads_per_cell=threads_per_cell),
+                  columns=("model", "M", "N", "k", "stat", "mean", "se", "sd"))

@@ -22,8 +22,8 @@ from .. import datasets as _datasets
 from .._validation import check_int, check_u
 from ..reference import simulate
 from ..stats import info
-from ._result import StudyResult
-from ._runner import StudySpec, run_study
+from ._result import StudyResult, run_as
+from ._runner import StudySpec
 from .scaling import _as_tuple
 
 __all__ = ["sensitivity", "SensitivityResult", "PAPER"]
@@ -148,8 +148,6 @@ def sensitivity(
     params["datasets"] = names
     keys = [{"dataset": d} for d in names]
     spec = StudySpec(name="sensitivity", params=params, keys=keys, cell=_sensitivity_cell)
-    run = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store,
-                    progress=progress, threads_per_cell=threads_per_cell)
-    shown = {k: v for k, v in params.items() if k != "u"}
-    return SensitivityResult(name="sensitivity", params=shown, seed=run.seed, table=run.table.reset_index(drop=True),
-                             store=run.store, n_computed=run.n_computed, n_loaded=run.n_loaded, seconds=run.seconds)
+    return run_as(SensitivityResult, spec, dict(seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store, progress=progress,
+                 threads_per_cell=threads_per_cell),
+                  params={k: v for k, v in params.items() if k != "u"})

@@ -55,8 +55,8 @@ from ..stats import info, statistics
 from ..synthetic import draw, stream
 from ..validate import alternative_for, verdict_for, verdict_mc
 from ..zeta import zeta, zeta_sim2
-from ._result import StudyResult
-from ._runner import StudySpec, run_study
+from ._result import StudyResult, run_as
+from ._runner import StudySpec
 from .scaling import _as_tuple
 
 __all__ = ["verdicts", "VerdictsResult", "SCENARIOS"]
@@ -302,7 +302,5 @@ def verdicts(
                 for d in Ds:
                     keys.append({"u": src, "M": m, "scenario": sc, "D": get_distribution(d).label})
     spec = StudySpec(name="verdicts", params=params, keys=keys, cell=_verdicts_cell)
-    run = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store,
-                    progress=progress, threads_per_cell=threads_per_cell)
-    return VerdictsResult(name="verdicts", params=params, seed=run.seed, table=run.table.reset_index(drop=True),
-                          store=run.store, n_computed=run.n_computed, n_loaded=run.n_loaded, seconds=run.seconds)
+    return run_as(VerdictsResult, spec, dict(seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store, progress=progress,
+                 threads_per_cell=threads_per_cell))
