@@ -450,7 +450,7 @@ def test_ctrl_c_stops_promptly_and_keeps_cells(tmp_path, n_jobs):
     assert lines[0].startswith("mcref: study 'toy' interrupted: ")
     assert lines[0].endswith(f"/{n_cells} cells stored in {path}; run the same call again to resume")
     k = int(lines[0].split("interrupted: ")[1].split("/")[0])
-    assert elapsed < 3.0, (elapsed, err)
+    assert elapsed < 10.0, (elapsed, err)  # an interrupt, not a run to the end (the asserts above)
     assert 2 <= k < n_cells and _n_committed(path) == k
     # the committed cells read back (with n_jobs=2 not necessarily the first k), identical to a fresh computation
     con = sqlite3.connect(path)
