@@ -252,6 +252,13 @@ class StudyStore:
         except sqlite3.Error as exc:
             raise StoreFormatError(f"{path!r} cannot be opened as an SQLite file ({exc})") from None
         try:
+            # integrity first: a damaged page can make an mcref store look foreign
+            check = [r[0] for r in con.execute("PRAGMA quick_check")]
+            if check != ["ok"]:
+                raise StoreFormatError(
+                    f"{path!r} is a corrupt SQLite file ({'; '.join(map(str, check[:3]))}); refusing to "
+                    "modify it: move it away or choose another store= path"
+                )
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "mcref_meta" not in tables or "cells" not in tables:
                 raise StoreFormatError(
@@ -263,12 +270,6 @@ class StudyStore:
                 raise StoreFormatError(
                     f"{path!r} is a foreign SQLite file, not an mcref study store; refusing to "
                     "modify it: choose another store= path"
-                )
-            check = [r[0] for r in con.execute("PRAGMA quick_check")]
-            if check != ["ok"]:
-                raise StoreFormatError(
-                    f"{path!r} is a corrupt mcref study store ({'; '.join(map(str, check[:3]))}); "
-                    "move it away or choose another store= path"
                 )
         except sqlite3.DatabaseError as exc:
             raise StoreFormatError(
