@@ -15,6 +15,8 @@ from . import datasets, studies, synthetic
 from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning, ShrunkBinsWarning
 from .binning import Binning, equal_count_bins
 from .bootstrap import BootstrapResult, bootstrap, bootstrap_many
+from .decimation import DecimationResult, decimation
+from .distfit import DistFit, distfit
 from .generative import Distribution, get_distribution
 from .intervals import ConfidenceInterval
 from .reference import PairedDifference, ReferenceResult, Simulation, simulate, simulated_reference
@@ -27,8 +29,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BiasedIntervalWarning", "DegenerateBootstrapWarning", "ShrunkBinsWarning", "studies", "synthetic",
-    "Binning", "BootstrapResult", "ConfidenceInterval", "Distribution", "PairedDifference", "ReferenceResult",
-    "ShapeScreen", "Simulation", "ValidationTable", "bootstrap", "bootstrap_many", "datasets",
+    "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
+    "ShapeScreen", "Simulation", "ValidationTable", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
     "statistics", "validate", "zeta", "zeta_sim2",
 ]

@@ -1,4 +1,5 @@
-"""Command-line interface: ``mcref stats``, ``mcref validate``, ``mcref demo``, ``mcref datasets``.
+"""Command-line interface: ``mcref stats``, ``mcref validate``, ``mcref fit``, ``mcref decimate``,
+``mcref demo``, ``mcref study``, ``mcref datasets``.
 
 The CLI calls only the public API. Bad input prints one clear line on stderr and
 exits with status 2.
@@ -92,6 +93,43 @@ def cmd_validate(args) -> int:
         print(tab.to_csv(), end="")
     else:
         print(tab)
+    return 0
+
+
+def cmd_fit(args) -> int:
+    from .distfit import distfit
+
+    ds = _load(args)
+    fit = distfit(ds.E, ds.u, n_boot=args.boot, seed=args.seed)
+    if args.json:
+        row = fit.as_dict()
+        row = {"dataset": ds.name, **row, "se_method": fit.se_method, "ci": fit.ci, "at_bound": fit.at_bound}
+        print(json.dumps(row, indent=2, default=float))
+    else:
+        print(f"{ds.name}: {fit}")
+        if fit.t_nu <= 2:
+            print(f"note: t_nu = {fit.t_nu:.3g} <= 2: no unit-variance t(nu) exists, so --dists t(fit) is refused "
+                  "for this set; use empirical")
+    return 0
+
+
+def cmd_decimate(args) -> int:
+    from .decimation import decimation
+
+    ds = _load(args)
+    res = decimation(ds.E, ds.u, _stats_list(args.stat, ("ZMS", "RCE")), max_fraction=args.max_fraction,
+                     steps=args.steps, n_boot=args.boot, n_bins=args.bins, seed=args.seed)
+    if args.json:
+        print(json.dumps({"dataset": ds.name, "leaves": res.leaves, "first_exit": res.first_exit,
+                          "interval": res.interval, "points": res.to_frame().to_dict(orient="records")},
+                         indent=2, default=float))
+    else:
+        import pandas as pd
+
+        wide = res.to_frame().pivot(index=["fraction", "n_removed"], columns="stat", values="delta")
+        with pd.option_context("display.max_rows", 400, "display.width", 160):
+            print(f"{ds.name}: delta theta = theta(f) - theta(0)\n{wide.to_string()}\n")
+        print(res)
     return 0
 
 
@@ -246,6 +284,21 @@ def build_parser() -> argparse.ArgumentParser:
                     help="verdict of simulated-reference statistics: Monte Carlo test (default) or the published "
                          "zeta_Sim rule; both are printed")
     sp.set_defaults(func=cmd_validate)
+
+    sp = sub.add_parser("fit", help="distribution fits of u^2, E^2, Z^2 (IG, F, KS) and Z (Student-t, ML)")
+    data_args(sp)
+    sp.set_defaults(func=cmd_fit, boot=100)
+    for a in sp._actions:
+        if a.dest == "boot":
+            a.help = "bootstrap replicates for the uncertainties (default 100; 0: none)"
+        if a.dest in ("stat", "bins"):
+            a.help = argparse.SUPPRESS
+
+    sp = sub.add_parser("decimate", help="remove the largest u step by step; does a statistic leave its CI?")
+    data_args(sp)
+    sp.add_argument("--max-fraction", type=float, default=0.1, help="largest fraction removed (default 0.1)")
+    sp.add_argument("--steps", type=int, default=21, help="number of fractions from 0 (default 21)")
+    sp.set_defaults(func=cmd_decimate)
 
     sp = sub.add_parser("demo", help="run on the nine built-in literature data sets")
     sp.add_argument("--boot", type=int, default=5000)

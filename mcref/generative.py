@@ -13,6 +13,9 @@ spec            D                                                   kurtosis
 ``"uniform"``   U(−√3, √3)                                          1.8
 ``"laplace"``   Laplace(0, 1/√2)                                    6
 ``"empirical"`` the dataset's own Z, standardized, resampled        sample
+``"t(fit)"``    unit-variance t(ν̂), ν̂ the maximum-likelihood         3 + 6/(ν̂−4)
+                Student-t ν of the dataset's Z (ν̂ > 2 required;
+                see :func:`mcref.distfit.fit_t`)
 callable        ``f(rng, size) -> ndarray``: a user sampler,        sample
                 checked numerically for zero mean, unit variance
 ==============  ==================================================  ==========
@@ -34,9 +37,10 @@ import numpy as np
 from ._validation import as_float_array
 from .kernels import generative as KG
 
-__all__ = ["Distribution", "get_distribution", "DEFAULT_DISTS"]
+__all__ = ["Distribution", "get_distribution", "is_fitted_t", "DEFAULT_DISTS"]
 
 DEFAULT_DISTS = ("normal", "t6")
+_TFIT_KEYS = ("t(fit)", "tfit", "t_fit", "t(fitted)")
 _T_RE = re.compile(r"^t\s*\(?\s*(?:nu\s*=\s*)?([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*\)?$", re.IGNORECASE)
 
 
@@ -145,6 +149,27 @@ def _check_user_sampler(f: Callable, n: int = 200_000) -> None:
         )
 
 
+def is_fitted_t(spec: Any) -> bool:
+    """Whether ``spec`` asks for the fitted Student-t, ``"t(fit)"``."""
+    return isinstance(spec, str) and spec.strip().lower().replace(" ", "") in _TFIT_KEYS
+
+
+def _fitted_t(Z) -> Distribution:
+    """Unit-variance t(ν̂) with ν̂ the maximum-likelihood ν of the dataset's Z."""
+    if Z is None:
+        raise ValueError("`dist`='t(fit)' fits a Student-t to the dataset's Z: it needs E (pass E to the function)")
+    from .distfit import fit_t  # local: distfit does not depend on this module
+
+    nu = fit_t(as_float_array(Z, "Z")).nu
+    if not nu > 2:
+        raise ValueError(
+            f"`dist`='t(fit)': the Student-t fitted to this dataset's Z has ν̂ = {nu:.3g} ≤ 2, so no "
+            "unit-variance t(ν̂) exists (its variance is infinite); use dist='empirical' to resample "
+            "the dataset's own Z instead"
+        )
+    return Distribution("t", f"t(fit ν={nu:.3g})", nu=nu)
+
+
 def get_distribution(spec: Any, *, Z: np.ndarray | None = None) -> Distribution:
     """Normalise a distribution specification (see the module docstring).
 
@@ -152,13 +177,22 @@ def get_distribution(spec: Any, *, Z: np.ndarray | None = None) -> Distribution:
     ----------
     spec : str, tuple, Distribution or callable
     Z : ndarray, optional
-        The dataset's Z = E/u, required by ``"empirical"``.
+        The dataset's Z = E/u, required by ``"empirical"`` and ``"t(fit)"``.
 
     Raises
     ------
     ValueError
-        Unknown name, ν ≤ 2 for t (no unit-variance scaling exists), missing ``Z`` for
-        ``empirical``, or a user sampler that is not zero-mean unit-variance.
+        Unknown name, ν ≤ 2 for t (no unit-variance scaling exists; for ``"t(fit)"``, a
+        fitted ν̂ ≤ 2), missing ``Z`` for ``empirical`` or ``t(fit)``, or a user sampler
+        that is not zero-mean unit-variance.
+
+    Examples
+    --------
+    >>> import mcref
+    >>> E, u = mcref.synthetic.tig(20_000, nu_D=5, seed=4)
+    >>> d = get_distribution("t(fit)", Z=E / u)
+    >>> d.kind, d.label.startswith("t(fit ν=")
+    ('t', True)
     """
     if isinstance(spec, Distribution):
         return spec
@@ -184,13 +218,15 @@ def get_distribution(spec: Any, *, Z: np.ndarray | None = None) -> Distribution:
             if z.size < 2 or sd == 0:
                 raise ValueError("`dist`='empirical' needs at least two distinct Z values")
             return Distribution("empirical", "empirical", values=np.sort((z - z.mean()) / sd))
+        if key.replace(" ", "") in _TFIT_KEYS:
+            return _fitted_t(Z)
         m = _T_RE.match(key)
         if m:
             nu = float(m.group(1))
     if nu is None:
         raise ValueError(
             f"unknown distribution {spec!r}: use 'normal', 't(nu)' (e.g. 't6', 't(4.5)', ('t', 6)), "
-            "'uniform', 'laplace', 'empirical', or a callable f(rng, size) with unit variance"
+            "'t(fit)', 'uniform', 'laplace', 'empirical', or a callable f(rng, size) with unit variance"
         )
     try:
         nu = float(nu)

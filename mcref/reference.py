@@ -27,7 +27,7 @@ from scipy.stats import rankdata
 
 from ._validation import as_float_array, check_choice, check_int, check_seed, check_u
 from .binning import bin_starts, resolve_n_bins
-from .generative import DEFAULT_DISTS, Distribution, get_distribution
+from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
 from .intervals import ConfidenceInterval
 from .kernels.fastrank import make_rank_scratch
 from .kernels.reference import mc_chunk_kernel
@@ -124,6 +124,8 @@ class Simulation:
             label = dist.label
         elif isinstance(dist, str) and dist in labels:
             label = dist
+        elif is_fitted_t(dist) and sum(lb.startswith("t(fit") for lb in labels) == 1:
+            label = next(lb for lb in labels if lb.startswith("t(fit"))
         else:
             label = get_distribution(dist).label
         if label not in labels:
@@ -426,7 +428,7 @@ def simulated_reference(
     if method != "mc":
         from .exact import exact_reference
 
-        d = get_distribution(dist)
+        d = get_distribution(dist, Z=None if E is None else as_float_array(E, "E") / u)
         res = {}
         for nm in names:
             kurt = d.kurtosis
