@@ -21,6 +21,7 @@ from .intervals import ConfidenceInterval
 from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
 from .kernels.rng import chunk_states
+from .parallel import batch_ranges
 from .stats import Prepared, StatInfo, check_defined, evaluate, info, prepare
 
 __all__ = ["BootstrapResult", "bootstrap", "bootstrap_many", "bca_levels", "jackknife", "resample_indices"]
@@ -204,7 +205,9 @@ def bootstrap_many(
     n_chunks = -(-n_boot // CHUNK)
     states = chunk_states(ss, n_chunks)
     boot = np.empty((codes.size, n_boot))
-    boot_kernel(codes, states, CHUNK, prep.tie_groups, *prep.kernel_args(), boot)
+    args = prep.kernel_args()
+    for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size):  # returns to Python (Ctrl-C) between batches
+        boot_kernel(codes, states[c0:c1], CHUNK, prep.tie_groups, *args, boot[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
     alpha = 1.0 - level
     out = {}
     for k, inf in enumerate(infos):

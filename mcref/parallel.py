@@ -9,6 +9,11 @@ kernels, so plain Python threads run chunks truly in parallel.
 waits in short slices, so a ``KeyboardInterrupt`` is raised in the caller within one
 slice; the workers then stop taking chunks and are joined (each finishes at most the
 chunk in hand) before the interrupt propagates. No orphan threads are left running.
+
+:func:`batch_ranges` serves the numba ``prange`` kernels (bootstrap, distribution-fit
+bootstrap): Python cannot raise ``KeyboardInterrupt`` while a compiled kernel runs, so such
+a kernel is called once per batch of chunks, each batch about 0.1 s of work; the interrupt
+is raised when the batch in hand returns.
 """
 
 from __future__ import annotations
@@ -16,10 +21,33 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-__all__ = ["map_chunks"]
+__all__ = ["map_chunks", "batch_ranges"]
 
 #: seconds between checks of the main thread while it waits for the workers
 _POLL = 0.05
+#: work (≈ element operations, ~1–5 ns each) per call of a prange kernel between interrupt checks
+BATCH_WORK = 5e7
+
+
+def batch_ranges(n_chunks: int, work_per_chunk: float, *, min_per_batch: int | None = None):
+    """Consecutive ``(first, stop)`` ranges covering ``range(n_chunks)``.
+
+    Each range holds about ``BATCH_WORK / work_per_chunk`` chunks (~0.1 s), and at least
+    ``min_per_batch`` (default: twice numba's thread count, so that every thread has work).
+    A kernel called once per range returns to Python between ranges, where a pending
+    Ctrl-C is raised; its results are the same as one call over all chunks when every
+    chunk owns its random stream and output slots.
+
+    Examples
+    --------
+    >>> list(batch_ranges(10, 2e7, min_per_batch=1))
+    [(0, 2), (2, 4), (4, 6), (6, 8), (8, 10)]
+    """
+    import numba
+
+    floor = 2 * numba.get_num_threads() if min_per_batch is None else int(min_per_batch)
+    per = max(1, floor, int(BATCH_WORK / max(float(work_per_chunk), 1.0)))
+    return [(c, min(c + per, n_chunks)) for c in range(0, n_chunks, per)]
 
 
 def map_chunks(fn: Callable[[int, int], None], n_chunks: int, n_threads: int = 1) -> None:
