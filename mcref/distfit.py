@@ -43,6 +43,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba
 import numpy as np
 from scipy import optimize, special
 
@@ -50,7 +51,7 @@ from ._validation import as_float_array, check_E_u, check_int, check_seed
 from .kernels import fit as KF
 from .kernels.rng import chunk_states
 from .kernels.special import FAMILY_F1, FAMILY_IG
-from .parallel import batch_ranges
+from .parallel import map_chunks
 
 __all__ = ["DistFit", "TFit", "distfit", "fit_scaled", "fit_t", "ks_distance", "NU_BOUNDS"]
 
@@ -78,7 +79,7 @@ _PARAMS = ("nu_u2", "sigma_u2", "nu_E2", "sigma_E2", "nu_Z2", "sigma_Z2",
 
 
 def _block(m: int) -> int:
-    return max(8, int(2.0 * math.sqrt(m)))
+    return max(8, int(0.5 * math.sqrt(m)))
 
 
 def _family_code(family: str) -> int:
@@ -423,9 +424,12 @@ def distfit(E: Any, u: Any, *, n_boot: int = DEFAULT_N_BOOT, seed: Any = None) -
         theta = np.log(np.array([[f[0], f[1]] for f in fits]))
         states = chunk_states(check_seed(seed), n_boot)
         out = np.empty((n_boot, 8))
-        for b0, b1 in batch_ranges(n_boot, 1e6 * E.size):  # ~3 fits of ~100 KS evaluations per replicate
-            KF.boot_fits(X, orders, codes, Z, states[b0:b1], theta, lo, hi, _block(E.size), 0.05, _BOOT_XTOL,
-                         out[b0:b1])
+        blk = _block(E.size)
+
+        def replicate(b: int, _thread: int) -> None:  # nogil kernel: the threads run in parallel
+            KF.boot_fit_replicate(X, orders, codes, Z, states[b], theta, lo, hi, blk, 0.05, _BOOT_XTOL, out[b])
+
+        map_chunks(replicate, n_boot, numba.get_num_threads())  # Ctrl-C stops it within a replicate
         boot = {"nu_u2": out[:, 0], "sigma_u2": out[:, 1], "nu_E2": out[:, 2], "sigma_E2": out[:, 3],
                 "nu_Z2": out[:, 4], "sigma_Z2": out[:, 5], "mean_Z": out[:, 6], "sd_Z": out[:, 7],
                 "bias_Z": 100.0 * np.abs(out[:, 6]) / out[:, 7]}

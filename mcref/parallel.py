@@ -10,8 +10,7 @@ waits in short slices, so a ``KeyboardInterrupt`` is raised in the caller within
 slice; the workers then stop taking chunks and are joined (each finishes at most the
 chunk in hand) before the interrupt propagates. No orphan threads are left running.
 
-:func:`batch_ranges` serves the numba ``prange`` kernels (bootstrap, distribution-fit
-bootstrap): Python cannot raise ``KeyboardInterrupt`` while a compiled kernel runs, so such
+:func:`batch_ranges` serves the numba ``prange`` kernels (the bootstrap): Python cannot raise ``KeyboardInterrupt`` while a compiled kernel runs, so such
 a kernel is called once per batch of chunks, each batch about 0.1 s of work; the interrupt
 is raised when the batch in hand returns.
 """

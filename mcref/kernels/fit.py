@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ._config import NJIT_EXACT, NJIT_EXACT_PARALLEL
+from ._config import NJIT_EXACT
 from .rng import bounded_draws
 from .special import family_cdf, log_norm
 
@@ -172,16 +172,16 @@ def nelder_mead_ks(xs, cum, family, th0, th1, step0, step1, lo, hi, block, max_e
 
 
 @njit(**NJIT_EXACT)
-def ks_fit(xs, cum, family, log_nu_grid, log_med_grid, lo, hi, block, th0, th1, step, xtol):
+def ks_fit(xs, cum, family, log_nu_grid, log_med_grid, lo, hi, block, th0, th1, step, xtol, restart=True):
     """Minimum-KS fit of s·Y_ν to a sample given as distinct values ``xs`` and cumulative
     counts ``cum`` (see :func:`ks_distance`).
 
     With ``log_nu_grid`` non-empty the start is the best point of the grid (for each ln ν,
     ln s = ln median(x) − ``log_med_grid``, ln of the median of Y_ν); otherwise it is
     (``th0``, ``th1``) = (ln ν, ln s). Nelder–Mead (initial simplex sides ``step`` in ln ν
-    and ``step``/2 in ln s) is then run and restarted once from its
-    result. ``xtol``: the simplex size (in ln ν, ln s) at which the search stops (the
-    restart stops at ``xtol``/10). Returns (ν, s, D, evaluations).
+    and ``step``/2 in ln s) is then run, and restarted once from its result with a simplex
+    of 10·``xtol`` unless ``restart`` is False. ``xtol``: the simplex size (in ln ν, ln s) at
+    which each search stops. Returns (ν, s, D, evaluations).
     """
     m = xs.size
     n = cum[m - 1]
@@ -201,9 +201,10 @@ def ks_fit(xs, cum, family, log_nu_grid, log_med_grid, lo, hi, block, th0, th1, 
         n_eval = log_nu_grid.size
     t0, t1, fv, ne = nelder_mead_ks(xs, cum, family, b0, b1, step, 0.5 * step, lo, hi, block, 400, xtol, 1e-10)
     n_eval += ne
-    t0, t1, fv, ne = nelder_mead_ks(xs, cum, family, t0, t1, 10 * xtol, 5 * xtol, lo, hi, block, 200,
-                                    xtol, 1e-12)
-    n_eval += ne
+    if restart:
+        t0, t1, fv, ne = nelder_mead_ks(xs, cum, family, t0, t1, 10 * xtol, 5 * xtol, lo, hi, block, 200,
+                                        xtol, 1e-12)
+        n_eval += ne
     return math.exp(t0), math.exp(t1), fv, n_eval
 
 
@@ -227,37 +228,35 @@ def compress(x, order, counts, xs, cum):
     return m
 
 
-@njit(**NJIT_EXACT_PARALLEL)
-def boot_fits(xs2d, orders, families, zvals, states, theta, lo, hi, block, step, xtol, out):
-    """Pair bootstrap of the KS fits and of the moments of Z.
+@njit(**NJIT_EXACT)
+def boot_fit_replicate(xs2d, orders, families, zvals, state, theta, lo, hi, block, step, xtol, out):
+    """One pair-bootstrap replicate of the KS fits and of the moments of Z.
 
     ``xs2d`` (k, n): the k positive variables (u², E², Z², unsorted, same row order);
     ``orders`` (k, n) their ascending orders; ``families`` (k,); ``zvals`` (n,) Z;
-    ``states`` (B, 4) one xoshiro state per replicate (replicate b depends on b only, not on
-    the thread); ``theta`` (k, 2) the fit to the data, (ln ν, ln s), where each replicate's
-    search starts; ``step``, ``xtol`` as in :func:`ks_fit`. ``out`` (B, 2k + 2): ν and s per variable, then mean and sd of Z.
+    ``state`` (4,) the replicate's own xoshiro state (advanced in place: the replicate's
+    draws depend on its state only, not on the thread that runs it); ``theta`` (k, 2) the
+    fit to the data, (ln ν, ln s), where the replicate's searches start; ``step``, ``xtol``
+    as in :func:`ks_fit`. ``out`` (2k + 2,): ν and s per variable, then mean and sd of Z.
     """
-    n_rep = states.shape[0]
     k_var, n = xs2d.shape
     no_grid = np.empty(0)
-    for b in prange(n_rep):
-        counts = np.zeros(n, dtype=np.int64)
-        st = states[b].copy()
-        bounded_draws(st, n, n, counts, True)
-        xs = np.empty(n)
-        cum = np.empty(n, dtype=np.int64)
-        for v in range(k_var):
-            mv = compress(xs2d[v], orders[v], counts, xs, cum)
-            nu, s, _d, _ne = ks_fit(xs[:mv], cum[:mv], families[v], no_grid, no_grid, lo, hi, block,
-                                    theta[v, 0], theta[v, 1], step, xtol)
-            out[b, 2 * v] = nu
-            out[b, 2 * v + 1] = s
-        mean = 0.0
-        for i in range(n):
-            mean += counts[i] * zvals[i]
-        mean /= n
-        ss = 0.0
-        for i in range(n):
-            ss += counts[i] * (zvals[i] - mean) ** 2
-        out[b, 2 * k_var] = mean
-        out[b, 2 * k_var + 1] = math.sqrt(ss / (n - 1))
+    counts = np.zeros(n, dtype=np.int64)
+    bounded_draws(state, n, n, counts, True)
+    xs = np.empty(n)
+    cum = np.empty(n, dtype=np.int64)
+    for v in range(k_var):
+        mv = compress(xs2d[v], orders[v], counts, xs, cum)
+        nu, s, _d, _ne = ks_fit(xs[:mv], cum[:mv], families[v], no_grid, no_grid, lo, hi, block,
+                                theta[v, 0], theta[v, 1], step, xtol, False)
+        out[2 * v] = nu
+        out[2 * v + 1] = s
+    mean = 0.0
+    for i in range(n):
+        mean += counts[i] * zvals[i]
+    mean /= n
+    ss = 0.0
+    for i in range(n):
+        ss += counts[i] * (zvals[i] - mean) ** 2
+    out[2 * k_var] = mean
+    out[2 * k_var + 1] = math.sqrt(ss / (n - 1))
