@@ -12,7 +12,8 @@ True
 from __future__ import annotations
 
 from . import datasets, studies, synthetic
-from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning, ShrunkBinsWarning
+from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, ShrunkBinsWarning,
+                        SlowConvergenceWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
 from .bootstrap import BootstrapResult, bootstrap, bootstrap_many
 from .decimation import DecimationResult, decimation
@@ -21,16 +22,17 @@ from .generative import Distribution, get_distribution
 from .intervals import ConfidenceInterval
 from .reference import PairedDifference, ReferenceResult, Simulation, simulate, simulated_reference
 from .shape import ShapeScreen, shape_screen
-from .stats import statistic, statistics
+from .stats import statistic, statistics, tie_spread
 from .validate import ValidationTable, validate
 from .zeta import zeta, zeta_sim2
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BiasedIntervalWarning", "DegenerateBootstrapWarning", "ShrunkBinsWarning", "studies", "synthetic",
+    "BiasedIntervalWarning", "DegenerateBootstrapWarning", "FewReplicatesWarning", "ShrunkBinsWarning",
+    "SlowConvergenceWarning", "TieOrderWarning", "studies", "synthetic",
     "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
     "ShapeScreen", "Simulation", "ValidationTable", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
-    "statistics", "validate", "zeta", "zeta_sim2",
+    "statistics", "tie_spread", "validate", "zeta", "zeta_sim2",
 ]

@@ -34,8 +34,36 @@ def as_float_array(x: Any, name: str) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+_TINY = float(np.finfo(np.float64).tiny)  # smallest normal float64, 2.2e-308
+_HUGE = float(np.finfo(np.float64).max)
+
+
+def _check_squares(x: np.ndarray, name: str, *, zero_ok: bool) -> None:
+    """The statistics square and sum ``x``: refuse values whose squares underflow (lose
+    digits as subnormals, or become 0) or whose sum of squares overflows float64.
+    ``zero_ok``: zeros allowed (errors), and only the largest square must be normal."""
+    ax = np.abs(x)
+    big = float(ax.max())
+    if big * big * x.size > _HUGE or not np.isfinite(big * big * x.size):
+        raise ValueError(
+            f"`{name}` is too large for float64 arithmetic: the sum of squares of {x.size} values up to "
+            f"{big:.3g} overflows; rescale E and u by the same factor (e.g. change their unit)"
+        )
+    # u: every u² enters ln u² and the bin means, so each must be a normal float. E and Z:
+    # a tiny error adds ~0 to the sums whatever its precision; refuse only when the largest
+    # square itself underflows (the sums would be made of subnormals)
+    small = float(ax.min()) if not zero_ok else big
+    if small > 0 and small * small < _TINY:
+        raise ValueError(
+            f"`{name}` has values too small for float64 arithmetic: {small:.3g}² = {small * small:.3g} is below "
+            f"{_TINY:.3g} (its square loses digits or becomes 0); rescale E and u by the same factor "
+            "(e.g. change their unit)"
+        )
+
+
 def check_u(u: Any, *, min_size: int = 1) -> np.ndarray:
-    """Validate uncertainties: finite, > 0, at least ``min_size`` of them."""
+    """Validate uncertainties: finite, > 0, at least ``min_size`` of them, squares
+    representable in float64."""
     u = as_float_array(u, "u")
     nonpos = u <= 0
     if nonpos.any():
@@ -45,6 +73,7 @@ def check_u(u: Any, *, min_size: int = 1) -> np.ndarray:
         )
     if u.size < min_size:
         raise ValueError(f"`u` must have at least {min_size} points, got {u.size}")
+    _check_squares(u, "u", zero_ok=False)
     return u
 
 
@@ -60,6 +89,8 @@ def check_E_u(E: Any, u: Any, *, min_size: int = 2) -> tuple[np.ndarray, np.ndar
     check_u(u)
     if E.size < min_size:
         raise ValueError(f"the dataset must have at least {min_size} points, got {E.size}")
+    _check_squares(E, "E", zero_ok=True)
+    _check_squares(E / u, "Z = E/u", zero_ok=True)
     return E, u
 
 

@@ -31,3 +31,20 @@ class BiasedIntervalWarning(RuntimeWarning):
 
     def __init__(self, msg: str | None = None):
         super().__init__(msg or "the BCa interval excludes the estimate (strong finite-sample bias)")
+
+
+class FewReplicatesWarning(UserWarning):
+    """Fewer bootstrap or Monte Carlo replicates than a stable result needs (the table's
+    verdicts are then indicative): BCa limits need ~1000 replicates or more, a Monte Carlo
+    p-value near α = 0.05 needs ~1000 repeats to be resolved."""
+
+
+class TieOrderWarning(UserWarning):
+    """A binned statistic (ENCE, ZMSE, UCE) depends on the input order of tied u values:
+    runs of equal u straddle a bin cut, and the stable sort puts them in bins by row order.
+    :func:`mcref.tie_spread` gives the statistic's range over random orders of the ties."""
+
+
+class SlowConvergenceWarning(UserWarning):
+    """A generative distribution so heavy-tailed that Monte Carlo means converge extremely
+    slowly (unit-variance t(ν) with ν close to 2: ε² has tail index ν/2 ≈ 1)."""

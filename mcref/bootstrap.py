@@ -30,6 +30,8 @@ Method = Literal["bca", "percentile", "basic"]
 METHODS = ("bca", "percentile", "basic")
 #: replicates per random stream; fixed so that results do not depend on thread count
 CHUNK = 64
+#: fewest bootstrap replicates accepted for a BCa interval (about 1000 are needed for stable limits)
+MIN_BOOT_BCA = 100
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,13 @@ def bootstrap_many(
     est = evaluate(prep, codes)
     check_defined(infos, est, prep)
     ss = check_seed(seed)
+    if method == "bca" and n_boot < MIN_BOOT_BCA:
+        raise ValueError(
+            f"`n_boot`={n_boot} is too few for a BCa interval: its limits are order statistics of the "
+            f"replicates, moved by a bias correction and an acceleration that are themselves estimated; they "
+            f"need about 1000 replicates or more to be stable (5000 by default), and mcref refuses fewer than "
+            f"{MIN_BOOT_BCA} (method='percentile' accepts fewer, for exploration)"
+        )
     n_chunks = -(-n_boot // CHUNK)
     states = chunk_states(ss, n_chunks)
     boot = np.empty((codes.size, n_boot))

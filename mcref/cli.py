@@ -41,14 +41,16 @@ def _fmt(x: float) -> str:
     return f"{x:.5g}" if math.isfinite(x) else str(x)
 
 
-def _stats_table(ds: datasets.Dataset, stats: list[str], n_bins: int, n_boot: int, seed, method: str) -> list[dict]:
+def _stats_table(ds: datasets.Dataset, stats: list[str], n_bins: int, n_boot: int, seed, method: str,
+                 min_count: int = 30, shrink: bool = False) -> list[dict]:
     import warnings
 
     from ._warnings import BiasedIntervalWarning
 
     with warnings.catch_warnings():  # marked in the table instead ("!")
         warnings.simplefilter("ignore", BiasedIntervalWarning)
-        res = bootstrap_many(stats, ds.E, ds.u, n_boot=n_boot, n_bins=n_bins, seed=seed, method=method)
+        res = bootstrap_many(stats, ds.E, ds.u, n_boot=n_boot, n_bins=n_bins, seed=seed, method=method,
+                             min_count=min_count, shrink=shrink)
     return [{"dataset": ds.name, "stat": r.name, "estimate": r.estimate, "bias": r.bias, "se": r.se, "low": r.low,
              "high": r.high, "method": r.method, "n_boot": r.n_boot,
              "excludes_estimate": not r.low <= r.estimate <= r.high} for r in res.values()]
@@ -68,12 +70,35 @@ def _print_stats(rows: list[dict]) -> None:
         print("!: the interval excludes its own estimate (strong finite-sample bias of the statistic)")
 
 
+def _seed(args) -> int:
+    """The run's seed: --seed, or one drawn from the OS (printed with the results)."""
+    if getattr(args, "seed", None) is None:
+        import numpy as np
+
+        args.seed = int(np.random.SeedSequence().entropy)
+    return args.seed
+
+
 def cmd_stats(args) -> int:
     ds = _load(args)
-    rows = _stats_table(ds, _stats_list(args.stat, DEMO_STATS), args.bins, args.boot, args.seed, args.method)
+    seed = _seed(args)
+    rows = _stats_table(ds, _stats_list(args.stat, DEMO_STATS), args.bins, args.boot, seed, args.method,
+                        args.min_count, args.shrink)
+    for r in rows:
+        r["seed"] = seed
     if args.json:
         print(json.dumps(rows, indent=2))
+    elif args.csv:
+        import csv
+        import io
+
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows({k: (f"{v:.10g}" if isinstance(v, float) else v) for k, v in r.items()} for r in rows)
+        print(buf.getvalue(), end="")
     else:
+        print(f"{ds.name}: M={ds.M}, B={args.boot}, seed={seed}")
         _print_stats(rows)
     return 0
 
@@ -85,14 +110,22 @@ def cmd_validate(args) -> int:
     from .validate import VALIDATE_DISTS
 
     dists = [d.strip() for d in args.dists.split(",")] if args.dists else list(VALIDATE_DISTS)
-    tab = validate(ds.E, ds.u, stats=_stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
-                   n_boot=args.boot, n_mc=args.mc, seed=args.seed, name=ds.name, rule=args.rule)
+    import warnings
+
+    from ._warnings import FewReplicatesWarning, TieOrderWarning
+
+    with warnings.catch_warnings():  # both are notes of the printed table
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        warnings.simplefilter("ignore", TieOrderWarning)
+        tab = validate(ds.E, ds.u, stats=_stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
+                       n_boot=args.boot, n_mc=args.mc, seed=_seed(args), name=ds.name, rule=args.rule,
+                       min_count=args.min_count, shrink=args.shrink)
     if args.json:
         print(tab.to_json())
     elif args.csv:
         print(tab.to_csv(), end="")
     else:
-        print(tab)
+        print(tab.explained() if args.explain else tab)
     return 0
 
 
@@ -100,13 +133,19 @@ def cmd_fit(args) -> int:
     from .distfit import distfit
 
     ds = _load(args)
-    fit = distfit(ds.E, ds.u, n_boot=args.boot, seed=args.seed)
+    seed = _seed(args)
+    fit = distfit(ds.E, ds.u, n_boot=args.boot, seed=seed)
     if args.json:
         row = fit.as_dict()
-        row = {"dataset": ds.name, **row, "se_method": fit.se_method, "ci": fit.ci, "at_bound": fit.at_bound}
+        row = {"dataset": ds.name, "seed": seed, **row, "se_method": fit.se_method, "ci": fit.ci,
+               "at_bound": fit.at_bound}
         print(json.dumps(row, indent=2, default=float))
+    elif args.csv:
+        df = fit.to_frame(ds.name)
+        df.insert(0, "seed", seed)
+        print(df.to_csv(index_label="dataset"), end="")
     else:
-        print(f"{ds.name}: {fit}")
+        print(f"{ds.name} (seed={seed}): {fit}")
         if fit.t_nu <= 2:
             print(f"note: t_nu = {fit.t_nu:.3g} <= 2: no unit-variance t(nu) exists, so --dists t(fit) is refused "
                   "for this set; use empirical")
@@ -117,10 +156,17 @@ def cmd_decimate(args) -> int:
     from .decimation import decimation
 
     ds = _load(args)
+    seed = _seed(args)
     res = decimation(ds.E, ds.u, _stats_list(args.stat, ("ZMS", "RCE")), max_fraction=args.max_fraction,
-                     steps=args.steps, n_boot=args.boot, n_bins=args.bins, seed=args.seed)
+                     steps=args.steps, n_boot=args.boot, n_bins=args.bins, min_count=args.min_count, seed=seed)
+    if args.csv:
+        df = res.to_frame()
+        df.insert(0, "seed", seed)
+        df.insert(0, "dataset", ds.name)
+        print(df.to_csv(index=False), end="")
+        return 0
     if args.json:
-        print(json.dumps({"dataset": ds.name, "leaves": res.leaves, "first_exit": res.first_exit,
+        print(json.dumps({"dataset": ds.name, "seed": seed, "leaves": res.leaves, "first_exit": res.first_exit,
                           "interval": res.interval, "points": res.to_frame().to_dict(orient="records")},
                          indent=2, default=float))
     else:
@@ -128,7 +174,7 @@ def cmd_decimate(args) -> int:
 
         wide = res.to_frame().pivot(index=["fraction", "n_removed"], columns="stat", values="delta")
         with pd.option_context("display.max_rows", 400, "display.width", 160):
-            print(f"{ds.name}: delta theta = theta(f) - theta(0)\n{wide.to_string()}\n")
+            print(f"{ds.name} (seed={seed}): delta theta = theta(f) - theta(0)\n{wide.to_string()}\n")
         print(res)
     return 0
 
@@ -266,8 +312,15 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--stat", help="comma-separated statistics (" + ",".join(STATISTICS) + ")")
         sp.add_argument("--bins", type=int, default=20, help="equal-count bins (default 20)")
         sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
-        sp.add_argument("--seed", type=int, default=None, help="random seed")
-        sp.add_argument("--json", action="store_true", help="print JSON")
+        sp.add_argument("--min-count", type=int, default=30,
+                        help="fewest points per bin (default 30); with fewer, an error unless --shrink")
+        sp.add_argument("--shrink", action="store_true",
+                        help="reduce the number of bins instead of failing when M/bins < --min-count")
+        sp.add_argument("--seed", type=int, default=None,
+                        help="random seed (default: drawn from the OS and printed, so the run can be repeated)")
+        out = sp.add_mutually_exclusive_group()
+        out.add_argument("--json", action="store_true", help="print JSON")
+        out.add_argument("--csv", action="store_true", help="print CSV")
 
     sp = sub.add_parser("stats", help="statistics with bootstrap confidence intervals")
     data_args(sp)
@@ -279,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats (default 10000)")
     sp.add_argument("--dists", help="comma-separated generative distributions (default normal,t6,empirical; "
                     "the default verdict uses empirical when listed)")
-    sp.add_argument("--csv", action="store_true", help="print CSV")
+    sp.add_argument("--explain", action="store_true", help="print a legend of the table's columns")
     sp.add_argument("--rule", default="mc", choices=["mc", "paper"],
                     help="verdict of simulated-reference statistics: Monte Carlo test (default) or the published "
                          "zeta_Sim rule; both are printed")
@@ -300,10 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--steps", type=int, default=21, help="number of fractions from 0 (default 21)")
     sp.set_defaults(func=cmd_decimate)
 
-    sp = sub.add_parser("demo", help="run on the nine built-in literature data sets")
-    sp.add_argument("--boot", type=int, default=5000)
-    sp.add_argument("--mc", type=int, default=10_000)
-    sp.add_argument("--seed", type=int, default=0)
+    sp = sub.add_parser("demo", help="run on the nine built-in literature data sets",
+                        description="Validate the nine built-in data sets of P. Pernot's papers (statistics, "
+                        "BCa intervals, simulated references, verdicts).")
+    sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
+    sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats of the references (default 10000)")
+    sp.add_argument("--seed", type=int, default=0, help="random seed (default 0: the demo is reproducible)")
     sp.add_argument("--stats-only", dest="validate", action="store_false",
                     help="only the statistics with BCa intervals (no simulated references)")
     sp.set_defaults(func=cmd_demo, validate=True)
@@ -373,14 +428,52 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: API argument → CLI option, for error messages raised by the library
+_CLI_NAMES = {
+    "n_boot": "--boot", "n_mc": "--mc", "n_bins": "--bins", "min_count": "--min-count", "shrink": "--shrink",
+    "shrink=True": "--shrink", "seed": "--seed", "dist": "--dists", "dists": "--dists", "stats": "--stat",
+    "name": "--dataset", "E": "--E", "E=": "--E COLUMN", "u": "--u", "u=": "--u COLUMN", "pred": "--pred",
+    "ref": "--ref", "pred=": "--pred COLUMN", "ref=": "--ref COLUMN", "x": "x", "x=": "x",
+    "max_fraction": "--max-fraction", "steps": "--steps", "rule": "--rule", "path": "FILE",
+    "delimiter": "the delimiter",
+}
+
+
+def cli_words(message: str) -> str:
+    """Reword a library error for the command line: `n_boot` → --boot, "Pass `E=`" → "pass --E COLUMN", …"""
+    import re
+
+    def sub(m):
+        return _CLI_NAMES.get(m.group(1), m.group(0))
+
+    out = re.sub(r"`([A-Za-z_]+=?(?:True)?)`", sub, message)
+    for api, cli in (("pass shrink=True", "pass --shrink"), ("shrink=True", "--shrink"), ("Pass --", "pass --")):
+        out = out.replace(api, cli)
+    return out
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):  # noqa: ARG001
+    """Warnings on the command line: one line each, in CLI words, no source line."""
+    print(f"mcref: warning: {cli_words(str(message))}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    import warnings
+
+    warnings.showwarning = _show_warning
     try:
         return args.func(args)
     except ValueError as exc:
-        print(f"mcref: error: {exc}", file=sys.stderr)
+        print(f"mcref: error: {cli_words(str(exc))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `mcref validate ... | head`: the reader is gone, stop quietly
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python flushes stdout at exit: send it nowhere
+        return 0
     except KeyboardInterrupt:
         if args.command != "study":  # a study has already said what was kept and how to resume
             print("mcref: interrupted", file=sys.stderr)

@@ -18,6 +18,7 @@ import csv
 import functools
 import io
 import os
+import warnings
 import zipfile
 from dataclasses import dataclass
 from importlib import resources
@@ -237,7 +238,8 @@ def from_file(
         ``uE`` or ``uncertainty`` (case-insensitive).
     x : str, optional
         Name of the column holding the conditioning variable. Default: the column named
-        ``x`` (case-insensitive) if there is one, else no ``x``.
+        ``x`` (case-insensitive) if there is one, else no ``x``; a default ``x`` column that
+        is empty or not numeric is skipped with a warning (one named by ``x=`` must be valid).
     pred, ref : str, optional
         Names of the columns holding the predictions and the reference values; give both
         (and not ``E``) to get ``E = ref - pred``.
@@ -325,7 +327,16 @@ def from_file(
     col_u = _resolve(table, u, "u", _DEFAULT_U, where, required=True)
     unc = _numeric_column(table, col_u, "u", where)
     col_x = _resolve(table, x, "x", _DEFAULT_X, where, required=False)
-    cond = None if col_x is None else _numeric_column(table, col_x, "x", where)
+    cond = None
+    if col_x is not None:
+        try:
+            cond = _numeric_column(table, col_x, "x", where)
+        except ValueError:
+            if x is not None:  # asked for: its problems are errors
+                raise
+            # a default-named x column that is empty or not numeric: E and u are still usable
+            warnings.warn(f"{where}: the {table.kind} {col_x!r} (conditioning variable x) is empty or not "
+                          "numeric; loaded without x", stacklevel=2)
 
     try:
         err, unc = check_E_u(err, unc)
@@ -351,11 +362,14 @@ class _Table:
 
 
 def _read_text(path: Path, delimiter: str | None) -> _Table:
-    """Read a delimited text file with a header line (blank lines are skipped)."""
+    """Read a delimited text file with a header line (blank lines and lines starting with
+    ``#`` are skipped)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read as UTF-8 text ({exc})") from None
+    # comment lines ('#' first) are dropped, as numpy.loadtxt and pandas (comment='#') do
+    text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))
     first = next((ln for ln in text.splitlines() if ln.strip()), None)
     if first is None:
         raise ValueError(f"{path.name}: the file is empty (a header line is required)")

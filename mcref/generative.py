@@ -167,6 +167,7 @@ def _fitted_t(Z) -> Distribution:
             "unit-variance t(ν̂) exists (its variance is infinite); use dist='empirical' to resample "
             "the dataset's own Z instead"
         )
+    _warn_if_slow(nu, f"'t(fit)' (ν̂ = {nu:.3g})")
     return Distribution("t", f"t(fit ν={nu:.3g})", nu=nu)
 
 
@@ -236,4 +237,21 @@ def get_distribution(spec: Any, *, Z: np.ndarray | None = None) -> Distribution:
         raise ValueError(
             f"`dist`: a unit-variance Student-t needs finite ν > 2 (its variance ν/(ν−2)), got ν={nu:g}"
         )
+    _warn_if_slow(nu, f"t({nu:g})")
     return Distribution("t", f"t({nu:g})", nu=nu)
+
+
+#: below this ν, Monte Carlo means of ε² converge too slowly to be trusted
+SLOW_NU = 3.0
+
+
+def _warn_if_slow(nu: float, label: str) -> None:
+    if nu < SLOW_NU:
+        import warnings
+
+        from ._warnings import SlowConvergenceWarning
+
+        warnings.warn(SlowConvergenceWarning(
+            f"`dist`={label}: with ν = {nu:.6g} < {SLOW_NU:g} the squared unit-variance t has a tail of index "
+            f"ν/2 = {nu / 2:.3g}, so Monte Carlo means (ZMS, ENCE, ZMSE, … references) converge extremely "
+            "slowly and come out biased low for any practical n_mc; prefer ν ≥ 3 or 'empirical'"), stacklevel=3)

@@ -279,7 +279,7 @@ def simulate(
     if not infos:
         raise ValueError("`names` must list at least one statistic")
     u = check_u(u, min_size=2)
-    n_mc = check_int(n_mc, "n_mc", minimum=1)
+    n_mc = check_int(n_mc, "n_mc", minimum=2)  # a standard error needs two repeats
     Z = None
     if E is not None:
         E = as_float_array(E, "E")

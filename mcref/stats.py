@@ -18,7 +18,8 @@ from ._validation import check_E_u
 from .binning import bin_starts, resolve_n_bins
 from .kernels import stats as K
 
-__all__ = ["StatInfo", "STATISTICS", "names", "info", "statistic", "statistics", "predefined_reference"]
+__all__ = ["StatInfo", "STATISTICS", "names", "info", "statistic", "statistics", "predefined_reference",
+           "TieSpread", "tie_spread", "straddling_ties"]
 
 
 def _const(value: float) -> Callable[[np.ndarray, np.ndarray], float]:
@@ -155,6 +156,11 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
         nb = 1
     else:
         nb = resolve_n_bins(m, n_bins, min_count=min_count, shrink=shrink)
+        if nb > 1 and np.all(u == u[0]):
+            raise ValueError(
+                "all uncertainties are equal, so bins of u are arbitrary splits of the rows: the binned "
+                "statistics (ENCE, ZMSE, UCE) are undefined for homoscedastic data; use ZMS or RCE"
+            )
     order = np.argsort(u, kind="stable").astype(np.int64)
     Es = np.ascontiguousarray(E[order])
     us = np.ascontiguousarray(u[order])
@@ -198,6 +204,35 @@ def check_defined(infos: Sequence[StatInfo], values: np.ndarray, prep: Prepared)
             raise ValueError(f"statistic {inf.name} is undefined for this dataset: {why}")
 
 
+def straddling_ties(prep: Prepared) -> int:
+    """Number of runs of equal u that straddle a bin cut of ``prep`` (their points are put
+    in bins by input order: the binned statistics then depend on the row order)."""
+    groups = prep.tie_groups
+    if groups.size == 0 or prep.n_bins < 2:
+        return 0
+    cuts = prep.starts[1:-1]
+    # a run [s, e) straddles when some cut c has s < c < e
+    k = np.searchsorted(cuts, groups[:, 0], side="right")
+    inside = (k < cuts.size) & (cuts[np.minimum(k, cuts.size - 1)] < groups[:, 1])
+    return int(inside.sum())
+
+
+def _warn_ties(infos, prep: Prepared) -> None:
+    if not any(i.binned for i in infos):
+        return
+    n = straddling_ties(prep)
+    if n:
+        import warnings
+
+        from ._warnings import TieOrderWarning
+
+        names_ = ", ".join(i.name for i in infos if i.binned)
+        warnings.warn(TieOrderWarning(
+            f"{names_}: {n} run(s) of equal u straddle a bin cut, so the value depends on the row order of the "
+            "tied points (they are binned in input order); mcref.tie_spread(name, E, u) gives the range over "
+            "random tie orders and their mean"), stacklevel=3)
+
+
 def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int = 30, shrink: bool = False) -> dict[str, float]:
     """Several statistics of one dataset in one pass; see :func:`statistic`.
 
@@ -214,6 +249,7 @@ def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int 
     prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink)
     vals = evaluate(prep, codes)
     check_defined(infos, vals, prep)
+    _warn_ties(infos, prep)
     return {i.name: float(v) for i, v in zip(infos, vals)}
 
 
@@ -267,3 +303,70 @@ def statistic(name: str, E, u, *, n_bins: int = 20, min_count: int = 30, shrink:
     True
     """
     return statistics([name], E, u, n_bins=n_bins, min_count=min_count, shrink=shrink)[info(name).name]
+
+
+@dataclass(frozen=True)
+class TieSpread:
+    """A binned statistic over random orders of the tied u values (:func:`tie_spread`).
+
+    Attributes
+    ----------
+    name : str
+    estimate : float
+        The value for the input row order.
+    mean, sd, low, high : float
+        Mean (the tie-averaged value), standard deviation, minimum and maximum over the
+        random tie orders.
+    n_orders : int
+    n_straddling : int
+        Runs of equal u that straddle a bin cut (0: the value does not depend on the order).
+    """
+
+    name: str
+    estimate: float
+    mean: float
+    sd: float
+    low: float
+    high: float
+    n_orders: int
+    n_straddling: int
+
+
+def tie_spread(name: str, E, u, *, n_orders: int = 100, seed=None, n_bins: int = 20, min_count: int = 30,
+               shrink: bool = False) -> TieSpread:
+    """The spread of a binned statistic over random orders of the tied u values.
+
+    Binned statistics sort the points by u with a stable sort (docs/methods.md, "Binning"),
+    so a run of equal u that straddles a bin cut is split between the bins by row order.
+    This evaluates the statistic for ``n_orders`` uniformly random row orders (each a
+    random order of every tie run) and reports the range and the mean, the tie-averaged
+    value.
+
+    Examples
+    --------
+    >>> u = np.repeat([1.0, 2.0, 3.0], 200)            # 3 values of u, 10 bins: ties straddle cuts
+    >>> E = u * np.random.default_rng(1).normal(size=u.size)
+    >>> ts = tie_spread("ENCE", E, u, n_bins=10, seed=0)
+    >>> ts.n_straddling > 0 and ts.low < ts.high
+    True
+    """
+    from ._validation import check_int, check_seed
+
+    E, u = check_E_u(E, u)
+    inf = info(name)
+    if not inf.binned:
+        raise ValueError(f"tie_spread is for the binned statistics (ENCE, ZMSE, UCE), got {inf.name}")
+    n_orders = check_int(n_orders, "n_orders", minimum=2)
+    codes = np.array([inf.code], dtype=np.int64)
+    prep = prepare(E, u, n_bins, min_count=min_count, shrink=shrink)
+    est = float(evaluate(prep, codes)[0])
+    n_str = straddling_ties(prep)
+    if n_str == 0:
+        return TieSpread(inf.name, est, est, 0.0, est, est, n_orders, 0)
+    rng = np.random.default_rng(check_seed(seed))
+    vals = np.empty(n_orders)
+    for k in range(n_orders):
+        perm = rng.permutation(E.size)
+        vals[k] = evaluate(prepare(E[perm], u[perm], n_bins, min_count=min_count, shrink=shrink), codes)[0]
+    return TieSpread(inf.name, est, float(vals.mean()), float(vals.std(ddof=1)), float(vals.min()),
+                     float(vals.max()), n_orders, n_str)

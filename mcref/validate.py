@@ -42,18 +42,18 @@ import io
 import json
 import math
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
 
 from ._validation import check_choice, check_E_u, check_int, check_probability
-from ._warnings import BiasedIntervalWarning
+from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, TieOrderWarning
 from .bootstrap import BootstrapResult, bootstrap_many
 from .generative import get_distribution
 from .reference import PairedDifference, ReferenceResult, simulate
 from .shape import ShapeScreen, shape_screen
-from .stats import info
+from .stats import info, tie_spread
 from .zeta import zeta, zeta_sim2
 
 __all__ = ["ValidationRow", "ValidationTable", "validate", "DEFAULT_STATS", "VALIDATE_DISTS", "RULES",
@@ -64,6 +64,25 @@ DEFAULT_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
 VALIDATE_DISTS = ("normal", "t6", "empirical")
 VERDICTS = ("valid", "invalid", "not testable", "unreliable")
 RULES = ("mc", "paper")
+#: fewest bootstrap replicates / Monte Carlo repeats from which validate gives a verdict at all
+MIN_VERDICT_REPLICATES_HARD = 100
+#: below this, verdicts are reported as indicative (FewReplicatesWarning)
+MIN_VERDICT_REPLICATES = 1000
+
+LEGEND = (
+    "legend:",
+    "  estimate      the statistic on the data; BCa 95% CI its bootstrap interval ('!': excludes the estimate)",
+    "  ref, zeta_BS  predefined reference (ZMS 1, RCE 0, ...) and zeta = (estimate - ref) / half-width of the CI on",
+    "                the side of ref; |zeta| <= 1 means ref is inside the CI",
+    "  ref[D]        mean of the statistic over N_MC calibrated datasets E* = u*eps, eps ~ D (± its Monte Carlo se)",
+    "  p[D]          Monte Carlo p-value of the estimate against those simulated values (one-sided for ENCE,",
+    "                ZMSE, UCE: large is bad; two-sided otherwise)",
+    "  zSim[D]       the published zeta of the CI against ref[D] (with its se); zSim2[D] uses the 95% range of",
+    "                the simulated values instead of the CI",
+    "  D-sens        the references of two D differ by more than 2 combined standard uncertainties",
+    "  verdict       valid / invalid / not testable / unreliable (docs/methods.md, 'Verdicts'); paper: the",
+    "                published rule, for comparison",
+)
 
 
 def alternative_for(name: str) -> str:
@@ -108,6 +127,9 @@ class ValidationRow:
         Verdict of the published rule (``rule="paper"``), for comparison.
     excludes_estimate : bool
         The bootstrap interval does not contain θ̂ (strong finite-sample bias).
+    tie_range : (float, float) or None
+        For a binned statistic whose tied u straddle a bin cut: its range over 100 random
+        orders of the ties (:func:`mcref.tie_spread`); None otherwise.
     """
 
     name: str
@@ -130,6 +152,7 @@ class ValidationRow:
     alternative: str = "two-sided"
     verdict_paper: str = ""
     excludes_estimate: bool = False
+    tie_range: tuple[float, float] | None = None
 
     def flat(self) -> dict[str, Any]:
         """The row as a flat dict (one column per D for the per-D quantities)."""
@@ -150,6 +173,7 @@ class ValidationRow:
             out[f"zeta_Sim2_{d}"] = self.zeta_sim2[d]
         out["alternative"] = self.alternative
         out["excludes_estimate"] = self.excludes_estimate
+        out["tie_low"], out["tie_high"] = self.tie_range if self.tie_range else (None, None)
         out["D_sensitive"] = self.d_sensitive
         out["shape_flag"] = self.shape_flag
         out["verdict"] = self.verdict
@@ -171,6 +195,9 @@ class ValidationTable:
     name: str = ""
     rule: str = "mc"
     alpha: float = 0.05
+    seed: int | None = None
+    binned: bool = True
+    explain: bool = False
 
     def __getitem__(self, stat: str) -> ValidationRow:
         nm = info(stat).name
@@ -197,14 +224,17 @@ class ValidationTable:
             return x
 
         doc = {
-            "dataset": self.name, "M": self.M, "n_bins": self.n_bins, "n_boot": self.n_boot, "n_mc": self.n_mc,
+            "dataset": self.name, "seed": self.seed, "M": self.M, "n_bins": self.n_bins if self.binned else None,
+            "n_boot": self.n_boot, "n_mc": self.n_mc,
             "dists": list(self.dists), "rule": self.rule, "alpha": self.alpha, "shape": {k: clean(v) for k, v in asdict(self.shape).items()},
             "rows": [{k: clean(v) for k, v in rec.items()} for rec in self.records()],
         }
         return json.dumps(doc, indent=2)
 
     def to_csv(self) -> str:
-        recs = self.records()
+        """CSV, one row per statistic; the dataset name and the seed are the first columns (so
+        that every row says how to reproduce it)."""
+        recs = [{"dataset": self.name, "seed": self.seed, **r} for r in self.records()]
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=list(recs[0]))
         w.writeheader()
@@ -238,11 +268,16 @@ class ValidationTable:
         widths = [max(len(h), *(len(l[i]) for l in lines)) for i, h in enumerate(head)]
         fmt = "  ".join(f"{{:<{w}}}" for w in widths)
         sh = self.shape
-        title = (f"{self.name + ': ' if self.name else ''}M={self.M}, N={self.n_bins} bins, B={self.n_boot}, "
-                 f"N_MC={self.n_mc}")
-        screen = (f"shape screen: beta_GM u2={sh.beta_u2:.3f} (<= {sh.threshold_u2}), E2={sh.beta_E2:.3f}, "
-                  f"Z2={sh.beta_Z2:.3f} (<= {sh.threshold_Z2}); kappa_CS u2={sh.kappa_u2:.2f}, "
-                  f"E2={sh.kappa_E2:.2f}, Z2={sh.kappa_Z2:.2f}")
+        bins = f"N={self.n_bins} bins, " if self.binned else ""
+        title = (f"{self.name + ': ' if self.name else ''}M={self.M}, {bins}B={self.n_boot}, "
+                 f"N_MC={self.n_mc}, seed={self.seed}")
+
+        def scr(v, b, t):
+            return f"{v}={b:.3f} ({'fails' if b > t else 'ok'}, threshold {t:g})"
+
+        screen = (f"shape screen (beta_GM): {scr('u2', sh.beta_u2, sh.threshold_u2)}, "
+                  f"{scr('E2', sh.beta_E2, sh.threshold_E2)}, {scr('Z2', sh.beta_Z2, sh.threshold_Z2)}; "
+                  f"kappa_CS u2={sh.kappa_u2:.2f}, E2={sh.kappa_E2:.2f}, Z2={sh.kappa_Z2:.2f}")
         if self.rule == "mc" and "empirical" in self.dists:
             notes = [f"verdict: Monte Carlo test under the empirical D, valid when p[empirical] > {self.alpha:g} "
                      "(zeta_BS for a predefined reference); paper: the published zeta_Sim rule, for comparison"]
@@ -253,7 +288,25 @@ class ValidationTable:
             notes = ["verdict: the published zeta_Sim rule (rule='paper'); p = Monte Carlo p-value, for comparison"]
         if any(r.excludes_estimate for r in self.rows):
             notes.append("!: the BCa interval excludes its own estimate (strong finite-sample bias of the statistic)")
+        if any(r.shape_flag for r in self.rows):
+            flagged = ", ".join(r.name for r in self.rows if r.shape_flag)
+            notes.append(f"unreliable ({flagged}): the shape screen fails for a variable the statistic averages "
+                         "(ZMS: Z2; RCE: u2 or E2), so its bootstrap interval cannot be trusted")
+        for r in self.rows:
+            if r.tie_range:
+                notes.append(f"{r.name}: tied u straddle bin cuts; over 100 random orders of the ties it ranges "
+                             f"{r.tie_range[0]:.4g} to {r.tie_range[1]:.4g} (this row order: {r.estimate:.4g})")
+        if self.n_boot < MIN_VERDICT_REPLICATES or self.n_mc < MIN_VERDICT_REPLICATES:
+            notes.append(f"indicative only: B={self.n_boot}, N_MC={self.n_mc} (stable verdicts need 1000 or more each)")
+        if self.explain:
+            notes.extend(LEGEND)
+        else:
+            notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
         return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), screen, *notes])
+
+    def explained(self) -> str:
+        """The table with the legend of its columns."""
+        return str(replace(self, explain=True))
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebook display
         try:
@@ -365,13 +418,30 @@ def validate(
         raise ValueError(f"`k_sensitivity` must be > 0, got {k_sensitivity}")
     rule = check_choice(rule, "rule", RULES)
     alpha = check_probability(alpha, "alpha")
+    if isinstance(stats, str):
+        stats = [stats]
     infos = [info(s) for s in stats]
+    if not infos:
+        raise ValueError("`stats` must name at least one statistic")
     names = [i.name for i in infos]
-    dists = list(dists)
+    dists = [dists] if isinstance(dists, str) else list(dists)
     if not dists:
         raise ValueError("`dists` must list at least one distribution")
     dists = [get_distribution(d, Z=E / u) for d in dists]  # fail fast, before any work
-    ss_boot, ss_sim = check_seed(seed).spawn(2)
+    few = [f"`{k}`={v}" for k, v in (("n_boot", n_boot), ("n_mc", n_mc)) if v < MIN_VERDICT_REPLICATES_HARD]
+    if few:
+        raise ValueError(
+            f"{' and '.join(few)}: too few for a verdict. A BCa interval needs about 1000 bootstrap replicates "
+            "or more for stable limits, and a Monte Carlo p-value near 0.05 about 1000 repeats to be resolved; "
+            f"validate refuses fewer than {MIN_VERDICT_REPLICATES_HARD} (the defaults are 5000 and 10 000)"
+        )
+    if n_boot < MIN_VERDICT_REPLICATES or n_mc < MIN_VERDICT_REPLICATES:
+        warnings.warn(FewReplicatesWarning(
+            f"n_boot={n_boot}, n_mc={n_mc}: the verdicts are indicative only (stable verdicts need 1000 or more "
+            "of each; defaults 5000 and 10000)"), stacklevel=2)
+    seed_seq = check_seed(seed)
+    seed_used = seed_seq.entropy  # drawn from the OS when seed is None: recorded so the table can be reproduced
+    ss_boot, ss_sim, ss_ties = seed_seq.spawn(3)  # the first two as before a third child existed
     with warnings.catch_warnings():
         # the table marks an interval that excludes its estimate ("!" and excludes_estimate)
         warnings.simplefilter("ignore", BiasedIntervalWarning)
@@ -381,6 +451,14 @@ def validate(
                    seed=ss_sim)
     labels = [d.label for d in sim.dists]
     screen = shape_screen(E, u)
+    binned = any(i.binned for i in infos)
+    ties: dict[str, tuple[float, float]] = {}
+    for inf in infos:
+        if inf.binned:
+            ts = tie_spread(inf.name, E, u, n_orders=100, seed=ss_ties,
+                            n_bins=n_bins, min_count=min_count, shrink=shrink)
+            if ts.n_straddling:
+                ties[inf.name] = (ts.low, ts.high)
     rows = []
     for inf in infos:
         b = boots[inf.name]
@@ -402,6 +480,7 @@ def validate(
             d_sensitive=d_sens, shape_flag=flag, verdict=v_mc if rule == "mc" else v_paper,
             p_sim={d: p for d, (p, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()}, alternative=alt,
             verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
+            tie_range=ties.get(inf.name),
         ))
     return ValidationTable(rows=rows, shape=screen, M=E.size, n_bins=sim.n_bins, n_boot=n_boot, n_mc=n_mc,
-                           dists=tuple(labels), name=name, rule=rule, alpha=alpha)
+                           dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned)

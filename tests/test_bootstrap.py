@@ -447,11 +447,12 @@ def test_constant_jackknife_falls_back():
 
 def test_infinite_z0_with_varying_replicates_falls_back():
     """θ̂ below every replicate although the replicates vary: UCE = 0 exactly on data whose
-    every bin has MSE_b = MV_b (u = 1, E repeating 2, 0, 0, 0; bins of 100 points), while
-    UCE ≥ 0 on every resample. z0 = Φ⁻¹(0) = −inf, the jackknife is not constant."""
+    every bin has MSE_b = MV_b (u constant within each bin of 100 points, 1 to 4 across
+    them; E = u·(2, 0, 0, 0, …)), while UCE ≥ 0 on every resample. z0 = Φ⁻¹(0) = −inf, the
+    jackknife is not constant."""
     m = 400
-    u = np.ones(m)
-    E = np.tile([2.0, 0.0, 0.0, 0.0], m // 4)
+    u = np.repeat([1.0, 2.0, 3.0, 4.0], m // 4)
+    E = u * np.tile([2.0, 0.0, 0.0, 0.0], m // 4)
     assert S.statistic("UCE", E, u, n_bins=4) == 0.0
     with pytest.warns(DegenerateBootstrapWarning, match=r"BCa interval of UCE undefined"):
         with np.errstate(invalid="ignore"):  # -inf/inf inside the BCa level formula
@@ -542,9 +543,9 @@ def test_shrink_in_bootstrap():
 
     E, u = _case("cal300")
     with pytest.warns(ShrunkBinsWarning, match=r"from 20 to 10"):
-        r = BS.bootstrap("ENCE", E, u, n_boot=50, seed=1, shrink=True)
+        r = BS.bootstrap("ENCE", E, u, n_boot=100, seed=1, shrink=True)
     close(r.estimate, naive.ence(E, u, 10))
-    idx = BS.resample_indices(u, 50, seed=1)
+    idx = BS.resample_indices(u, 100, seed=1)
     close(r.distribution, [naive.ence(E[i], u[i], 10) for i in idx])
 
 
@@ -555,4 +556,4 @@ def test_single_replicate_and_string_names():
     idx = BS.resample_indices(u, 1, seed=3)
     close(r["ZMS"].distribution[0], naive.zms(E[idx[0]], u[idx[0]]))
     # case-insensitive name; the result is keyed by the registry name
-    assert BS.bootstrap("zms", E, u, n_boot=5, seed=3).name == "ZMS"
+    assert BS.bootstrap("zms", E, u, n_boot=5, seed=3, method="percentile").name == "ZMS"

@@ -33,7 +33,8 @@ def test_validate_csv(capsys):
     assert main(["validate", "--dataset", "Diffusion_LR", "--boot", "200", "--mc", "200", "--seed", "0",
                  "--csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("stat,") and len(lines) == 6
+    assert lines[0].startswith("dataset,seed,stat,") and len(lines) == 6
+    assert lines[1].startswith("Diffusion_LR,0,ZMS,")
 
 
 @pytest.mark.parametrize(
@@ -43,7 +44,7 @@ def test_validate_csv(capsys):
         (["stats"], "FILE or --dataset"),
         (["stats", "/nonexistent.csv"], "nonexistent"),
         (["stats", "--dataset", "Diffusion_RF", "--stat", "FOO"], "unknown statistic"),
-        (["stats", "--dataset", "Diffusion_RF", "--bins", "1000"], "min_count"),
+        (["stats", "--dataset", "Diffusion_RF", "--bins", "1000"], "--min-count"),
         (["validate", "--dataset", "Diffusion_RF", "--dists", "t2", "--boot", "10", "--mc", "10"], "ν > 2"),
     ],
 )
@@ -54,6 +55,6 @@ def test_bad_input_exits_2(argv, match, capsys):
 
 
 def test_demo_stats_only_small(capsys):
-    assert main(["demo", "--stats-only", "--boot", "50"]) == 0
+    assert main(["demo", "--stats-only", "--boot", "100"]) == 0
     out = capsys.readouterr().out
     assert "QM9_E" in out and "logP_150k_LS-GCN" in out

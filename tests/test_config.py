@@ -33,7 +33,7 @@ def _work(seed):
 
     u = np.linspace(0.5, 2.0, 600)
     E = u * np.random.default_rng(seed).normal(size=600)
-    b = mcref.bootstrap("ENCE", E, u, n_boot=64, n_bins=10, seed=seed)
+    b = mcref.bootstrap("ENCE", E, u, n_boot=128, n_bins=10, seed=seed)
     r = mcref.simulated_reference("CC", u, n_mc=64, seed=seed)
     return b.low, b.high, r.mean
 

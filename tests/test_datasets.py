@@ -339,7 +339,9 @@ def test_error_nan_inf(tmp_path):
     p = _write(tmp_path, "E,u,x\n1,1,1\n2,1,inf\n")
     msg = r"column 'x' \(`x`\).*\(0 NaN and 1 infinite values, first at index 1\)"
     with pytest.raises(ValueError, match=msg):
-        from_file(p)
+        from_file(p, x="x")  # asked for: an error
+    with pytest.warns(UserWarning, match="loaded without x"):  # not asked for: E and u still load
+        assert from_file(p).x is None
     p = _write(tmp_path, "E,u\n1,\n2,1\n")
     with pytest.raises(ValueError, match=r"`u` must contain only finite values \(1 NaN"):
         from_file(p)

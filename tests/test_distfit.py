@@ -371,4 +371,4 @@ def test_cli_decimate(capsys):
     got = [p["delta"] for p in out["points"] if p["stat"] == "ZMS"][-1]
     assert got == pytest.approx(want, rel=1e-12)
     assert cli.main(["decimate", "--dataset", "Diffusion_RF", "--max-fraction", "0.9"]) == 2
-    assert "max_fraction" in capsys.readouterr().err
+    assert "--max-fraction" in capsys.readouterr().err

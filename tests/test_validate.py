@@ -80,7 +80,7 @@ def test_outputs_render():
     doc = json.loads(tab.to_json())
     assert doc["M"] == ds.M and len(doc["rows"]) == 5
     csv = tab.to_csv().splitlines()
-    assert csv[0].startswith("stat,estimate") and len(csv) == 6
+    assert csv[0].startswith("dataset,seed,stat,estimate") and len(csv) == 6
     df = tab.to_frame()
     assert list(df.index) == ["ZMS", "RCE", "CC", "ENCE", "ZMSE"]
     assert "zeta_Sim_t(6)" in df.columns
@@ -89,11 +89,15 @@ def test_outputs_render():
 
 
 def test_homoscedastic_data_validates():
+    """Constant u: the average statistics validate (shape screen of u² = 0); the binned ones
+    are refused, since any split of equal u into bins is arbitrary."""
     rng = np.random.default_rng(2)
     u = np.full(1000, 0.7)
     E = u * rng.normal(size=1000)
-    tab = mcref.validate(E, u, stats=["ZMS", "ENCE"], n_boot=300, n_mc=300, seed=0)
+    tab = mcref.validate(E, u, stats=["ZMS", "RCE"], n_boot=300, n_mc=300, seed=0)
     assert tab.shape.beta_u2 == 0.0
+    with pytest.raises(ValueError, match="homoscedastic"):
+        mcref.validate(E, u, stats=["ZMS", "ENCE"], n_boot=300, n_mc=300, seed=0)
 
 
 @pytest.mark.parametrize(
