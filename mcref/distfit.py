@@ -4,16 +4,16 @@
 :func:`distfit` characterises a dataset ``(E, u)`` as the heavy-tails and sensitivity
 papers of P. Pernot (2024) do before trusting a calibration statistic:
 
-======================  =================================================  ==============
-parameters              model                                              method
-======================  =================================================  ==============
-``nu_u2, sigma_u2``     u²/σ_u2 ~ IG(ν, ν)  (inverse gamma)                 minimum KS
-``nu_E2, sigma_E2``     E²/σ_E2 ~ F(1, ν)   (Fisher–Snedecor)               minimum KS
-``nu_Z2, sigma_Z2``     Z²/σ_Z2 ~ F(1, ν)                                   minimum KS
-``t_nu, t_loc, t_scale``  (Z − loc)/scale ~ t(ν)  (Student)                maximum likelihood
-``mean_Z, sd_Z``        sample mean and standard deviation of Z
-``bias_Z``              100·|mean_Z|/sd_Z (%)
-======================  =================================================  ==============
+========================  =================================================  ==============
+parameters                model                                              method
+========================  =================================================  ==============
+``nu_u2, sigma_u2``       u²/σ_u2 ~ IG(ν, ν)  (inverse gamma)                 minimum KS
+``nu_E2, sigma_E2``       E²/σ_E2 ~ F(1, ν)   (Fisher–Snedecor)               minimum KS
+``nu_Z2, sigma_Z2``       Z²/σ_Z2 ~ F(1, ν)                                   minimum KS
+``t_nu, t_loc, t_scale``  (Z − loc)/scale ~ t(ν)  (Student)                  maximum likelihood
+``mean_Z, sd_Z``          sample mean and standard deviation of Z
+``bias_Z``                ``100·|mean_Z|/sd_Z`` (%)
+========================  =================================================  ==============
 
 The minimum-KS ("maximum goodness-of-fit") fits minimise the Kolmogorov–Smirnov distance
 sup|F_n − F| over (ν, σ), as R's ``fitdistrplus::mge(gof = "KS")`` (Delignette-Muller &
@@ -112,7 +112,7 @@ def _compressed(x: np.ndarray, counts: np.ndarray | None = None) -> tuple[np.nda
 
 
 def ks_distance(x: Any, family: str, nu: float, scale: float) -> float:
-    """Kolmogorov–Smirnov distance sup_x |F_n(x) − P(s·Y_ν ≤ x)| of a positive sample.
+    """Kolmogorov–Smirnov distance ``sup_x |F_n(x) − P(s·Y_ν ≤ x)|`` of a positive sample.
 
     ``family`` ``"ig"``: Y ~ IG(ν, ν); ``"f1"``: Y ~ F(1, ν); ``scale`` = s. The value is the
     exact two-sided statistic of ``scipy.stats.kstest`` (computed without evaluating the CDF
@@ -272,11 +272,11 @@ class DistFit:
     ----------
     nu_u2, sigma_u2, nu_E2, sigma_E2, nu_Z2, sigma_Z2 : float
         Minimum-KS fits: u²/σ_u2 ~ IG(ν_u2, ν_u2), E²/σ_E2 ~ F(1, ν_E2), Z²/σ_Z2 ~ F(1, ν_Z2)
-        (σ_· are scales of the squared variables, in their units).
+        (σ_u2, σ_E2, σ_Z2 are scales of the squared variables, in their units).
     t_nu, t_loc, t_scale : float
         Maximum-likelihood Student-t fit of Z.
     mean_Z, sd_Z, bias_Z : float
-        Mean and standard deviation (n − 1) of Z, and 100·|mean_Z|/sd_Z (%).
+        Mean and standard deviation (n − 1) of Z, and ``100·|mean_Z|/sd_Z`` (%).
     se : dict
         Standard uncertainty of every parameter (NaN where undefined: ν at a bound for the
         curvature method, or no bootstrap).

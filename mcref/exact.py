@@ -9,7 +9,7 @@ leading order in the bin size (any :math:`D` of finite kurtosis
 Monte Carlo engine and first-look references for large datasets.
 
 ========  =========================================  ============================
-name      ``method="exact"`` (normal :math:`D` only)  ``method="asymptotic"``
+name      ``method="exact"`` (normal D only)          ``method="asymptotic"``
 ========  =========================================  ============================
 ZMS       mean, sd, 2.5/97.5 % quantiles              mean, sd
 ZMSE      mean, sd                                    mean, sd

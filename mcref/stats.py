@@ -286,7 +286,7 @@ def statistic(name: str, E, u, *, n_bins: int = 20, min_count: int = 30, shrink:
     -----
     Binned statistics order the points by u with a stable sort and cut equal-count bins
     at :math:`\lfloor M i/N + 1/2\rfloor` (docs/methods.md, "Binning"). CC is Spearman's
-    ρ between |E| and u with average ranks for ties (as ``scipy.stats.spearmanr``).
+    ρ between ``|E|`` and u with average ranks for ties (as ``scipy.stats.spearmanr``).
 
     References
     ----------

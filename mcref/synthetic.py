@@ -10,7 +10,7 @@ construction (docs/methods.md, "Synthetic models").
 function  :math:`u^2`                             :math:`D`                papers
 ========  =====================================  ======================  ==============
 ``nig``   IG(ν/2, ν/2)                           N(0, 1)                 heavy tails
-``tig``   IG(ν_IG/2, ν_IG/2), ν_IG = 6: IG(3, 3)  t(ν_D), unit variance   heavy tails
+``tig``   IG(ν_IG/2, ν_IG/2), ν_IG=6: IG(3, 3)   t(ν_D), unit variance   heavy tails
 ``ig``    IG(k, k)                               any D (normal, t6, …)   App. B scaling
 ========  =====================================  ======================  ==============
 
@@ -91,7 +91,7 @@ def _dataset(M: int, a: float, dist, seed, scale: float = 1.0) -> tuple[np.ndarr
 def ig(M: int, k: float, dist="normal", seed=None, *, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     r"""Calibrated dataset with :math:`u^2/\sigma^2 \sim \mathrm{IG}(k, k)` and :math:`\varepsilon \sim D`.
 
-    The parametrisation of the scaling study (appendix B of [2]_): k ∈ {3, …, 24}.
+    The parametrisation of the scaling study (appendix B of [2]): k ∈ {3, …, 24}.
 
     Parameters
     ----------
@@ -119,7 +119,7 @@ def ig(M: int, k: float, dist="normal", seed=None, *, scale: float = 1.0) -> tup
 
 
 def nig(M: int, nu: float, seed=None, *, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    r"""NIG model of [1]_: :math:`u^2/\sigma^2 \sim \mathrm{IG}(\nu/2, \nu/2)`, :math:`\varepsilon \sim N(0, 1)`.
+    r"""NIG model of [1]: :math:`u^2/\sigma^2 \sim \mathrm{IG}(\nu/2, \nu/2)`, :math:`\varepsilon \sim N(0, 1)`.
 
     Then :math:`E \sim` Student-t(ν) scaled by σ (a normal scale mixture).
 
@@ -133,7 +133,7 @@ def nig(M: int, nu: float, seed=None, *, scale: float = 1.0) -> tuple[np.ndarray
 
 
 def tig(M: int, nu_D: float, nu_IG: float = 6.0, seed=None, *, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    r"""TIG model of [1]_: :math:`u^2/\sigma^2 \sim \mathrm{IG}(\nu_{IG}/2, \nu_{IG}/2)` (IG(3, 3) by
+    r"""TIG model of [1]: :math:`u^2/\sigma^2 \sim \mathrm{IG}(\nu_{IG}/2, \nu_{IG}/2)` (IG(3, 3) by
     default), :math:`\varepsilon \sim t(\nu_D)` scaled to unit variance (ν_D > 2).
 
     Examples

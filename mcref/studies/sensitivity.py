@@ -64,7 +64,7 @@ class SensitivityResult(StudyResult):
 
     @property
     def sensitive(self):
-        """Per (dataset, stat): the largest |diff_normal|/se_diff over ν and whether it exceeds 2."""
+        """Per (dataset, stat): the largest ``|diff_normal|/se_diff`` over ν and whether it exceeds 2."""
         t = self.table[np.isfinite(self.table["nu"])]
         z = (t["diff_normal"].abs() / t["se_diff"]).rename("z")
         g = t.assign(z=z).groupby(["dataset", "stat"], sort=False)["z"].max().reset_index(name="max_z")
