@@ -15,7 +15,7 @@ from ._validation import as_float_array, check_int
 from ._warnings import ShrunkBinsWarning
 from .kernels.binning import equal_count_starts
 
-__all__ = ["Binning", "equal_count_bins", "bin_starts", "resolve_n_bins"]
+__all__ = ["Binning", "equal_count_bins", "adaptive_bins", "make_bins", "bin_starts", "resolve_n_bins"]
 
 
 @dataclass(frozen=True)
@@ -121,3 +121,94 @@ def equal_count_bins(u, n_bins: int = 20, *, min_count: int = 30, shrink: bool =
     n_bins = resolve_n_bins(u.size, n_bins, min_count=min_count, shrink=shrink)
     order = np.argsort(u, kind="stable").astype(np.int64)
     return Binning(order=order, starts=bin_starts(u.size, n_bins), n_bins=n_bins)
+
+
+def adaptive_starts(xs: np.ndarray, n_bins: int, *, min_count: int = 30, log: bool = True) -> np.ndarray:
+    """Starts of the adaptive bins of the sorted sample ``xs`` (ErrViewLib ``genIntervals``
+    with ``equiPop = FALSE``; docs/methods.md, "Binning").
+
+    1. A grid of ``n_bins`` equal-width intervals over ln x (``log``) or x; bin i starts at
+       the first point ≥ its lower limit.
+    2. Merge: while a bin has fewer than ``min_count`` points, the first such bin from the
+       left (not the last) absorbs its right neighbour; then the last bin, if too small,
+       joins its left neighbour.
+    3. Split: while a bin holds more than max(⌊M/n_bins⌋, 2·min_count) points, the first
+       such bin is cut after ⌊count/2⌋ + 1 points.
+
+    ``n_bins`` is first reduced to ⌊M/min_count⌋ when M/n_bins < min_count, as ErrViewLib.
+
+    Examples
+    --------
+    >>> xs = np.sort(np.r_[np.linspace(1, 2, 90), np.linspace(9, 10, 10)])
+    >>> adaptive_starts(xs, 4, min_count=10, log=False).tolist()
+    [0, 24, 46, 69, 90, 100]
+
+    (grid bins of 90, 0, 0 and 10 points; the empty ones are merged away; the bin of 90 is
+    split while above max(⌊100/4⌋, 20) = 25 points: 90 → 46 + 44 → 24 + 22 + 23 + 21.)
+    """
+    m = xs.size
+    if m < min_count:
+        raise ValueError(f"M={m} points cannot fill a single bin of `min_count`={min_count} points")
+    if m / n_bins < min_count:
+        n_bins = m // min_count
+    n0 = n_bins
+    xl = np.log(xs) if log else xs
+    if log and not np.all(np.isfinite(xl)):
+        raise ValueError("log binning needs a strictly positive binning variable (pass log=False)")
+    step = (xl[-1] - xl[0]) / n_bins
+    lims = xl[0] + np.arange(n_bins) * step
+    starts = [0] + [int(np.searchsorted(xl, lims[i], side="left")) for i in range(1, n_bins)] + [m]
+    starts = np.maximum.accumulate(np.asarray(starts, dtype=np.int64))
+    # merge small bins: the first small one from the left absorbs its right neighbour
+    while True:
+        pop = np.diff(starts)
+        small = np.flatnonzero(pop[:-1] < min_count)
+        if small.size:
+            starts = np.delete(starts, small[0] + 1)
+            continue
+        if pop.size > 1 and pop[-1] < min_count:
+            starts = np.delete(starts, -2)
+            continue
+        break
+    # split large bins: the first one above pop_max is cut after floor(count/2) + 1 points
+    pop_max = max(m // n0, 2 * min_count)
+    while True:
+        pop = np.diff(starts)
+        big = np.flatnonzero(pop > pop_max)
+        if not big.size:
+            break
+        i = big[0]
+        starts = np.insert(starts, i + 1, starts[i] + pop[i] // 2 + 1)
+    return starts
+
+
+def adaptive_bins(x, n_bins: int = 20, *, min_count: int = 30, log: bool | None = None) -> Binning:
+    """Adaptive bins of ``x`` (see :func:`adaptive_starts`); ``log`` defaults to True for a
+    positive ``x``.
+
+    Examples
+    --------
+    >>> b = adaptive_bins(np.r_[np.linspace(1, 2, 90), np.linspace(9, 10, 10)], 4, min_count=10, log=False)
+    >>> b.counts.tolist()
+    [24, 22, 23, 21, 10]
+    """
+    x = as_float_array(x, "x")
+    n_bins = check_int(n_bins, "n_bins", minimum=1)
+    min_count = check_int(min_count, "min_count", minimum=1)
+    if log is None:
+        log = bool(np.all(x > 0))
+    order = np.argsort(x, kind="stable").astype(np.int64)
+    starts = adaptive_starts(x[order], n_bins, min_count=min_count, log=log)
+    return Binning(order=order, starts=starts, n_bins=starts.size - 1)
+
+
+def make_bins(x, n_bins: int = 20, *, binning: str = "equal", min_count: int = 30, shrink: bool = False,
+              log: bool | None = None) -> Binning:
+    """Bins of ``x`` by the rule ``binning``: ``"equal"`` (equal counts, :func:`equal_count_bins`)
+    or ``"adaptive"`` (:func:`adaptive_bins`; ``log`` applies to it only)."""
+    from ._validation import check_choice
+
+    binning = check_choice(binning, "binning", ("equal", "adaptive"))
+    if binning == "equal":
+        return equal_count_bins(x, n_bins, min_count=min_count, shrink=shrink)
+    return adaptive_bins(x, n_bins, min_count=min_count, log=log)

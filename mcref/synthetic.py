@@ -14,6 +14,9 @@ function  :math:`u^2`                             :math:`D`                paper
 ``ig``    IG(k, k)                               any D (normal, t6, …)   App. B scaling
 ========  =====================================  ======================  ==============
 
+:func:`case` draws the six synthetic cases A–F of the primer (conditional calibration:
+consistency along u, adaptivity along x), which are *not* all calibrated.
+
 The studies (:mod:`mcref.studies`) draw millions of these datasets through the same
 function, :func:`draw`, chunk by chunk, each chunk from its own xoshiro256** stream
 (:func:`mcref.kernels.rng.chunk_states`); the draws are numba kernels
@@ -41,7 +44,7 @@ from .kernels import generative as KG
 from .kernels.rng import chunk_states
 from .kernels.synthetic import draw_ig_dataset
 
-__all__ = ["draw", "stream", "ig", "nig", "tig"]
+__all__ = ["draw", "stream", "ig", "nig", "tig", "case", "CASES"]
 
 
 def _check_shape_param(a, name: str) -> float:
@@ -146,3 +149,69 @@ def tig(M: int, nu_D: float, nu_IG: float = 6.0, seed=None, *, scale: float = 1.
     if not nu_D > 2:
         raise ValueError(f"`nu_D` must be > 2 for a unit-variance Student-t, got {nu_D}")
     return _dataset(M, 0.5 * _check_shape_param(nu_IG, "nu_IG"), ("t", nu_D), seed, scale)
+
+
+#: The primer's six synthetic cases: (calibrated, consistent, adaptive), and what changes.
+CASES = {
+    "A": ((True, True, True), "u = 0.1·(0.1 + x²), E = u·N(0, 1)"),
+    "B": ((True, False, False), "u = RMS(u_A)·N(1, 0.1), independent of x; errors of A"),
+    "C": ((False, False, False), "u = a random permutation of u_A; errors of A (⟨Z²⟩ ≈ 50)"),
+    "D": ((False, False, False), "u = 2·u_A; errors of A (⟨Z²⟩ ≈ 0.25)"),
+    "E": ((True, True, True), "u = u_A, E = u·t(4)/√2 (unit variance, heavy tails)"),
+    "F": ((True, True, True), "u constant = RMS(u_A), E = u·N(0, 1) (homoscedastic)"),
+}
+
+
+def case(name: str, M: int = 5000, seed=None):
+    r"""One of the primer's synthetic cases A–F as a :class:`mcref.datasets.Dataset` with ``x``.
+
+    x ~ N(0, 1) sorted, R = 0.1 + x², u_A = 0.1·R and E_A = u_A·ε, ε ~ N(0, 1); then
+
+    ===  =========================================  ===========  ==========  ========
+    c.   uncertainties u and errors E               calibrated   consistent  adaptive
+    ===  =========================================  ===========  ==========  ========
+    A    u_A, E_A                                   yes          yes         yes
+    B    RMS(u_A)·N(1, 0.1), E_A                    yes          no          no
+    C    random permutation of u_A, E_A             no           no          no
+    D    2·u_A, E_A                                 no           no          no
+    E    u_A, u_A·t(4)/√2                           yes          yes         yes
+    F    RMS(u_A) (constant), RMS(u_A)·N(0, 1)      yes          yes         yes
+    ===  =========================================  ===========  ==========  ========
+
+    (P. Pernot, "Validation of uncertainty quantification metrics: a primer based on the
+    consistency and adaptivity concepts", arXiv:2303.07170, code ppernot/2023_Primer,
+    ``R/0_makeFigs_Synth.R``; the flags are the code's comments. The draws use NumPy's
+    generator, not R's: the sets are the same model, not the same numbers.)
+
+    Examples
+    --------
+    >>> ds = case("D", M=2000, seed=1)
+    >>> ds.name, round(float((ds.Z ** 2).mean()), 1)
+    ('case D', 0.2)
+    """
+    from .datasets import Dataset
+
+    key = str(name).strip().upper()
+    if key not in CASES:
+        raise ValueError(f"`name` must be one of {', '.join(CASES)}, got {name!r}")
+    M = check_int(M, "M", minimum=10)
+    rng = np.random.default_rng(check_seed(seed))
+    x = np.sort(rng.standard_normal(M))
+    u_a = 0.1 * (0.1 + x**2)
+    eps = rng.standard_normal(M)
+    e_a = u_a * eps
+    mue = math.sqrt(float(np.mean(u_a**2)))
+    if key == "A":
+        u, E = u_a, e_a
+    elif key == "B":
+        u, E = np.abs(mue * rng.normal(1.0, 0.1, M)), e_a
+    elif key == "C":
+        u, E = rng.permutation(u_a), e_a
+    elif key == "D":
+        u, E = 2.0 * u_a, e_a
+    elif key == "E":
+        u, E = u_a, u_a * rng.standard_t(4, M) / math.sqrt(2.0)
+    else:
+        u = np.full(M, mue)
+        E = u * rng.standard_normal(M)
+    return Dataset(f"case {key}", E, u, x, f"mcref.synthetic.case({key!r}): {CASES[key][1]}")

@@ -1,0 +1,275 @@
+"""Conditional-calibration diagnostics (mcref.diagnostics), adaptive binning and the
+primer's synthetic cases (docs/methods.md, "Binning", "Diagnostics")."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.stats as sps
+
+import mcref
+from mcref import diagnostics as D
+from mcref.binning import adaptive_bins, adaptive_starts, make_bins
+from mcref.shape import hd_quantile
+from mcref.synthetic import CASES, case
+
+DATA = Path(__file__).parent / "data"
+
+
+# ----------------------------------------------------------------------------------
+# adaptive binning
+# ----------------------------------------------------------------------------------
+
+
+def _r_samples():
+    rng = np.random.default_rng(20240601)
+    x = np.sort(rng.standard_normal(5000))
+    u = np.sort(0.1 * (0.1 + x**2))
+    ln = np.sort(rng.lognormal(0, 1.2, 3000))
+    return {"u": u, "x": x, "ln": ln}
+
+
+def test_adaptive_bins_equal_errviewlib_genintervals():
+    """Bin starts identical to ErrViewLib's genIntervals(equiPop = FALSE) run in R on the same
+    samples (log and linear grids, merges of empty/small cells, splits of large bins)."""
+    samples = _r_samples()
+    n = 0
+    for line in (DATA / "genintervals_adaptive.txt").read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        f, nb, pm, lg, *starts = line.split()
+        got = adaptive_starts(samples[f], int(nb), min_count=int(pm), log=lg == "TRUE")
+        assert got[:-1].tolist() == list(map(int, starts)) and got[-1] == samples[f].size, line[:20]
+        n += 1
+    assert n == 7
+
+
+def test_adaptive_rules_on_constructed_inputs():
+    # merge: 4 linear cells of 90, 0, 0, 10 points (min_count 10) -> 90 | 10; split while > 25
+    xs = np.sort(np.r_[np.linspace(1, 2, 90), np.linspace(9, 10, 10)])
+    assert np.diff(adaptive_starts(xs, 4, min_count=10, log=False)).tolist() == [24, 22, 23, 21, 10]
+    # a small last bin joins its left neighbour (cells of 60 and 2 points -> 62), which is then
+    # split while above max(⌊62/2⌋, 10) = 31 points: 62 -> 32 + 30 -> 17 + 15 + 30
+    xs = np.r_[np.linspace(0, 1, 60), [5.0, 5.1]]
+    assert np.diff(adaptive_starts(xs, 2, min_count=5, log=False)).tolist() == [17, 15, 30]
+    # log grid: decades 1-10, 10-100, 100-1000 with 40 points each -> one bin per decade
+    xs = np.concatenate([np.geomspace(10**k, 10 ** (k + 1) * 0.999, 40) for k in range(3)])
+    assert np.diff(adaptive_starts(xs, 3, min_count=10, log=True)).tolist() == [40, 40, 40]
+    # the same data on a linear grid: everything below 334 falls in the first cell, then split
+    lin = np.diff(adaptive_starts(xs, 3, min_count=10, log=False))
+    assert lin.sum() == 120 and lin.max() <= max(120 // 3, 20)
+    with pytest.raises(ValueError, match="log binning needs a strictly positive"):
+        adaptive_bins(np.r_[-1.0, np.ones(50)], 3, min_count=5, log=True)
+
+
+def test_make_bins_selects_the_rule():
+    x = np.random.default_rng(1).lognormal(size=600)
+    assert make_bins(x, 10).counts.tolist() == [60] * 10
+    ad = make_bins(x, 10, binning="adaptive")
+    assert ad.counts.sum() == 600 and ad.counts.min() >= 30
+    with pytest.raises(ValueError, match="binning"):
+        make_bins(x, 10, binning="quantile")
+
+
+# ----------------------------------------------------------------------------------
+# local statistics
+# ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def calibrated():
+    rng = np.random.default_rng(5)
+    u = rng.uniform(0.5, 2.0, 6000)
+    return u * rng.standard_normal(u.size), u
+
+
+def test_default_bin_count():
+    assert [D.default_n_bins(m) for m in (100, 450, 1500, 5000, 13885)] == [2, 3, 10, 15, 15]
+
+
+def test_lzisd_interval_equals_direct_formula(calibrated):
+    E, u = calibrated
+    d = D.lzisd(E, u, n_bins=12)
+    order = np.argsort(u, kind="stable")
+    z = (E / u)[order][d.counts.cumsum()[2] - d.counts[2]:d.counts.cumsum()[2]]  # bin 2
+    v = np.var(z, ddof=1)
+    m2, m4 = np.mean((z - z.mean()) ** 2), np.mean((z - z.mean()) ** 4)
+    n = z.size
+    sd = math.sqrt((m4 - (n - 3) / (n - 1) * m2**2) / n) / (2 * v**1.5)
+    assert d.value[2] == pytest.approx(1 / math.sqrt(v), rel=1e-12)
+    assert (d.low[2], d.high[2]) == pytest.approx((1 / math.sqrt(v) - 1.959963984540054 * sd,
+                                                    1 / math.sqrt(v) + 1.959963984540054 * sd), rel=1e-12)
+    assert d.counts.tolist() == [500] * 12 and d.variable == "u"
+
+
+def test_lzms_student_interval_and_bca(calibrated):
+    E, u = calibrated
+    d = D.lzms(E, u, n_bins=10, method="stud")
+    z2 = ((E / u)[np.argsort(u, kind="stable")][:600]) ** 2
+    h = sps.t.ppf(0.975, 599) * np.std(z2, ddof=1) / math.sqrt(600)
+    assert (d.value[0], d.low[0], d.high[0]) == pytest.approx((z2.mean(), z2.mean() - h, z2.mean() + h))
+    b = D.lzms(E[:1000], u[:1000], n_bins=4, method="bca", n_boot=1000, seed=1, min_count=30)
+    assert np.all(b.low < b.value) and np.all(b.value < b.high)
+
+
+def test_wilson_matches_scipy():
+    for k, n in ((0, 20), (3, 50), (95, 100), (333, 333), (170, 333)):
+        for cc in (False, True):
+            lo, hi = D.wilson_interval(k, n, correction=cc)
+            ref = sps.binomtest(k, n).proportion_ci(0.95, method="wilsoncc" if cc else "wilson")
+            assert (float(lo), float(hi)) == pytest.approx((ref.low, ref.high), abs=1e-12), (k, n, cc)
+
+
+def test_lcp_coverage_near_p_on_calibrated_data_and_far_on_case_d(calibrated):
+    E, u = calibrated
+    for p in (0.25, 0.5, 0.75, 0.95):
+        d = D.lcp(E, u, p=p)
+        assert abs(d.overall[0] - p) < 4 * math.sqrt(p * (1 - p) / E.size)
+        assert d.fraction_valid >= 0.7
+    ds = case("D", seed=3)  # u twice too large: ±U_0.5 covers P(|N| ≤ 2·0.674) = 0.82
+    d = D.lcp(ds.E, ds.u, ds.x, p=0.5, log=False)
+    want = 2 * sps.norm.cdf(2 * sps.norm.ppf(0.75)) - 1
+    assert abs(d.overall[0] - want) < 4 * math.sqrt(want * (1 - want) / ds.M)
+    assert d.fraction_valid == 0.0
+
+
+def test_lcp_with_a_t_distribution_uses_its_quantiles():
+    ds = case("E", seed=2)  # t(4)/√2 errors: intervals from t4 quantiles cover p
+    d = D.lcp(ds.E, ds.u, p=0.5, dist="t4")
+    assert abs(d.overall[0] - 0.5) < 4 * math.sqrt(0.25 / ds.M)
+    assert D.quantile_factor(0.975, "t4") == pytest.approx(sps.t.ppf(0.975, 4) / math.sqrt(2))
+
+
+def test_reliability_diagram_ence_equals_the_statistic(calibrated):
+    E, u = calibrated
+    d = D.reliability_diagram(E, u, n_bins=20, seed=1)
+    assert d.overall[0] == pytest.approx(mcref.statistic("ENCE", E, u, n_bins=20), rel=1e-12)
+    order = np.argsort(u, kind="stable")
+    assert d.value[0] == pytest.approx(math.sqrt(np.mean(E[order][:300] ** 2)))
+    assert d.centers[0] == pytest.approx(math.sqrt(np.mean(u[order][:300] ** 2)))
+    assert d.fraction_valid >= 0.7
+
+
+def test_calibration_curve(calibrated):
+    E, u = calibrated
+    c = D.calibration_curve(E, u)
+    assert c.miscalibration_area < 0.02
+    c2 = D.calibration_curve(2 * E, u)  # errors twice too large
+    assert c2.miscalibration_area > 0.1
+    i = np.argmin(abs(c.expected - 0.3))
+    assert c.observed[i] == pytest.approx(np.mean(E / u <= sps.norm.ppf(0.3)))
+    assert c.low[i] <= c.observed[i] <= c.high[i]
+
+
+def test_confidence_curve_reference_matches_its_analytic_expectation():
+    """Under the reference model E* = u·N(0, 1), c(k)² = mean of E*² over the points left, whose
+    expectation is the mean of u² over them: the simulated mean of c(k)² must agree within 4
+    Monte Carlo standard errors, for every k."""
+    rng = np.random.default_rng(8)
+    u = rng.lognormal(0, 0.6, 4000)
+    E = u * rng.standard_normal(u.size)
+    cc = D.confidence_curve(E, u, n_draws=500, seed=2, keep_samples=True)
+    u_desc = np.sort(u)[::-1]
+    cuts = np.floor(np.arange(100) * 4000 / 100 + 1e-9).astype(int)
+    want = np.array([np.mean(u_desc[c:] ** 2) for c in cuts])
+    c2 = cc.samples**2
+    se = c2.std(axis=0, ddof=1) / math.sqrt(500)
+    assert np.all(np.abs(c2.mean(axis=0) - want) < 4 * se + 1e-12)
+    # the data's own curve is the direct computation
+    e_desc = E[np.argsort(-u, kind="stable")]
+    assert cc.curve[37] == pytest.approx(math.sqrt(np.mean(e_desc[cuts[37]:] ** 2)), rel=1e-12)
+    assert cc.dfpr == pytest.approx(np.abs(cc.curve - cc.reference).sum())
+    assert cc.dfpr_up95 == pytest.approx(hd_quantile(np.abs(cc.samples - cc.reference).sum(axis=1), 0.95))
+    mae = D.confidence_curve(E, u, stat="MAE", n_draws=100, seed=2)
+    assert mae.curve[0] == pytest.approx(np.mean(np.abs(E)))
+
+
+def test_confidence_curve_is_deterministic_across_threads():
+    import numba
+
+    ds = case("A", M=2000, seed=1)
+    a = D.confidence_curve(ds.E, ds.u, n_draws=100, seed=4)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        b = D.confidence_curve(ds.E, ds.u, n_draws=100, seed=4)
+    finally:
+        numba.set_num_threads(old)
+    assert np.array_equal(a.reference, b.reference) and a.dfpr_up95 == b.dfpr_up95
+
+
+def test_running_quantiles_match_direct_hd():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(size=500)
+    y = rng.standard_normal(500)
+    rq = D.running_quantiles(x, y)
+    w = rq.window
+    assert w == 500 // math.ceil(2 * 500**0.333)
+    o = np.argsort(x, kind="stable")
+    lo, hi = hd_quantile(y[o][10:10 + w], [0.025, 0.975])
+    assert (rq.low[10], rq.high[10]) == pytest.approx((lo, hi), rel=1e-10)
+    assert rq.x.size == 500 - w + 1
+
+
+def test_diagnostics_bad_input(calibrated):
+    E, u = calibrated
+    with pytest.raises(ValueError, match="same length"):
+        D.lzisd(E, u, x=np.arange(3.0))
+    with pytest.raises(ValueError, match="`p` must be in"):
+        D.lcp(E, u, p=1.5)
+    with pytest.raises(ValueError, match="stat"):
+        D.confidence_curve(E, u, stat="median")
+    with pytest.raises(ValueError, match="normal or t"):
+        D.confidence_curve(E, u, dist="uniform")
+    frame = D.lzisd(E, u).to_frame()
+    assert list(frame.columns) == ["center", "value", "low", "high", "count", "target", "valid"]
+
+
+# ----------------------------------------------------------------------------------
+# the primer's cases A–F
+# ----------------------------------------------------------------------------------
+
+
+def _flags(ds, seed):
+    """(calibrated, consistent, adaptive) as the primer reads them: the BCa interval of ⟨Z²⟩
+    contains 1 (a Student interval undercovers for the t(4) errors of case E);
+    LZMS along u valid in ≥ 60 % of the bins and the confidence curve within its reference
+    (DFPR; t(4) reference for the t(4) case E); LZMS along x valid in ≥ 60 % of the bins.
+    Consistency is trivial for a constant u (case F), as in the primer."""
+    lz_x = D.lzms(ds.E, ds.u, ds.x, method="stud", log=False)
+    b = mcref.bootstrap("ZMS", ds.E, ds.u, n_boot=2000, seed=seed)
+    cal = bool(b.low <= 1 <= b.high)
+    if np.all(ds.u == ds.u[0]):
+        cons = True
+    else:
+        lz_u = D.lzms(ds.E, ds.u, method="stud")
+        cc = D.confidence_curve(ds.E, ds.u, n_draws=300, seed=seed, dist="t4" if ds.name == "case E" else "normal")
+        cons = lz_u.fraction_valid >= 0.6 and cc.passes
+    return cal, cons, lz_x.fraction_valid >= 0.6
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_primer_cases_give_the_expected_flags(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(5):
+            ds = case(name, M=5000, seed=seed)
+            assert _flags(ds, seed) == CASES[name][0], (name, seed)
+
+
+def test_cases_have_the_stated_moments():
+    a = case("A", seed=0)
+    assert np.array_equal(a.u, 0.1 * (0.1 + a.x**2)) and np.all(np.diff(a.x) >= 0)
+    c = case("C", seed=0)
+    assert np.array_equal(np.sort(c.u), np.sort(a.u)) and np.array_equal(c.E, a.E)
+    d = case("D", seed=0)
+    assert np.array_equal(d.u, 2 * a.u)
+    assert abs(np.mean(d.Z**2) - 0.25) < 4 * math.sqrt(2 / 5000) * 0.25
+    f = case("F", seed=0)
+    assert np.all(f.u == f.u[0]) and f.u[0] == pytest.approx(math.sqrt(np.mean(a.u**2)))
+    with pytest.raises(ValueError, match="one of A, B, C, D, E, F"):
+        case("G")
