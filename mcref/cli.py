@@ -1,5 +1,5 @@
 """Command-line interface: ``mcref stats``, ``mcref validate``, ``mcref fit``, ``mcref decimate``,
-``mcref demo``, ``mcref study``, ``mcref datasets``.
+``mcref report``, ``mcref demo``, ``mcref study``, ``mcref datasets``.
 
 The CLI calls only the public API. Bad input prints one clear line on stderr and
 exits with status 2.
@@ -179,6 +179,51 @@ def cmd_decimate(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    """The diagnostics figure (and, with --html, a page with it and the validation table)."""
+    import os
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from .plots import plot_report
+
+    ds = _load(args)
+    seed = _seed(args)
+    x = None if args.no_x else ds.x
+    out = args.out
+    if args.html:
+        os.makedirs(args.html, exist_ok=True)
+        out = os.path.join(args.html, "report.png")
+    fig = plot_report(ds.E, ds.u, x, name=ds.name, seed=seed, path=out)
+    print(f"wrote {out}")
+    if args.html:
+        import html
+
+        from ._warnings import FewReplicatesWarning, TieOrderWarning
+        from .validate import validate
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FewReplicatesWarning)
+            warnings.simplefilter("ignore", TieOrderWarning)
+            tab = validate(ds.E, ds.u, n_boot=args.boot, n_mc=args.mc, seed=seed, name=ds.name,
+                           min_count=args.min_count, shrink=args.shrink)
+        page = os.path.join(args.html, "index.html")
+        with open(page, "w", encoding="utf-8") as f:
+            f.write(f"<!doctype html><html><head><meta charset='utf-8'><title>mcref report: {html.escape(ds.name)}"
+                    "</title><style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;overflow-x:auto}"
+                    "img{max-width:100%}</style></head><body>"
+                    f"<h1>mcref report: {html.escape(ds.name)}</h1><p>M = {ds.M}, seed = {seed}</p>"
+                    "<h2>Validation</h2><pre>" + html.escape(tab.explained()) + "</pre>"
+                    "<h2>Diagnostics</h2><img src='report.png' alt='diagnostics'></body></html>")
+        print(f"wrote {page}")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return 0
+
+
 def cmd_demo(args) -> int:
     t0 = time.perf_counter()
     if args.validate:
@@ -352,6 +397,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--max-fraction", type=float, default=0.1, help="largest fraction removed (default 0.1)")
     sp.add_argument("--steps", type=int, default=21, help="number of fractions from 0 (default 21)")
     sp.set_defaults(func=cmd_decimate)
+
+    sp = sub.add_parser("report", help="diagnostics figure (consistency along u, adaptivity along x)",
+                        description="One figure with the conditional-calibration diagnostics: E vs u, calibration "
+                        "curve, reliability diagram, <Z^2> and coverage per bin of u and of x, confidence curve.")
+    data_args(sp)
+    sp.add_argument("--out", default="report.png", help="figure file (default report.png; .png, .pdf, .svg)")
+    sp.add_argument("--html", metavar="DIR", help="write DIR/report.png and DIR/index.html with the validation table")
+    sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats of the table (--html; default 10000)")
+    sp.add_argument("--no-x", action="store_true", help="ignore the data set's x (no adaptivity panels)")
+    sp.set_defaults(func=cmd_report)
 
     sp = sub.add_parser("demo", help="run on the nine built-in literature data sets",
                         description="Validate the nine built-in data sets of P. Pernot's papers (statistics, "

@@ -5,17 +5,17 @@ The toolbox of P. Pernot's primer ("Validation of uncertainty quantification met
 primer based on the consistency and adaptivity concepts", arXiv:2303.07170; code
 ppernot/2023_Primer and ErrViewLib):
 
-==========================  ===================================================  ==============
-function                    per bin (bins of x if given, else of u)              interval
-==========================  ===================================================  ==============
-:func:`lzisd`               1/sd(Z), target 1                                    delta method
-:func:`lzms`                ⟨Z²⟩, target 1                                       Student / BCa
-:func:`lcp`                 coverage P(abs(E) ≤ U_p), target p                    Wilson
-:func:`reliability_diagram` RMSE_b vs RMV_b, target the identity                 bootstrap
-:func:`calibration_curve`   P(E ≤ u·q_D(p)) vs p (whole set), miscal. area       Wilson-cc
-:func:`confidence_curve`    RMSE or MAE after removing the largest u; DFPR       simulated
-:func:`running_quantiles`   sliding-window HD quantiles of y along x             —
-==========================  ===================================================  ==============
+===========================  ==============================================  =============
+function                     per bin (bins of x if given, else of u)         interval
+===========================  ==============================================  =============
+:func:`lzisd`                1/sd(Z), target 1                               delta method
+:func:`lzms`                 ⟨Z²⟩, target 1                                  Student / BCa
+:func:`lcp`                  coverage P(abs(E) ≤ U_p), target p              Wilson
+:func:`reliability_diagram`  RMSE_b vs RMV_b, target the identity            bootstrap
+:func:`calibration_curve`    P(E ≤ u·q_D(p)) vs p (whole set), miscal. area  Wilson-cc
+:func:`confidence_curve`     RMSE or MAE after removing the largest u; DFPR  simulated
+:func:`running_quantiles`    sliding-window HD quantiles of y along x        —
+===========================  ==============================================  =============
 
 Every binned diagnostic returns a :class:`BinnedDiagnostic` with per-bin arrays
 ``centers``, ``value``, ``low``, ``high``, ``counts`` and ``to_frame()``. ``binning`` is

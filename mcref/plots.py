@@ -5,7 +5,11 @@
 * :func:`plot_decimation` — Δθ against the fraction of the largest u removed, with the
   zero-centred bootstrap intervals (same paper, Fig. 8);
 * :func:`plot_fit_histograms` — histograms of ln u², ln E², ln Z² with the fitted densities
-  of :func:`mcref.distfit` (same paper, Figs. 1–2).
+  of :func:`mcref.distfit` (same paper, Figs. 1–2);
+* the conditional-calibration diagnostics of :mod:`mcref.diagnostics`, one function each
+  (:func:`plot_lzms`, :func:`plot_lzisd`, :func:`plot_lcp`, :func:`plot_reliability`,
+  :func:`plot_calibration_curve`, :func:`plot_confidence_curve`, :func:`plot_e_vs_u`,
+  :func:`plot_z_vs_x`), and :func:`plot_report`, all of them in one figure.
 
 Every function takes an optional ``ax`` (or ``axes``) and returns the axes it drew on.
 """
@@ -18,7 +22,9 @@ import numpy as np
 
 from ._validation import check_E_u
 
-__all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms"]
+__all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms", "plot_lzms", "plot_lzisd", "plot_lcp",
+           "plot_reliability", "plot_calibration_curve", "plot_confidence_curve", "plot_e_vs_u", "plot_z_vs_x",
+           "plot_report"]
 
 #: Safety thresholds of the shape screen (docs/methods.md, "Shape screen").
 _U2_LIMIT = 0.6
@@ -163,3 +169,247 @@ def plot_fit_histograms(E: Any, u: Any, fit=None, *, axes=None, bins: int = 40, 
     if title:
         axes[0].set_title(title, fontsize=10, loc="left")
     return axes
+
+
+# ----------------------------------------------------------------------------------
+# conditional-calibration diagnostics (mcref.diagnostics)
+# ----------------------------------------------------------------------------------
+
+
+def _log_axis(ax, which: str, values, log: bool) -> None:
+    """Log scale only when the values span more than a factor 10 (else a linear axis reads
+    better), with plain-number tick labels."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if not log or v.size == 0 or v.max() / v.min() < 10:
+        return
+    from matplotlib.ticker import LogFormatter
+
+    getattr(ax, f"set_{which}scale")("log")
+    getattr(ax, f"{which}axis").set_major_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+
+
+def _binned_panel(d, ax, *, ylabel: str, xlabel: str, logx: bool = False, logy: bool = False, color="tab:blue",
+                  label=None):
+    """A :class:`mcref.diagnostics.BinnedDiagnostic`: values with their intervals, the target,
+    invalid bins (interval missing the target) in red."""
+    valid = d.valid
+    yerr = np.vstack([d.value - d.low, d.high - d.value])
+    first = True
+    for ok in (True, False):  # invalid bins (interval misses the target): hollow markers
+        sel = valid == ok
+        if sel.any():
+            ax.errorbar(d.centers[sel], d.value[sel], yerr=yerr[:, sel], fmt="o", ms=4.5, color=color, capsize=2,
+                        lw=1.2, mfc=color if ok else "white", mew=1.2, label=label if first else None)
+            first = False
+    t = np.broadcast_to(np.asarray(d.target, dtype=float), d.value.shape)
+    if np.all(t == t[0]):
+        ax.axhline(t[0], color="0.3", ls="--", lw=1)
+    else:
+        ax.plot(d.centers, t, "--", color="0.3", lw=1)
+    _log_axis(ax, "x", d.centers, logx)
+    _log_axis(ax, "y", np.r_[d.low, d.high], logy)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.set_title(f"{d.name}: {100 * d.fraction_valid:.0f} % of bins valid (hollow: invalid)", fontsize=9)
+    return ax
+
+
+def plot_lzms(E, u, x=None, *, ax=None, xlabel=None, **kw):
+    """⟨Z²⟩ per bin of u (consistency) or of x (adaptivity), target 1 (:func:`mcref.diagnostics.lzms`)."""
+    from .diagnostics import lzms
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.6))
+    d = lzms(E, u, x, **kw)
+    return _binned_panel(d, ax, ylabel=r"$\langle Z^2\rangle$ per bin", xlabel=xlabel or ("u" if x is None else "x"),
+                         logx=x is None, logy=True)
+
+
+def plot_lzisd(E, u, x=None, *, ax=None, xlabel=None, **kw):
+    """1/sd(Z) per bin, target 1 (:func:`mcref.diagnostics.lzisd`)."""
+    from .diagnostics import lzisd
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.6))
+    d = lzisd(E, u, x, **kw)
+    return _binned_panel(d, ax, ylabel="1/sd(Z) per bin", xlabel=xlabel or ("u" if x is None else "x"),
+                         logx=x is None, logy=True)
+
+
+def plot_lcp(E, u, x=None, *, p=(0.25, 0.5, 0.75, 0.95), dist="normal", ax=None, xlabel=None, **kw):
+    """Local coverage of the ±U_p intervals per bin, one series per p, targets p
+    (:func:`mcref.diagnostics.lcp`)."""
+    from .diagnostics import lcp
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.6))
+    colors = ["tab:blue", "tab:green", "tab:purple", "tab:orange", "tab:brown"]
+    fv = []
+    for k, pk in enumerate(p):
+        d = lcp(E, u, x, p=pk, dist=dist, **kw)
+        _binned_panel(d, ax, ylabel="local coverage", xlabel=xlabel or ("u" if x is None else "x"),
+                      logx=x is None, color=colors[k % len(colors)], label=f"p = {pk:g}")
+        fv.append(d.fraction_valid)
+    ax.set_title(f"LCP ({dist}): {100 * np.mean(fv):.0f} % of bins valid (hollow: invalid)", fontsize=9)
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=7, loc="lower right")
+    return ax
+
+
+def plot_reliability(E, u, *, ax=None, **kw):
+    """Reliability diagram: RMSE vs RMV per bin of u, identity line (:func:`mcref.diagnostics.reliability_diagram`)."""
+    from .diagnostics import reliability_diagram
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 4))
+    d = reliability_diagram(E, u, **kw)
+    _binned_panel(d, ax, ylabel="RMSE per bin", xlabel="RMV per bin", logx=True, logy=True)
+    lim = [min(d.centers.min(), d.low.min()) * 0.9, max(d.centers.max(), d.high.max()) * 1.1]
+    ax.plot(lim, lim, "--", color="0.3", lw=1)
+    ax.set_title(f"Reliability diagram: ENCE = {d.overall[0]:.3f}", fontsize=9)
+    return ax
+
+
+def plot_calibration_curve(E, u, *, dist="normal", ax=None):
+    """Observed vs expected cumulative probability with its band and the miscalibration area
+    (:func:`mcref.diagnostics.calibration_curve`)."""
+    from .diagnostics import calibration_curve
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 4))
+    c = calibration_curve(E, u, dist=dist)
+    ax.fill_between(c.expected, c.low, c.high, color="tab:blue", alpha=0.2, lw=0, label="95 % band")
+    ax.plot(c.expected, c.observed, color="tab:blue", lw=1.8, label="observed")
+    ax.plot([0, 1], [0, 1], "--", color="0.3", lw=1)
+    ax.set_xlabel("expected cumulative probability")
+    ax.set_ylabel("observed")
+    ax.set_title(f"Calibration curve ({c.dist}): miscal. area {c.miscalibration_area:.3f}", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_confidence_curve(E, u, *, stat="RMSE", dist="normal", n_draws=500, seed=None, ax=None, oracle=True):
+    """Confidence curve with its probabilistic reference band and DFPR
+    (:func:`mcref.diagnostics.confidence_curve`)."""
+    from .diagnostics import confidence_curve
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.6))
+    cc = confidence_curve(E, u, stat=stat, dist=dist, n_draws=n_draws, seed=seed)
+    ax.fill_between(cc.k, cc.ref_low, cc.ref_high, color="tab:green", alpha=0.2, lw=0, label=f"reference ({cc.dist})")
+    ax.plot(cc.k, cc.reference, ":", color="tab:green", lw=1.5)
+    ax.plot(cc.k, cc.curve, color="tab:blue", lw=1.8, label="data")
+    if oracle:
+        ax.plot(cc.k, cc.oracle, color="0.5", lw=1, label="oracle (not a reference)")
+    ax.set_xlabel("% of the largest u removed")
+    ax.set_ylabel(cc.stat)
+    verdict = "within" if cc.passes else "outside"
+    ax.set_title(f"Confidence curve: DFPR {cc.dfpr:.3g} ({verdict} 95 %: {cc.dfpr_up95:.3g})", fontsize=9)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_e_vs_u(E, u, *, ax=None, p=0.95):
+    """E against u with the running 95 % quantiles and the ±k·u guide lines (k = 1, 2, 3)."""
+    from .diagnostics import running_quantiles
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.6))
+    E, u = check_E_u(E, u, min_size=8)
+    ax.plot(u, E, ".", ms=2, color="0.55", alpha=0.5)
+    grid = np.geomspace(u.min(), u.max(), 50)
+    for k in (1, 2, 3):
+        ax.plot(grid, k * grid, "--", color="0.3", lw=0.7)
+        ax.plot(grid, -k * grid, "--", color="0.3", lw=0.7)
+    rq = running_quantiles(u, E, p=p)
+    ax.plot(rq.x, rq.low, color="tab:red", lw=1.8, label=f"running {100 * p:g} % range")
+    ax.plot(rq.x, rq.high, color="tab:red", lw=1.8)
+    _log_axis(ax, "x", u, True)
+    lim = np.quantile(np.abs(E), 0.999) * 1.2
+    ax.set_ylim(-lim, lim)
+    ax.set_xlabel("u")
+    ax.set_ylabel("E")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("E vs u (dashed: ±u, ±2u, ±3u)", fontsize=9)
+    return ax
+
+
+def plot_z_vs_x(E, u, x, *, ax=None, p=0.95, xlabel="x"):
+    """Z = E/u against x with the running 95 % quantiles and the lines ±1, ±2, ±3."""
+    from .diagnostics import running_quantiles
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.6))
+    E, u = check_E_u(E, u, min_size=8)
+    z = E / u
+    ax.plot(x, z, ".", ms=2, color="0.55", alpha=0.5)
+    for k in (1, 2, 3):
+        ax.axhline(k, ls="--", color="0.3", lw=0.7)
+        ax.axhline(-k, ls="--", color="0.3", lw=0.7)
+    rq = running_quantiles(x, z, p=p)
+    ax.plot(rq.x, rq.low, color="tab:red", lw=1.8, label=f"running {100 * p:g} % range")
+    ax.plot(rq.x, rq.high, color="tab:red", lw=1.8)
+    lim = max(np.quantile(np.abs(z), 0.999) * 1.2, 3.5)
+    ax.set_ylim(-lim, lim)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("Z = E/u")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("Z vs x (dashed: ±1, ±2, ±3)", fontsize=9)
+    return ax
+
+
+def plot_report(E, u, x=None, *, name: str = "", seed=None, dist="normal", path=None):
+    """One figure with the whole toolbox: E vs u, calibration curve, reliability diagram,
+    ⟨Z²⟩ and coverage per bin of u (consistency), confidence curve, and with ``x``: Z vs x,
+    ⟨Z²⟩ and coverage per bin of x (adaptivity); plus the shape screen. Saved to ``path``
+    when given. Returns the figure."""
+    from .shape import shape_screen
+
+    plt = _plt()
+    E, u = check_E_u(E, u, min_size=100)
+    has_x = x is not None
+    const_u = bool(np.all(u == u[0]))
+    fig, axes = plt.subplots(3, 3, figsize=(15, 12.5))
+    ax = iter(axes.flat)
+    if not const_u:
+        plot_e_vs_u(E, u, ax=next(ax))
+    plot_calibration_curve(E, u, dist=dist, ax=next(ax))
+    if not const_u:
+        plot_reliability(E, u, ax=next(ax), seed=seed)
+        plot_lzms(E, u, ax=next(ax), xlabel="u (consistency)")
+        plot_lcp(E, u, ax=next(ax), dist=dist, xlabel="u (consistency)")
+        plot_confidence_curve(E, u, dist=dist, seed=seed, ax=next(ax))
+    if has_x:
+        plot_z_vs_x(E, u, x, ax=next(ax))
+        plot_lzms(E, u, x, ax=next(ax), xlabel="x (adaptivity)", log=False)
+        plot_lcp(E, u, x, ax=next(ax), dist=dist, xlabel="x (adaptivity)", log=False)
+    rest = list(ax)
+    if rest:
+        sc = shape_screen(E, u)
+        t = rest[0]
+        t.axis("off")
+        lines = ["Shape screen (β_GM; threshold)",
+                 f"u²: {sc.beta_u2:.3f} (0.6) {'fails' if sc.beta_u2 > 0.6 else 'ok'}",
+                 f"E²: {sc.beta_E2:.3f} (0.8) {'fails' if sc.beta_E2 > 0.8 else 'ok'}",
+                 f"Z²: {sc.beta_Z2:.3f} (0.8) {'fails' if sc.beta_Z2 > 0.8 else 'ok'}",
+                 "", f"M = {E.size}", f"⟨Z²⟩ = {np.mean((E / u) ** 2):.3f}"]
+        t.text(0.05, 0.95, "\n".join(lines), va="top", family="monospace", fontsize=11, transform=t.transAxes)
+        for a in rest[1:]:
+            a.axis("off")
+    fig.suptitle(f"mcref report{': ' + name if name else ''}", fontsize=14)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    if path is not None:
+        fig.savefig(path, dpi=90)
+    return fig

@@ -273,3 +273,46 @@ def test_cases_have_the_stated_moments():
     assert np.all(f.u == f.u[0]) and f.u[0] == pytest.approx(math.sqrt(np.mean(a.u**2)))
     with pytest.raises(ValueError, match="one of A, B, C, D, E, F"):
         case("G")
+
+
+# ----------------------------------------------------------------------------------
+# plots and the CLI report
+# ----------------------------------------------------------------------------------
+
+
+def test_plots_render_and_save(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mcref import plots
+
+    ds = case("C", M=2000, seed=1)
+    for fn, args in ((plots.plot_lzms, (ds.E, ds.u)), (plots.plot_lzisd, (ds.E, ds.u, ds.x)),
+                     (plots.plot_lcp, (ds.E, ds.u)), (plots.plot_reliability, (ds.E, ds.u)),
+                     (plots.plot_calibration_curve, (ds.E, ds.u)), (plots.plot_confidence_curve, (ds.E, ds.u)),
+                     (plots.plot_e_vs_u, (ds.E, ds.u)), (plots.plot_z_vs_x, (ds.E, ds.u, ds.x))):
+        ax = fn(*args)
+        assert ax.has_data(), fn.__name__
+        plt.close(ax.figure)
+    fig = plots.plot_report(ds.E, ds.u, ds.x, name=ds.name, seed=1, path=tmp_path / "r.png")
+    assert (tmp_path / "r.png").stat().st_size > 50_000 and sum(a.has_data() for a in fig.axes) == 9
+    f = case("F", M=2000, seed=1)  # constant u: the u panels are skipped, x panels remain
+    fig2 = plots.plot_report(f.E, f.u, f.x, seed=1)
+    assert sum(a.has_data() for a in fig2.axes) == 4
+    plt.close("all")
+
+
+def test_cli_report(tmp_path, capsys):
+    from mcref import cli
+
+    out = tmp_path / "rep.png"
+    assert cli.main(["report", "--dataset", "Diffusion_RF", "--out", str(out), "--seed", "1"]) == 0
+    assert out.stat().st_size > 50_000
+    d = tmp_path / "html"
+    assert cli.main(["report", "--dataset", "Diffusion_RF", "--html", str(d), "--boot", "200", "--mc", "200",
+                     "--seed", "2"]) == 0
+    page = (d / "index.html").read_text()
+    assert "<img src='report.png'" in page and "Diffusion_RF: M=2040" in page and "legend:" in page
+    assert (d / "report.png").exists()
