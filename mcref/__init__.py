@@ -11,7 +11,7 @@ True
 
 from __future__ import annotations
 
-from . import datasets, studies, synthetic
+from . import datasets, diagnostics, studies, synthetic
 from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, ShrunkBinsWarning,
                         SlowConvergenceWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
@@ -28,11 +28,19 @@ from .zeta import zeta, zeta_sim2
 
 __version__ = "0.1.0"
 
+
+def plot_report(E, u, x=None, **kwargs):
+    """All the conditional-calibration diagnostics in one figure: see
+    :func:`mcref.plots.plot_report` (needs matplotlib: ``pip install "mcref[plot]"``)."""
+    from .plots import plot_report as _plot_report
+
+    return _plot_report(E, u, x, **kwargs)
+
 __all__ = [
     "BiasedIntervalWarning", "DegenerateBootstrapWarning", "FewReplicatesWarning", "ShrunkBinsWarning",
     "SlowConvergenceWarning", "TieOrderWarning", "studies", "synthetic",
     "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
     "ShapeScreen", "Simulation", "ValidationTable", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
-    "statistics", "tie_spread", "validate", "zeta", "zeta_sim2",
+    "statistics", "tie_spread", "validate", "plot_report", "diagnostics", "zeta", "zeta_sim2",
 ]

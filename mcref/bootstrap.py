@@ -142,6 +142,59 @@ def _interval(theta_hat: float, boot: np.ndarray, jack_fn, method: str, alpha: f
     return float(lo), float(hi), method, z0, a
 
 
+def _binned_from_sums(name: str, n: np.ndarray, su2: np.ndarray, se2: np.ndarray, sz2: np.ndarray) -> float:
+    """ENCE, ZMSE or UCE from per-bin counts and sums of u², E², Z² (docs/methods.md, "Statistics")."""
+    if name == "ENCE":
+        rmv = np.sqrt(su2 / n)
+        return float(np.mean(np.abs(rmv - np.sqrt(se2 / n)) / rmv))
+    if name == "ZMSE":
+        return float(np.mean(np.abs(np.log(sz2 / n))))
+    return float(np.sum(np.abs(su2 - se2)) / n.sum())
+
+
+def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray) -> None:
+    """Leave-one-out values of a binned statistic under adaptive bins: the M − 1 points are
+    re-binned by the same rule (one O(M) pass per left-out point)."""
+    from .binning import adaptive_starts
+
+    cu2, ce2, cz2 = (np.concatenate(([0.0], np.cumsum(a))) for a in (prep.u2, prep.E2, prep.z2))
+    keep = np.ones(prep.M, dtype=bool)
+    for j in range(prep.M):
+        keep[j] = False
+        us = prep.u[keep]
+        keep[j] = True
+        st = adaptive_starts(us, prep.n_bins_requested, min_count=prep.min_count, log=prep.log)
+        # sums over bins of the M - 1 points from the cumulative sums of the M points
+        lo, hi = st[:-1], st[1:]
+        lo_f = lo + (lo > j)  # positions in the full sorted arrays
+        hi_f = hi + (hi > j)
+        n = (hi - lo).astype(float)
+        sums = []
+        for c in (cu2, ce2, cz2):
+            v = c[hi_f] - c[lo_f]
+            inside = (lo_f <= j) & (j < hi_f)
+            v = v - inside * (c[j + 1] - c[j])
+            sums.append(v)
+        out[j] = _binned_from_sums(name, n, *sums)
+
+
+def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepared, states: np.ndarray,
+                   boot: np.ndarray) -> None:
+    """Bootstrap with the bins of each resample re-cut by the adaptive rule (docs/methods.md,
+    "Diagnostics"): O(M log M) per replicate in NumPy, slower than the equal-count kernel.
+    Chunk c draws from a generator seeded by its xoshiro state, so results do not depend on
+    anything but the seed."""
+    m = E.size
+    n_boot = boot.shape[1]
+    for c in range(states.shape[0]):
+        rng = np.random.default_rng(np.random.SeedSequence(states[c].tolist()))
+        for r in range(c * CHUNK, min((c + 1) * CHUNK, n_boot)):
+            idx = rng.integers(0, m, m)
+            p = prepare(E[idx], u[idx], prep.n_bins_requested, min_count=prep.min_count, binning="adaptive",
+                        log=prep.log)
+            boot[:, r] = evaluate(p, codes)
+
+
 def jackknife(inf: StatInfo, prep: Prepared) -> np.ndarray:
     """Leave-one-out values of statistic ``inf`` (order: u-sorted positions).
 
@@ -151,6 +204,8 @@ def jackknife(inf: StatInfo, prep: Prepared) -> np.ndarray:
     out = np.empty(prep.M)
     if inf.kind == "mean":
         K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, out)
+    elif inf.kind == "binned" and prep.binning == "adaptive":
+        _jack_adaptive(inf.name, prep, out)
     elif inf.kind == "binned":
         K.jack_binned_kernel(inf.code, bin_starts(prep.M - 1, prep.n_bins), prep.u2, prep.E2, prep.z2, out)
     else:
@@ -195,11 +250,13 @@ def bootstrap_many(
     shrink: bool = False,
     confidence_level: float = 0.95,
     seed=None,
+    binning: str = "equal",
+    log: bool | None = None,
 ) -> dict[str, BootstrapResult]:
     """Bootstrap several statistics on the **same** resamples; see :func:`bootstrap`."""
     infos, E, u, n_boot, method, level, n_bins = _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins)
     binned = any(i.binned for i in infos)
-    prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink)
+    prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning, log=log)
     codes = np.array([i.code for i in infos], dtype=np.int64)
     est = evaluate(prep, codes)
     check_defined(infos, est, prep)
@@ -214,9 +271,13 @@ def bootstrap_many(
     n_chunks = -(-n_boot // CHUNK)
     states = chunk_states(ss, n_chunks)
     boot = np.empty((codes.size, n_boot))
-    args = prep.kernel_args()
-    for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size):  # returns to Python (Ctrl-C) between batches
-        boot_kernel(codes, states[c0:c1], CHUNK, prep.tie_groups, *args, boot[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
+    if binned and prep.binning == "adaptive":
+        _boot_rebinned(codes, E, u, prep, states, boot)
+    else:
+        args = prep.kernel_args()
+        for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size):  # returns to Python (Ctrl-C) between batches
+            boot_kernel(codes, states[c0:c1], CHUNK, prep.tie_groups, *args,
+                        boot[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
     alpha = 1.0 - level
     out = {}
     for k, inf in enumerate(infos):
@@ -275,6 +336,8 @@ def bootstrap(
     shrink: bool = False,
     confidence_level: float = 0.95,
     seed=None,
+    binning: str = "equal",
+    log: bool | None = None,
 ) -> BootstrapResult:
     r"""Bootstrap confidence interval of a calibration statistic (BCa by default).
 
@@ -302,6 +365,12 @@ def bootstrap(
         Smallest accepted M / n_bins.
     shrink : bool, default: False
         Reduce ``n_bins`` instead of raising when M / n_bins < ``min_count``.
+    binning : {"equal", "adaptive"}, default: "equal"
+        Bins of the binned statistics (see :func:`mcref.statistic`). Adaptive bins are re-cut
+        on every resample and leave-one-out sample by the same rule, in NumPy: O(M log M)
+        per replicate, several times slower than the equal-count kernel.
+    log : bool, optional
+        Log grid of the adaptive bins (default True).
     confidence_level : float, default: 0.95
     seed : None, int, SeedSequence or Generator
         Seed of the random streams; the same seed gives bit-identical results for any
@@ -352,7 +421,8 @@ def bootstrap(
     True
     """
     return bootstrap_many([name], E, u, n_boot=n_boot, method=method, n_bins=n_bins, min_count=min_count,
-                          shrink=shrink, confidence_level=confidence_level, seed=seed)[info(name).name]
+                          shrink=shrink, confidence_level=confidence_level, seed=seed, binning=binning,
+                          log=log)[info(name).name]
 
 
 def resample_indices(u, n_boot: int, seed=None, *, n_bins: int | None = None) -> np.ndarray:

@@ -42,7 +42,7 @@ def _fmt(x: float) -> str:
 
 
 def _stats_table(ds: datasets.Dataset, stats: list[str], n_bins: int, n_boot: int, seed, method: str,
-                 min_count: int = 30, shrink: bool = False) -> list[dict]:
+                 min_count: int = 30, shrink: bool = False, binning: str = "equal", log: bool = True) -> list[dict]:
     import warnings
 
     from ._warnings import BiasedIntervalWarning
@@ -50,7 +50,7 @@ def _stats_table(ds: datasets.Dataset, stats: list[str], n_bins: int, n_boot: in
     with warnings.catch_warnings():  # marked in the table instead ("!")
         warnings.simplefilter("ignore", BiasedIntervalWarning)
         res = bootstrap_many(stats, ds.E, ds.u, n_boot=n_boot, n_bins=n_bins, seed=seed, method=method,
-                             min_count=min_count, shrink=shrink)
+                             min_count=min_count, shrink=shrink, binning=binning, log=log)
     return [{"dataset": ds.name, "stat": r.name, "estimate": r.estimate, "bias": r.bias, "se": r.se, "low": r.low,
              "high": r.high, "method": r.method, "n_boot": r.n_boot,
              "excludes_estimate": not r.low <= r.estimate <= r.high} for r in res.values()]
@@ -83,7 +83,7 @@ def cmd_stats(args) -> int:
     ds = _load(args)
     seed = _seed(args)
     rows = _stats_table(ds, _stats_list(args.stat, DEMO_STATS), args.bins, args.boot, seed, args.method,
-                        args.min_count, args.shrink)
+                        args.min_count, args.shrink, args.binning, not args.linear_bins)
     for r in rows:
         r["seed"] = seed
     if args.json:
@@ -119,7 +119,8 @@ def cmd_validate(args) -> int:
         warnings.simplefilter("ignore", TieOrderWarning)
         tab = validate(ds.E, ds.u, stats=_stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
                        n_boot=args.boot, n_mc=args.mc, seed=_seed(args), name=ds.name, rule=args.rule,
-                       min_count=args.min_count, shrink=args.shrink)
+                       min_count=args.min_count, shrink=args.shrink, binning=args.binning,
+                       log=not args.linear_bins)
     if args.json:
         print(tab.to_json())
     elif args.csv:
@@ -361,6 +362,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="fewest points per bin (default 30); with fewer, an error unless --shrink")
         sp.add_argument("--shrink", action="store_true",
                         help="reduce the number of bins instead of failing when M/bins < --min-count")
+        sp.add_argument("--binning", default="equal", choices=["equal", "adaptive"],
+                        help="bins of u for ENCE, ZMSE, UCE: equal counts (default) or adaptive (equal-width "
+                             "cells of ln u, merged below --min-count and split when too large)")
+        sp.add_argument("--linear-bins", action="store_true", help="adaptive bins on u instead of ln u")
         sp.add_argument("--seed", type=int, default=None,
                         help="random seed (default: drawn from the OS and printed, so the run can be repeated)")
         out = sp.add_mutually_exclusive_group()

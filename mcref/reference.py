@@ -212,9 +212,14 @@ class _FixedU:
     sxx: float
 
 
-def _prepare_u(u: np.ndarray, n_bins: int) -> _FixedU:
+def _prepare_u(u: np.ndarray, n_bins: int, binning: str = "equal", log: bool = True, min_count: int = 30) -> _FixedU:
     us = np.sort(u, kind="stable")
-    starts = bin_starts(us.size, n_bins)
+    if binning == "adaptive" and n_bins > 1:
+        from .binning import adaptive_starts
+
+        starts = adaptive_starts(us, n_bins, min_count=min_count, log=log)
+    else:
+        starts = bin_starts(us.size, n_bins)
     u2 = us * us
     su2_bins = np.add.reduceat(u2, starts[:-1])
     xu = rankdata(us, method="average") - 0.5 * (us.size + 1)
@@ -244,6 +249,8 @@ def simulate(
     n_bins: int = 20,
     min_count: int = 30,
     shrink: bool = False,
+    binning: str = "equal",
+    log: bool | None = None,
     E=None,
     seed=None,
     n_threads: int | None = None,
@@ -295,10 +302,18 @@ def simulate(
     if len(set(labels)) != len(labels):
         raise ValueError(f"`dists` lists a distribution twice: {labels}")
     binned = any(i.binned for i in infos)
-    nb = resolve_n_bins(u.size, n_bins, min_count=min_count, shrink=shrink) if binned else 1
+    binning = check_choice(binning, "binning", ("equal", "adaptive"))
+    if binned and binning == "adaptive":
+        nb = check_int(n_bins, "n_bins", minimum=1)
+        if np.all(u == u[0]):
+            raise ValueError("all uncertainties are equal: the binned statistics are undefined for homoscedastic data")
+    else:
+        nb = resolve_n_bins(u.size, n_bins, min_count=min_count, shrink=shrink) if binned else 1
     if any(i.kind == "rank" for i in infos) and np.all(u == u[0]):
         raise ValueError("CC is undefined when all `u` are equal")
-    fx = _prepare_u(u, nb)
+    fx = _prepare_u(u, nb, binning if binned else "equal", True if log is None else bool(log),
+                    check_int(min_count, "min_count", minimum=1))
+    nb = fx.starts.size - 1
     codes = np.array([i.code for i in infos], dtype=np.int64)
     ss = check_seed(seed)
     n_chunks = -(-n_mc // CHUNK)
@@ -351,6 +366,8 @@ def simulated_reference(
     n_bins: int = 20,
     min_count: int = 30,
     shrink: bool = False,
+    binning: str = "equal",
+    log: bool | None = None,
     method: Method = "mc",
     E=None,
     seed=None,
@@ -441,6 +458,7 @@ def simulated_reference(
             )
         return res if many else res[info(name).name]
     sim = simulate(names, u, dists=[dist], n_mc=n_mc, n_bins=n_bins, min_count=min_count, shrink=shrink, E=E,
+                   binning=binning, log=log,
                    seed=seed, n_threads=n_threads)
     res = {nm: sim.reference(nm, sim.dists[0], keep_samples=keep_samples) for nm in sim.names}
     return res if many else res[info(name).name]

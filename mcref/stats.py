@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ._validation import check_E_u
-from .binning import bin_starts, resolve_n_bins
+from .binning import adaptive_starts, bin_starts, resolve_n_bins
 from .kernels import stats as K
 
 __all__ = ["StatInfo", "STATISTICS", "names", "info", "statistic", "statistics", "predefined_reference",
@@ -128,6 +128,10 @@ class Prepared:
     eord: np.ndarray
     egs: np.ndarray
     n_bins: int
+    binning: str = "equal"
+    log: bool = True
+    n_bins_requested: int = 0
+    min_count: int = 30
 
     @property
     def M(self) -> int:
@@ -146,22 +150,41 @@ class Prepared:
                 self.starts, self.ugs, self.eord, self.egs)
 
 
-def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int = 30, shrink: bool = False) -> Prepared:
+def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int = 30, shrink: bool = False,
+            binning: str = "equal", log: bool | None = None) -> Prepared:
     """Sort a validated dataset by u and precompute bins and tie groups.
 
     ``n_bins=None`` means that no binned statistic is evaluated (one dummy bin).
+    ``binning="adaptive"`` cuts the bins of :func:`mcref.binning.adaptive_starts` (``log``
+    grid by default) instead of equal counts.
     """
+    from ._validation import check_choice, check_int
+
+    binning = check_choice(binning, "binning", ("equal", "adaptive"))
+    log = True if log is None else bool(log)
     m = E.size
+    order = np.argsort(u, kind="stable").astype(np.int64)
     if n_bins is None:
         nb = 1
+        starts = bin_starts(m, 1)
+    elif binning == "adaptive":
+        n_bins = check_int(n_bins, "n_bins", minimum=1)
+        min_count = check_int(min_count, "min_count", minimum=1)
+        if np.all(u == u[0]):
+            raise ValueError(
+                "all uncertainties are equal, so bins of u are arbitrary splits of the rows: the binned "
+                "statistics (ENCE, ZMSE, UCE) are undefined for homoscedastic data; use ZMS or RCE"
+            )
+        starts = adaptive_starts(u[order], n_bins, min_count=min_count, log=log)
+        nb = starts.size - 1
     else:
         nb = resolve_n_bins(m, n_bins, min_count=min_count, shrink=shrink)
+        starts = bin_starts(m, nb)
         if nb > 1 and np.all(u == u[0]):
             raise ValueError(
                 "all uncertainties are equal, so bins of u are arbitrary splits of the rows: the binned "
                 "statistics (ENCE, ZMSE, UCE) are undefined for homoscedastic data; use ZMS or RCE"
             )
-    order = np.argsort(u, kind="stable").astype(np.int64)
     Es = np.ascontiguousarray(E[order])
     us = np.ascontiguousarray(u[order])
     z = Es / us
@@ -169,8 +192,9 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     eord = np.argsort(ae, kind="stable").astype(np.int64)
     return Prepared(
         order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),
-        zshift=float(np.mean(z)), starts=bin_starts(m, nb), ugs=_tie_starts(us), eord=eord,
-        egs=_tie_starts(ae[eord]), n_bins=nb,
+        zshift=float(np.mean(z)), starts=starts, ugs=_tie_starts(us), eord=eord,
+        egs=_tie_starts(ae[eord]), n_bins=nb, binning=binning, log=log,
+        n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count),
     )
 
 
@@ -233,7 +257,8 @@ def _warn_ties(infos, prep: Prepared) -> None:
             "random tie orders and their mean"), stacklevel=3)
 
 
-def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int = 30, shrink: bool = False) -> dict[str, float]:
+def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int = 30, shrink: bool = False,
+               binning: str = "equal", log: bool | None = None) -> dict[str, float]:
     """Several statistics of one dataset in one pass; see :func:`statistic`.
 
     Examples
@@ -246,14 +271,15 @@ def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int 
     E, u = check_E_u(E, u)
     infos, codes = _codes(names_)
     binned = any(i.binned for i in infos)
-    prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink)
+    prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning, log=log)
     vals = evaluate(prep, codes)
     check_defined(infos, vals, prep)
     _warn_ties(infos, prep)
     return {i.name: float(v) for i, v in zip(infos, vals)}
 
 
-def statistic(name: str, E, u, *, n_bins: int = 20, min_count: int = 30, shrink: bool = False) -> float:
+def statistic(name: str, E, u, *, n_bins: int = 20, min_count: int = 30, shrink: bool = False,
+              binning: str = "equal", log: bool | None = None) -> float:
     r"""Calibration statistic ``name`` of the dataset (E, u).
 
     .. math::
@@ -277,6 +303,12 @@ def statistic(name: str, E, u, *, n_bins: int = 20, min_count: int = 30, shrink:
         Smallest accepted M / n_bins.
     shrink : bool, default: False
         Reduce ``n_bins`` instead of raising when M / n_bins < ``min_count``.
+    binning : {"equal", "adaptive"}, default: "equal"
+        Equal-count bins, or the adaptive bins of ErrViewLib (equal-width cells of ln u, or
+        of u with ``log=False``, merged below ``min_count`` and split above
+        max(M/n_bins, 2·min_count) points; docs/methods.md, "Diagnostics").
+    log : bool, optional
+        Log grid of the adaptive bins (default True).
 
     Returns
     -------
@@ -302,7 +334,8 @@ def statistic(name: str, E, u, *, n_bins: int = 20, min_count: int = 30, shrink:
     >>> round(statistic("ZMS", E, u), 3) == round(float(np.mean((E / u) ** 2)), 3)
     True
     """
-    return statistics([name], E, u, n_bins=n_bins, min_count=min_count, shrink=shrink)[info(name).name]
+    return statistics([name], E, u, n_bins=n_bins, min_count=min_count, shrink=shrink, binning=binning,
+                      log=log)[info(name).name]
 
 
 @dataclass(frozen=True)

@@ -360,6 +360,8 @@ def validate(
     n_mc: int = 10_000,
     min_count: int = 30,
     shrink: bool = False,
+    binning: str = "equal",
+    log: bool | None = None,
     k_sensitivity: float = 2.0,
     rule: str = "mc",
     alpha: float = 0.05,
@@ -382,6 +384,11 @@ def validate(
     n_mc : int, default: 10 000
     min_count : int, default: 30
     shrink : bool, default: False
+    binning : {"equal", "adaptive"}, default: "equal"
+        Bins of the binned statistics, for the estimate, the bootstrap and the simulated
+        references alike (adaptive: see :func:`mcref.statistic`).
+    log : bool, optional
+        Log grid of the adaptive bins (default True).
     k_sensitivity : float, default: 2
         A statistic is D-sensitive when two simulated references differ by more than
         ``k_sensitivity`` combined standard uncertainties (reported; the ``"paper"`` rule
@@ -446,15 +453,16 @@ def validate(
         # the table marks an interval that excludes its estimate ("!" and excludes_estimate)
         warnings.simplefilter("ignore", BiasedIntervalWarning)
         boots: dict[str, BootstrapResult] = bootstrap_many(
-            names, E, u, n_boot=n_boot, n_bins=n_bins, min_count=min_count, shrink=shrink, seed=ss_boot)
+            names, E, u, n_boot=n_boot, n_bins=n_bins, min_count=min_count, shrink=shrink, seed=ss_boot,
+            binning=binning, log=log)
     sim = simulate(names, u, dists=dists, n_mc=n_mc, n_bins=n_bins, min_count=min_count, shrink=shrink, E=E,
-                   seed=ss_sim)
+                   seed=ss_sim, binning=binning, log=log)
     labels = [d.label for d in sim.dists]
     screen = shape_screen(E, u)
     binned = any(i.binned for i in infos)
     ties: dict[str, tuple[float, float]] = {}
     for inf in infos:
-        if inf.binned:
+        if inf.binned and binning == "equal":
             ts = tie_spread(inf.name, E, u, n_orders=100, seed=ss_ties,
                             n_bins=n_bins, min_count=min_count, shrink=shrink)
             if ts.n_straddling:

@@ -316,3 +316,61 @@ def test_cli_report(tmp_path, capsys):
     page = (d / "index.html").read_text()
     assert "<img src='report.png'" in page and "Diffusion_RF: M=2040" in page and "legend:" in page
     assert (d / "report.png").exists()
+
+
+# ----------------------------------------------------------------------------------
+# adaptive bins everywhere a binning is taken
+# ----------------------------------------------------------------------------------
+
+
+def _ence_direct(E, u, starts):
+    o = np.argsort(u, kind="stable")
+    Es, us = E[o], u[o]
+    vals = []
+    for a, c in zip(starts[:-1], starts[1:]):
+        rmv = math.sqrt(np.mean(us[a:c] ** 2))
+        vals.append(abs(rmv - math.sqrt(np.mean(Es[a:c] ** 2))) / rmv)
+    return float(np.mean(vals))
+
+
+def test_statistics_with_adaptive_bins():
+    rng = np.random.default_rng(11)
+    u = rng.lognormal(0, 0.8, 2000)
+    E = u * rng.standard_normal(u.size)
+    b = adaptive_bins(u, 20, min_count=30)
+    got = mcref.statistic("ENCE", E, u, n_bins=20, binning="adaptive")
+    assert got == pytest.approx(_ence_direct(E, u, b.starts), rel=1e-12)
+    lin = adaptive_bins(u, 20, min_count=30, log=False)
+    assert mcref.statistic("ENCE", E, u, binning="adaptive", log=False) == pytest.approx(
+        _ence_direct(E, u, lin.starts), rel=1e-12)
+
+
+def test_adaptive_jackknife_equals_leave_one_out():
+    from mcref.bootstrap import jackknife
+    from mcref.stats import info, prepare
+
+    rng = np.random.default_rng(12)
+    u = rng.lognormal(0, 0.7, 400)
+    E = u * rng.standard_normal(u.size)
+    prep = prepare(E, u, 8, min_count=30, binning="adaptive")
+    o = np.argsort(u, kind="stable")
+    for name in ("ENCE", "ZMSE", "UCE"):
+        want = [mcref.statistic(name, np.delete(E[o], j), np.delete(u[o], j), n_bins=8, binning="adaptive")
+                for j in range(u.size)]
+        np.testing.assert_allclose(jackknife(info(name), prep), want, rtol=1e-12, atol=1e-15)
+
+
+def test_adaptive_reference_and_bootstrap():
+    rng = np.random.default_rng(13)
+    u = rng.lognormal(0, 0.8, 1500)
+    E = u * rng.standard_normal(u.size)
+    ref = mcref.simulated_reference("ENCE", u, n_mc=1000, seed=1, binning="adaptive", keep_samples=True)
+    naive = [mcref.statistic("ENCE", u * rng.standard_normal(u.size), u, binning="adaptive") for _ in range(400)]
+    se = math.hypot(ref.sd / math.sqrt(1000), np.std(naive, ddof=1) / math.sqrt(400))
+    assert abs(ref.mean - np.mean(naive)) < 4 * se
+    a = mcref.bootstrap("ENCE", E, u, n_boot=300, binning="adaptive", seed=3)
+    b = mcref.bootstrap("ENCE", E, u, n_boot=300, binning="adaptive", seed=3)
+    assert a.estimate == mcref.statistic("ENCE", E, u, binning="adaptive")
+    assert np.array_equal(a.distribution, b.distribution) and a.low < a.high  # (ENCE is biased upwards)
+    tab = mcref.validate(E, u, stats=["ENCE"], dists=["normal"], n_boot=200, n_mc=200, seed=1, binning="adaptive")
+    assert tab["ENCE"].estimate == a.estimate and tab["ENCE"].tie_range is None
