@@ -157,8 +157,8 @@ def adaptive_starts(xs: np.ndarray, n_bins: int, *, min_count: int = 30, log: bo
         raise ValueError("log binning needs a strictly positive binning variable (pass log=False)")
     step = (xl[-1] - xl[0]) / n_bins
     lims = xl[0] + np.arange(n_bins) * step
-    starts = [0] + [int(np.searchsorted(xl, lims[i], side="left")) for i in range(1, n_bins)] + [m]
-    starts = np.maximum.accumulate(np.asarray(starts, dtype=np.int64))
+    starts = np.concatenate(([0], np.searchsorted(xl, lims[1:], side="left"), [m])).astype(np.int64)
+    starts = np.maximum.accumulate(starts)
     # merge small bins: the first small one from the left absorbs its right neighbour
     while True:
         pop = np.diff(starts)

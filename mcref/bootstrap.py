@@ -22,7 +22,9 @@ from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
 from .kernels.rng import chunk_states
 from .parallel import batch_ranges
-from .stats import Prepared, StatInfo, check_defined, evaluate, info, prepare
+from .stats import STATISTICS, Prepared, StatInfo, check_defined, evaluate, info, prepare
+
+_INFOS = tuple(STATISTICS.values())
 
 __all__ = ["BootstrapResult", "bootstrap", "bootstrap_many", "bca_levels", "jackknife", "resample_indices"]
 
@@ -184,15 +186,26 @@ def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepar
     "Diagnostics"): O(M log M) per replicate in NumPy, slower than the equal-count kernel.
     Chunk c draws from a generator seeded by its xoshiro state, so results do not depend on
     anything but the seed."""
+    from .binning import adaptive_starts
+
     m = E.size
     n_boot = boot.shape[1]
+    names = [next(i.name for i in _INFOS if i.code == c) for c in codes]
+    binned = np.array([info(nm).binned for nm in names])
+    other = codes[~binned]
     for c in range(states.shape[0]):
         rng = np.random.default_rng(np.random.SeedSequence(states[c].tolist()))
         for r in range(c * CHUNK, min((c + 1) * CHUNK, n_boot)):
             idx = rng.integers(0, m, m)
-            p = prepare(E[idx], u[idx], prep.n_bins_requested, min_count=prep.min_count, binning="adaptive",
-                        log=prep.log)
-            boot[:, r] = evaluate(p, codes)
+            o = idx[np.argsort(u[idx], kind="stable")]  # the resample sorted by u, copies in draw order
+            us, Es = u[o], E[o]
+            st = adaptive_starts(us, prep.n_bins_requested, min_count=prep.min_count, log=prep.log)
+            n = np.diff(st).astype(float)
+            sums = [np.add.reduceat(a, st[:-1]) for a in (us * us, Es * Es, (Es / us) ** 2)]
+            for k in np.flatnonzero(binned):
+                boot[k, r] = _binned_from_sums(names[k], n, *sums)
+            if other.size:
+                boot[~binned, r] = evaluate(prepare(Es, us, None), other)
 
 
 def jackknife(inf: StatInfo, prep: Prepared) -> np.ndarray:
