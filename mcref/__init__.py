@@ -16,6 +16,7 @@ from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewRe
                         SlowConvergenceWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
 from .bootstrap import BootstrapResult, bootstrap, bootstrap_many
+from .calibration import QCEResult, Uniformity, qce, rank_calibration, uniformity
 from .decimation import DecimationResult, decimation
 from .distfit import DistFit, distfit
 from .generative import Distribution, get_distribution
@@ -42,5 +43,6 @@ __all__ = [
     "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
     "ShapeScreen", "Simulation", "ValidationTable", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
-    "statistics", "tie_spread", "validate", "plot_report", "diagnostics", "zeta", "zeta_sim2",
+    "statistics", "tie_spread", "validate", "plot_report", "diagnostics", "qce", "rank_calibration",
+    "uniformity", "QCEResult", "Uniformity", "zeta", "zeta_sim2",
 ]

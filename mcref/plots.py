@@ -24,7 +24,7 @@ from ._validation import check_E_u
 
 __all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms", "plot_lzms", "plot_lzisd", "plot_lcp",
            "plot_reliability", "plot_calibration_curve", "plot_confidence_curve", "plot_e_vs_u", "plot_z_vs_x",
-           "plot_report"]
+           "plot_report", "plot_rank_calibration", "plot_qce"]
 
 #: Safety thresholds of the shape screen (docs/methods.md, "Shape screen").
 _U2_LIMIT = 0.6
@@ -413,3 +413,61 @@ def plot_report(E, u, x=None, *, name: str = "", seed=None, dist="normal", path=
     if path is not None:
         fig.savefig(path, dpi=90)
     return fig
+
+
+# ----------------------------------------------------------------------------------
+# quantile and rank calibration (mcref.calibration)
+# ----------------------------------------------------------------------------------
+
+
+def plot_rank_calibration(c, *, ax=None, bins: int = 20, seed=0, title: str | None = None):
+    """ECDF(c) − t of the ranks c_i with the pointwise (dashed) and simultaneous (shaded) 95 %
+    bands, and the rank histogram below it (:func:`mcref.calibration.uniformity`)."""
+    from .calibration import uniformity
+
+    plt = _plt()
+    if ax is None:
+        fig, (ax, axh) = plt.subplots(2, 1, figsize=(5, 5), height_ratios=(2, 1), sharex=True)
+    else:
+        axh = None
+    r = uniformity(c, bins=bins, seed=seed)
+    ax.fill_between(r.grid, -r.simultaneous, r.simultaneous, color="tab:green", alpha=0.2, lw=0,
+                    label="simultaneous 95 %")
+    ax.plot(r.grid, r.pointwise, "--", color="tab:green", lw=1, label="pointwise 95 %")
+    ax.plot(r.grid, -r.pointwise, "--", color="tab:green", lw=1)
+    ax.plot(r.grid, r.deviation, color="tab:blue", lw=1.8, label="ECDF(c) − t")
+    ax.axhline(0, color="0.3", lw=0.8)
+    ax.set_ylabel("ECDF − t")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper right")
+    verdict = "inside" if r.inside else "outside"
+    ax.set_title(title or f"Rank calibration: {verdict} the band; χ² p = {r.chi2_pvalue:.2g}", fontsize=9)
+    if axh is not None:
+        axh.bar((np.arange(bins) + 0.5) / bins, r.counts, width=1 / bins, color="0.6", edgecolor="white")
+        axh.axhline(r.n / bins, color="tab:red", lw=1)
+        axh.set_xlabel("c (rank of the truth)")
+        axh.set_ylabel("count")
+        axh.set_xlim(0, 1)
+        ax.figure.tight_layout()
+    return ax
+
+
+def plot_qce(result, *, ax=None):
+    """Observed coverage against the quantile level τ of a :class:`mcref.calibration.QCEResult`
+    (and, for C-QCE, one thin line per σ_G bin)."""
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 4))
+    if result.bin_coverage is not None:
+        for b in range(result.bin_coverage.shape[1]):
+            if result.bin_counts[b]:
+                ax.plot(result.quantiles, result.bin_coverage[:, b], color="0.7", lw=0.8)
+    ax.plot(result.quantiles, result.coverage, "o-", color="tab:blue", ms=3, label="all cases")
+    ax.plot([0, 1], [0, 1], "--", color="0.3", lw=1)
+    kind = "M-QCE" if result.marginal else "C-QCE"
+    ax.set_title(f"{kind} = {result.value:.3f} (d = {result.dim})", fontsize=9)
+    ax.set_xlabel("quantile level τ")
+    ax.set_ylabel("observed P(NEES ≤ χ²_d(τ))")
+    ax.grid(alpha=0.3)
+    ax.figure.tight_layout()
+    return ax
