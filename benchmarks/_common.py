@@ -55,3 +55,15 @@ def machine() -> str:
 
     return (f"{os.cpu_count()} CPUs, numba {numba.__version__} ({numba.get_num_threads()} threads), "
             f"numpy {np.__version__}, scipy {scipy.__version__}")
+
+
+def interleaved_medians(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """Median seconds per call of each function, timing them in turn in every repeat (so that
+    load on the machine hits all of them alike)."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeats):
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}

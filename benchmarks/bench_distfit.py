@@ -46,7 +46,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine  # noqa: E402
+from _common import interleaved_medians, machine  # noqa: E402
 
 import mcref  # noqa: E402
 
@@ -134,15 +134,6 @@ def baseline_boot(E, u, n_boot, seed):
 
 
 # ---- timing -------------------------------------------------------------------------------
-def interleaved_medians(fns: dict, repeats: int) -> dict[str, float]:
-    """Median seconds per call of each function, timing them in turn in every repeat."""
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(repeats):
-        for k, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def check_estimates(name, E, u, fit, base) -> int:

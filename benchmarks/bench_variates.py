@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine  # noqa: E402
+from _common import interleaved_medians, machine  # noqa: E402
 
 from mcref.kernels._config import NJIT  # noqa: E402
 from mcref.kernels.rng import chunk_states  # noqa: E402
@@ -48,15 +48,6 @@ def loop_gamma(s, a, out):
         out[k] = next_gamma(s, a)
 
 
-def interleaved_medians(fns: dict[str, object], repeats: int) -> dict[str, float]:
-    """Median seconds per call of each function, timing them in turn in every repeat."""
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(repeats):
-        for k, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def main() -> None:

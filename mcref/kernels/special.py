@@ -33,6 +33,21 @@ FAMILY_IG = 0  # Y ~ IG(ν, ν): density ∝ y^(−ν−1) exp(−ν/y)
 FAMILY_F1 = 1  # Y ~ F(1, ν)
 
 
+@njit(**NJIT_EXACT, inline="always")
+def _lentz_step(an, b, c, d):
+    """One step of the modified Lentz algorithm for a continued fraction b₀ + a₁/(b₁ + a₂/(b₂ + …)):
+    d ← 1/(b + a·d), c ← b + a/c (both kept away from 0); returns (c, d, c·d), the factor of
+    the running value."""
+    d = an * d + b
+    if abs(d) < _TINY:
+        d = _TINY
+    c = b + an / c
+    if abs(c) < _TINY:
+        c = _TINY
+    d = 1.0 / d
+    return c, d, d * c
+
+
 @njit(**NJIT_EXACT)
 def _gamma_series(a, x, lg_a):
     """P(a, x) by its power series (x < a + 1)."""
@@ -58,14 +73,7 @@ def _gamma_cfrac(a, x, lg_a):
     for i in range(1, _MAX_ITER):
         an = -i * (i - a)
         b += 2.0
-        d = an * d + b
-        if abs(d) < _TINY:
-            d = _TINY
-        c = b + an / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        delta = d * c
+        c, d, delta = _lentz_step(an, b, c, d)
         h *= delta
         if abs(delta - 1.0) < _EPS:
             break
@@ -99,23 +107,10 @@ def _beta_cfrac(a, b, x):
     for m in range(1, _MAX_ITER):
         m2 = 2 * m
         aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        h *= d * c
+        c, d, delta = _lentz_step(aa, 1.0, c, d)
+        h *= delta
         aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        delta = d * c
+        c, d, delta = _lentz_step(aa, 1.0, c, d)
         h *= delta
         if abs(delta - 1.0) < _EPS:
             break
