@@ -8,13 +8,8 @@ Run: ``python notebooks/_make_heavy_tails.py`` (writes the notebook, not execute
 (default <tmpdir>/heavy_tails_quick.ipynb) for testing.
 """
 
-import argparse
-import tempfile
-from pathlib import Path
-
 import nbformat as nbf
-
-md, code = nbf.v4.new_markdown_cell, nbf.v4.new_code_cell
+from _nbgen import code, main, md, notebook
 
 INTRO = r"""# Heavy tails: what the nine benchmark sets look like, and what it does to the statistics
 
@@ -247,32 +242,15 @@ check); it is not a replacement for the empirical D when ν̂ is small."""
 
 
 def build(quick: bool) -> nbf.NotebookNode:
-    nb = nbf.v4.new_notebook()
-    nb.cells = [
+    return notebook([
         md(INTRO), code(SETUP.format(quick=quick)),
         md(FITS_MD), code(FITS), md(R_MD), code(R_CMP), md(R_READ),
         md(HIST_MD), code(HIST), md(HIST_READ),
         md(SKEW_MD), code(SKEW), md(SKEW_READ),
         md(DEC_MD), code(DEC), md(DEC_PAPER_MD), code(DEC_PAPER), md(DEC_READ),
         md(REF_MD), code(REF), md(REF_READ),
-    ]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return nb
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--output", default=None)
-    args = ap.parse_args()
-    here = Path(__file__).resolve().parent
-    if args.quick:
-        out = Path(args.output or Path(tempfile.gettempdir()) / "heavy_tails_quick.ipynb")
-    else:
-        out = Path(args.output or here / "heavy_tails.ipynb")
-    nbf.write(build(args.quick), out)
-    print(f"wrote {out}")
+    ])
 
 
 if __name__ == "__main__":
-    main()
+    main(build, "heavy_tails", __doc__)

@@ -9,13 +9,8 @@ Run: ``python notebooks/_make_primer_cases.py`` (writes the notebook, not execut
 settings to ``--output`` (default <tmpdir>/primer_cases_quick.ipynb) for testing.
 """
 
-import argparse
-import tempfile
-from pathlib import Path
-
 import nbformat as nbf
-
-md, code = nbf.v4.new_markdown_cell, nbf.v4.new_code_cell
+from _nbgen import code, main, md, notebook
 
 INTRO = r"""# The primer's synthetic cases A–F through the diagnostics
 
@@ -413,7 +408,6 @@ mcref's seed-0 values (0.0075, 0.0045, 0.0038) sit in the middle of the simulate
 
 
 def build(quick: bool) -> nbf.NotebookNode:
-    nb = nbf.v4.new_notebook()
     cells = [md(INTRO), code(SETUP.format(quick=quick)),
              md(TABLE_MD), code(TABLE), md(TABLE_READ.format(**READINGS))]
     for k, n in enumerate("ABCDEF"):
@@ -423,24 +417,8 @@ def build(quick: bool) -> nbf.NotebookNode:
     cells += [md(REPORT_MD), code(REPORT), md(REPORT_READ.format(**READINGS)),
               md(ROB_MD), code(ROB), md(ROB_READ.format(**READINGS)),
               md(R_MD), code(R_CMP), md(R_READ.format(**READINGS))]
-    nb.cells = cells
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return nb
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--output", default=None)
-    args = ap.parse_args()
-    here = Path(__file__).resolve().parent
-    if args.quick:
-        out = Path(args.output or Path(tempfile.gettempdir()) / "primer_cases_quick.ipynb")
-    else:
-        out = Path(args.output or here / "primer_cases.ipynb")
-    nbf.write(build(args.quick), out)
-    print(f"wrote {out}")
+    return notebook(cells)
 
 
 if __name__ == "__main__":
-    main()
+    main(build, "primer_cases", __doc__)
