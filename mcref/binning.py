@@ -13,7 +13,7 @@ import numpy as np
 
 from ._validation import as_float_array, check_int
 from ._warnings import ShrunkBinsWarning
-from .kernels.binning import equal_count_starts
+from .kernels.binning import adaptive_starts_kernel, equal_count_starts
 
 __all__ = ["Binning", "equal_count_bins", "adaptive_bins", "make_bins", "bin_starts", "resolve_n_bins"]
 
@@ -149,37 +149,11 @@ def adaptive_starts(xs: np.ndarray, n_bins: int, *, min_count: int = 30, log: bo
     m = xs.size
     if m < min_count:
         raise ValueError(f"M={m} points cannot fill a single bin of `min_count`={min_count} points")
-    if m / n_bins < min_count:
-        n_bins = m // min_count
-    n0 = n_bins
-    xl = np.log(xs) if log else xs
-    if log and not np.all(np.isfinite(xl)):
+    if log and not xs[0] > 0:
         raise ValueError("log binning needs a strictly positive binning variable (pass log=False)")
-    step = (xl[-1] - xl[0]) / n_bins
-    lims = xl[0] + np.arange(n_bins) * step
-    starts = np.concatenate(([0], np.searchsorted(xl, lims[1:], side="left"), [m])).astype(np.int64)
-    starts = np.maximum.accumulate(starts)
-    # merge small bins: the first small one from the left absorbs its right neighbour
-    while True:
-        pop = np.diff(starts)
-        small = np.flatnonzero(pop[:-1] < min_count)
-        if small.size:
-            starts = np.delete(starts, small[0] + 1)
-            continue
-        if pop.size > 1 and pop[-1] < min_count:
-            starts = np.delete(starts, -2)
-            continue
-        break
-    # split large bins: the first one above pop_max is cut after floor(count/2) + 1 points
-    pop_max = max(m // n0, 2 * min_count)
-    while True:
-        pop = np.diff(starts)
-        big = np.flatnonzero(pop > pop_max)
-        if not big.size:
-            break
-        i = big[0]
-        starts = np.insert(starts, i + 1, starts[i] + pop[i] // 2 + 1)
-    return starts
+    out = np.empty(m + 1, dtype=np.int64)
+    nb = adaptive_starts_kernel(np.ascontiguousarray(xs, dtype=np.float64), int(n_bins), int(min_count), bool(log), out)
+    return out[:nb + 1].copy()
 
 
 def adaptive_bins(x, n_bins: int = 20, *, min_count: int = 30, log: bool | None = None) -> Binning:

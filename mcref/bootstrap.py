@@ -156,28 +156,12 @@ def _binned_from_sums(name: str, n: np.ndarray, su2: np.ndarray, se2: np.ndarray
 
 def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray) -> None:
     """Leave-one-out values of a binned statistic under adaptive bins: the M − 1 points are
-    re-binned by the same rule (one O(M) pass per left-out point)."""
-    from .binning import adaptive_starts
+    re-binned by the same rule for every left-out point (numba kernel, O(M) each)."""
+    from .kernels.binning import adaptive_jackknife_kernel
 
-    cu2, ce2, cz2 = (np.concatenate(([0.0], np.cumsum(a))) for a in (prep.u2, prep.E2, prep.z2))
-    keep = np.ones(prep.M, dtype=bool)
-    for j in range(prep.M):
-        keep[j] = False
-        us = prep.u[keep]
-        keep[j] = True
-        st = adaptive_starts(us, prep.n_bins_requested, min_count=prep.min_count, log=prep.log)
-        # sums over bins of the M - 1 points from the cumulative sums of the M points
-        lo, hi = st[:-1], st[1:]
-        lo_f = lo + (lo > j)  # positions in the full sorted arrays
-        hi_f = hi + (hi > j)
-        n = (hi - lo).astype(float)
-        sums = []
-        for c in (cu2, ce2, cz2):
-            v = c[hi_f] - c[lo_f]
-            inside = (lo_f <= j) & (j < hi_f)
-            v = v - inside * (c[j + 1] - c[j])
-            sums.append(v)
-        out[j] = _binned_from_sums(name, n, *sums)
+    stat = {"ENCE": 0, "ZMSE": 1, "UCE": 2}[name]
+    adaptive_jackknife_kernel(stat, prep.u, prep.u2, prep.E2, prep.z2, prep.n_bins_requested, prep.min_count,
+                              prep.log, out)
 
 
 def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepared, states: np.ndarray,

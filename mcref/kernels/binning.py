@@ -1,7 +1,10 @@
-"""Equal-count bin boundaries (docs/methods.md, "Binning")."""
+"""Bin boundaries: equal counts and the adaptive rule (docs/methods.md, "Binning", "Diagnostics")."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 from numba import njit
 
 from ._config import NJIT
@@ -17,3 +20,106 @@ def equal_count_starts(m, n_bins, out):
     """
     for i in range(n_bins + 1):
         out[i] = (2 * m * i + n_bins) // (2 * n_bins)
+
+
+@njit(**NJIT)
+def adaptive_starts_kernel(xs, n_bins, min_count, log, out):
+    """Adaptive bin starts of the sorted sample ``xs`` into ``out`` (capacity ≥ len(xs) + 1);
+    returns the number of bins. The rule of :func:`mcref.binning.adaptive_starts`
+    (ErrViewLib ``genIntervals(equiPop = FALSE)``): equal-width cells of ln x (``log``) or x,
+    merge the first small bin from the left into its right neighbour (a small last bin into
+    its left one) until none has fewer than ``min_count`` points, then cut the first bin above
+    max(⌊M/n⌋, 2·min_count) points after ⌊count/2⌋ + 1 points until none is. ``n_bins`` is
+    first reduced to ⌊M/min_count⌋ when M/n_bins < min_count (M ≥ min_count required)."""
+    m = xs.shape[0]
+    if m < n_bins * min_count:
+        n_bins = m // min_count
+    n0 = n_bins
+    lo = math.log(xs[0]) if log else xs[0]
+    hi = math.log(xs[m - 1]) if log else xs[m - 1]
+    step = (hi - lo) / n_bins
+    out[0] = 0
+    j = 0
+    for i in range(1, n_bins):
+        lim = lo + i * step
+        while j < m and (math.log(xs[j]) if log else xs[j]) < lim:
+            j += 1
+        out[i] = j
+    out[n_bins] = m
+    nb = n_bins
+    # merge
+    while True:
+        hit = -1
+        for i in range(nb - 1):
+            if out[i + 1] - out[i] < min_count:
+                hit = i
+                break
+        if hit >= 0:
+            for k in range(hit + 1, nb):  # drop start hit + 1
+                out[k] = out[k + 1]
+            nb -= 1
+            continue
+        if nb > 1 and out[nb] - out[nb - 1] < min_count:
+            out[nb - 1] = out[nb]  # drop start nb - 1
+            nb -= 1
+            continue
+        break
+    # split
+    pop_max = max(m // n0, 2 * min_count)
+    while True:
+        hit = -1
+        for i in range(nb):
+            if out[i + 1] - out[i] > pop_max:
+                hit = i
+                break
+        if hit < 0:
+            break
+        for k in range(nb + 1, hit + 1, -1):  # make room at hit + 1
+            out[k] = out[k - 1]
+        out[hit + 1] = out[hit] + (out[hit + 2] - out[hit]) // 2 + 1
+        nb += 1
+    return nb
+
+
+@njit(**NJIT)
+def adaptive_jackknife_kernel(stat, us, u2, e2, z2, n_bins, min_count, log, out):
+    """Leave-one-out values of a binned statistic (``stat`` 0 ENCE, 1 ZMSE, 2 UCE) with the
+    adaptive bins of the M − 1 points recomputed for every left-out point; inputs sorted by u."""
+    m = us.shape[0]
+    cu2 = np.zeros(m + 1)
+    ce2 = np.zeros(m + 1)
+    cz2 = np.zeros(m + 1)
+    for i in range(m):
+        cu2[i + 1] = cu2[i] + u2[i]
+        ce2[i + 1] = ce2[i] + e2[i]
+        cz2[i + 1] = cz2[i] + z2[i]
+    xs = np.empty(m - 1)
+    st = np.empty(m + 1, dtype=np.int64)
+    for j in range(m):
+        k = 0
+        for i in range(m):
+            if i != j:
+                xs[k] = us[i]
+                k += 1
+        nb = adaptive_starts_kernel(xs, n_bins, min_count, log, st)
+        acc = 0.0
+        for b in range(nb):
+            a, c = st[b], st[b + 1]
+            af = a + 1 if a > j else a  # positions in the full sorted arrays
+            cf = c + 1 if c > j else c
+            n = c - a
+            su2 = cu2[cf] - cu2[af]
+            se2 = ce2[cf] - ce2[af]
+            sz2 = cz2[cf] - cz2[af]
+            if af <= j < cf:
+                su2 -= u2[j]
+                se2 -= e2[j]
+                sz2 -= z2[j]
+            if stat == 0:
+                rmv = math.sqrt(su2 / n)
+                acc += abs(rmv - math.sqrt(se2 / n)) / rmv
+            elif stat == 1:
+                acc += abs(math.log(sz2 / n))
+            else:
+                acc += abs(su2 - se2)
+        out[j] = acc / nb if stat < 2 else acc / (m - 1)
