@@ -160,3 +160,31 @@ def percentile(theta_hat: float, replicates, confidence_level: float = 0.95) -> 
 def basic(theta_hat: float, replicates, confidence_level: float = 0.95) -> dict:
     p = percentile(theta_hat, replicates, confidence_level)
     return dict(low=2 * theta_hat - p["high"], high=2 * theta_hat - p["low"], bias=p["bias"], se=p["se"])
+
+
+def adaptive_starts(xs, n_bins, min_count, log):
+    """The adaptive binning rule of ErrViewLib's genIntervals(equiPop = FALSE), step by step
+    with NumPy (grid, merges one at a time from the left then the last bin, splits)."""
+    m = xs.size
+    if m / n_bins < min_count:
+        n_bins = m // min_count
+    n0 = n_bins
+    xl = np.log(xs) if log else xs
+    lims = xl[0] + np.arange(n_bins) * (xl[-1] - xl[0]) / n_bins
+    starts = np.maximum.accumulate(np.r_[0, np.searchsorted(xl, lims[1:], side="left"), m]).astype(int)
+    while True:
+        pop = np.diff(starts)
+        small = np.flatnonzero(pop[:-1] < min_count)
+        if small.size:
+            starts = np.delete(starts, small[0] + 1)
+        elif pop.size > 1 and pop[-1] < min_count:
+            starts = np.delete(starts, -2)
+        else:
+            break
+    pop_max = max(m // n0, 2 * min_count)
+    while True:
+        pop = np.diff(starts)
+        big = np.flatnonzero(pop > pop_max)
+        if not big.size:
+            return starts
+        starts = np.insert(starts, big[0] + 1, starts[big[0]] + pop[big[0]] // 2 + 1)

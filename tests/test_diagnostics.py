@@ -374,3 +374,16 @@ def test_adaptive_reference_and_bootstrap():
     assert np.array_equal(a.distribution, b.distribution) and a.low < a.high  # (ENCE is biased upwards)
     tab = mcref.validate(E, u, stats=["ENCE"], dists=["normal"], n_boot=200, n_mc=200, seed=1, binning="adaptive")
     assert tab["ENCE"].estimate == a.estimate and tab["ENCE"].tie_range is None
+
+
+def test_adaptive_kernel_equals_the_step_by_step_rule():
+    import naive
+
+    rng = np.random.default_rng(21)
+    for _ in range(300):
+        n = int(rng.integers(50, 3000))
+        xs = np.sort(rng.lognormal(0, rng.uniform(0.1, 3), n))
+        nb, pm, lg = int(rng.integers(1, 40)), int(rng.integers(1, 60)), bool(rng.integers(0, 2))
+        if n < pm:
+            continue
+        assert adaptive_starts(xs, nb, min_count=pm, log=lg).tolist() == naive.adaptive_starts(xs, nb, pm, lg).tolist()
