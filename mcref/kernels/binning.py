@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT
+from .stats import prefix_sums
 
 
 @njit(**NJIT)
@@ -86,13 +87,7 @@ def adaptive_jackknife_kernel(stat, us, u2, e2, z2, n_bins, min_count, log, out)
     """Leave-one-out values of a binned statistic (``stat`` 0 ENCE, 1 ZMSE, 2 UCE) with the
     adaptive bins of the M − 1 points recomputed for every left-out point; inputs sorted by u."""
     m = us.shape[0]
-    cu2 = np.zeros(m + 1)
-    ce2 = np.zeros(m + 1)
-    cz2 = np.zeros(m + 1)
-    for i in range(m):
-        cu2[i + 1] = cu2[i] + u2[i]
-        ce2[i + 1] = ce2[i] + e2[i]
-        cz2[i + 1] = cz2[i] + z2[i]
+    cu2, ce2, cz2 = prefix_sums(u2, e2, z2)
     xs = np.empty(m - 1)
     st = np.empty(m + 1, dtype=np.int64)
     for j in range(m):

@@ -312,6 +312,21 @@ def jack_mean_kernel(code, z, zshift, z2, E2, u2, lnu2, out):
             out[j] = finish_mean(code, s)
 
 
+@njit(**NJIT)
+def prefix_sums(u2, E2, z2):
+    """Prefix sums (length M + 1, starting at 0) of u², E² and Z² over the u-sorted points:
+    the sums of any run of points in O(1), for the leave-one-out kernels."""
+    m = u2.shape[0]
+    pu = np.zeros(m + 1)
+    pe = np.zeros(m + 1)
+    pz = np.zeros(m + 1)
+    for i in range(m):
+        pu[i + 1] = pu[i] + u2[i]
+        pe[i + 1] = pe[i] + E2[i]
+        pz[i + 1] = pz[i] + z2[i]
+    return pu, pe, pz
+
+
 @njit(**NJIT_PARALLEL)
 def jack_binned_kernel(code, starts_m1, u2, E2, z2, out):
     """Leave-one-out values of a binned statistic in O(M·N).
@@ -323,13 +338,7 @@ def jack_binned_kernel(code, starts_m1, u2, E2, z2, out):
     """
     m = u2.shape[0]
     n_bins = starts_m1.shape[0] - 1
-    pu = np.zeros(m + 1)
-    pe = np.zeros(m + 1)
-    pz = np.zeros(m + 1)
-    for i in range(m):
-        pu[i + 1] = pu[i] + u2[i]
-        pe[i + 1] = pe[i] + E2[i]
-        pz[i + 1] = pz[i] + z2[i]
+    pu, pe, pz = prefix_sums(u2, E2, z2)
     for p in prange(m):
         acc = np.empty((n_bins, 4))
         for b in range(n_bins):
