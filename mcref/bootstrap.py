@@ -144,23 +144,12 @@ def _interval(theta_hat: float, boot: np.ndarray, jack_fn, method: str, alpha: f
     return float(lo), float(hi), method, z0, a
 
 
-def _binned_from_sums(name: str, n: np.ndarray, su2: np.ndarray, se2: np.ndarray, sz2: np.ndarray) -> float:
-    """ENCE, ZMSE or UCE from per-bin counts and sums of u², E², Z² (docs/methods.md, "Statistics")."""
-    if name == "ENCE":
-        rmv = np.sqrt(su2 / n)
-        return float(np.mean(np.abs(rmv - np.sqrt(se2 / n)) / rmv))
-    if name == "ZMSE":
-        return float(np.mean(np.abs(np.log(sz2 / n))))
-    return float(np.sum(np.abs(su2 - se2)) / n.sum())
-
-
 def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray) -> None:
     """Leave-one-out values of a binned statistic under adaptive bins: the M − 1 points are
     re-binned by the same rule for every left-out point (numba kernel, O(M) each)."""
     from .kernels.binning import adaptive_jackknife_kernel
 
-    stat = {"ENCE": 0, "ZMSE": 1, "UCE": 2}[name]
-    adaptive_jackknife_kernel(stat, prep.u, prep.u2, prep.E2, prep.z2, prep.n_bins_requested, prep.min_count,
+    adaptive_jackknife_kernel(info(name).code, prep.u, prep.u2, prep.E2, prep.z2, prep.n_bins_requested, prep.min_count,
                               prep.log, out)
 
 
@@ -174,8 +163,7 @@ def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepar
 
     m = E.size
     n_boot = boot.shape[1]
-    names = [next(i.name for i in _INFOS if i.code == c) for c in codes]
-    binned = np.array([info(nm).binned for nm in names])
+    binned = np.array([next(i for i in _INFOS if i.code == c).binned for c in codes])
     other = codes[~binned]
     for c in range(states.shape[0]):
         rng = np.random.default_rng(np.random.SeedSequence(states[c].tolist()))
@@ -184,10 +172,10 @@ def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepar
             o = idx[np.argsort(u[idx], kind="stable")]  # the resample sorted by u, copies in draw order
             us, Es = u[o], E[o]
             st = adaptive_starts(us, prep.n_bins_requested, min_count=prep.min_count, log=prep.log)
-            n = np.diff(st).astype(float)
-            sums = [np.add.reduceat(a, st[:-1]) for a in (us * us, Es * Es, (Es / us) ** 2)]
+            acc = np.column_stack([np.diff(st).astype(float)]
+                                  + [np.add.reduceat(a, st[:-1]) for a in (us * us, Es * Es, (Es / us) ** 2)])
             for k in np.flatnonzero(binned):
-                boot[k, r] = _binned_from_sums(names[k], n, *sums)
+                boot[k, r] = K.finish_binned(codes[k], acc, float(m))  # the kernels' own formulas
             if other.size:
                 boot[~binned, r] = evaluate(prepare(Es, us, None), other)
 

@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT
-from .stats import prefix_sums
+from .stats import finish_binned, prefix_sums
 
 
 @njit(**NJIT)
@@ -83,13 +83,16 @@ def adaptive_starts_kernel(xs, n_bins, min_count, log, out):
 
 
 @njit(**NJIT)
-def adaptive_jackknife_kernel(stat, us, u2, e2, z2, n_bins, min_count, log, out):
-    """Leave-one-out values of a binned statistic (``stat`` 0 ENCE, 1 ZMSE, 2 UCE) with the
-    adaptive bins of the M − 1 points recomputed for every left-out point; inputs sorted by u."""
+def adaptive_jackknife_kernel(code, us, u2, e2, z2, n_bins, min_count, log, out):
+    """Leave-one-out values of the binned statistic ``code`` (ENCE, ZMSE, UCE of
+    :mod:`mcref.kernels.stats`) with the adaptive bins of the M − 1 points recomputed for
+    every left-out point; inputs sorted by u. Bin sums come from prefix sums, as in the
+    equal-count jackknife."""
     m = us.shape[0]
     cu2, ce2, cz2 = prefix_sums(u2, e2, z2)
     xs = np.empty(m - 1)
     st = np.empty(m + 1, dtype=np.int64)
+    acc = np.empty((m, 4))
     for j in range(m):
         k = 0
         for i in range(m):
@@ -97,24 +100,16 @@ def adaptive_jackknife_kernel(stat, us, u2, e2, z2, n_bins, min_count, log, out)
                 xs[k] = us[i]
                 k += 1
         nb = adaptive_starts_kernel(xs, n_bins, min_count, log, st)
-        acc = 0.0
         for b in range(nb):
             a, c = st[b], st[b + 1]
-            af = a + 1 if a > j else a  # positions in the full sorted arrays
-            cf = c + 1 if c > j else c
-            n = c - a
-            su2 = cu2[cf] - cu2[af]
-            se2 = ce2[cf] - ce2[af]
-            sz2 = cz2[cf] - cz2[af]
-            if af <= j < cf:
-                su2 -= u2[j]
-                se2 -= e2[j]
-                sz2 -= z2[j]
-            if stat == 0:
-                rmv = math.sqrt(su2 / n)
-                acc += abs(rmv - math.sqrt(se2 / n)) / rmv
-            elif stat == 1:
-                acc += abs(math.log(sz2 / n))
-            else:
-                acc += abs(su2 - se2)
-        out[j] = acc / nb if stat < 2 else acc / (m - 1)
+            lo = a + (1 if a >= j else 0)  # reduced positions [a, c) -> full positions, minus j
+            hi = c + (1 if c > j else 0)
+            acc[b, 0] = np.float64(c - a)
+            acc[b, 1] = cu2[hi] - cu2[lo]
+            acc[b, 2] = ce2[hi] - ce2[lo]
+            acc[b, 3] = cz2[hi] - cz2[lo]
+            if lo <= j < hi:
+                acc[b, 1] -= u2[j]
+                acc[b, 2] -= e2[j]
+                acc[b, 3] -= z2[j]
+        out[j] = finish_binned(code, acc[:nb], np.float64(m - 1))
