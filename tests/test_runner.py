@@ -564,3 +564,28 @@ def test_keyboard_interrupt_while_waiting(backend, request, tmp_path, capsys):
         assert n_tasks() == 0
     else:
         time.sleep(0.4)  # the two running threads finish their cells in the background
+
+
+# ---------------------------------------------------------------------------- per-cell data
+def _data_cell(key, params, seed_seq, n_threads, data=None):
+    return [{"total": float(np.sum(data)), "size": int(np.size(data))}]
+
+
+@pytest.mark.parametrize("backend", ["sequential", "loky", "threading"])
+def test_per_cell_data_travels_with_its_cell(backend):
+    from mcref.store import canonical_json
+
+    keys = [{"i": i} for i in range(3)]
+    arrays = [np.arange(10 * (i + 1), dtype=float) for i in range(3)]
+    s = StudySpec("data", {}, keys, _data_cell, data={canonical_json(k): a for k, a in zip(keys, arrays)})
+    info = run_study(s, seed=1, n_jobs=2, backend=backend, progress=False)
+    assert info.table["total"].tolist() == [a.sum() for a in arrays]
+    assert info.table["size"].tolist() == [10, 20, 30]
+
+
+def test_per_cell_data_checked():
+    with pytest.raises(ValueError, match=r"`spec.data` has entries for 1 key\(s\) that are not cells"):
+        run_study(StudySpec("data", {}, [{"i": 0}], _data_cell, data={'{"i":5}': 1}), progress=False,
+                  backend="sequential")
+    with pytest.raises(ValueError, match=r"`spec.data` must be None or a mapping"):
+        run_study(StudySpec("data", {}, [{"i": 0}], _data_cell, data=[1]), progress=False, backend="sequential")

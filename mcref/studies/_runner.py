@@ -54,13 +54,21 @@ class StudySpec:
         :class:`numpy.random.SeedSequence` (:func:`cell_seed`), ``n_threads`` the number
         of threads the cell may use. Returns flat dicts of JSON scalars (floats may be
         NaN or infinite). Must be a module-level function, so that worker processes can
-        import it.
+        import it. With ``data``, it is called with the keyword ``data=`` as well.
+    data : Mapping[str, Any], optional
+        Per-cell inputs too large or not JSON-able for a key (arrays of a dataset),
+        keyed by the canonical JSON of the cell key (:func:`mcref.store.canonical_json`).
+        Each cell's entry travels with that cell's task only (to a worker process or a
+        Dask worker, which need not share a file system) and is passed to ``cell`` as
+        ``data=`` (None for a key without an entry). Data are not part of the study's
+        identity in a store: put what identifies them (a name, a content hash) in the key.
     """
 
     name: str
     params: Mapping[str, Any]
     keys: Sequence[Mapping[str, Any]]
-    cell: Callable[[dict, dict, np.random.SeedSequence, int], list[dict]]
+    cell: Callable[..., list[dict]]
+    data: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +185,14 @@ def _check_spec(spec: Any) -> tuple[str, dict, list[dict], list[str]]:
         raise ValueError(f"`spec.keys` must be a list of dicts, got {type(spec.keys).__name__}")
     keys = [_check_key(k, i) for i, k in enumerate(spec.keys)]
     ckeys = [canonical_json(k) for k in keys]
+    if spec.data is not None:
+        if not isinstance(spec.data, Mapping):
+            raise ValueError(f"`spec.data` must be None or a mapping from canonical cell keys to inputs, "
+                             f"got {type(spec.data).__name__}")
+        unknown = set(spec.data) - set(ckeys)
+        if unknown:
+            raise ValueError(f"`spec.data` has entries for {len(unknown)} key(s) that are not cells of the "
+                             f"study, e.g. {sorted(unknown)[0]} (keys are canonical_json(key))")
     seen: dict[str, int] = {}
     for i, c in enumerate(ckeys):
         if c in seen:
@@ -231,7 +247,7 @@ def _n_cores() -> int:
 
 # ---------------------------------------------------------------------- workers
 def _execute(cell: Callable, key: dict, params: dict, seed_int: int, study_name: str,
-             n_threads: int) -> tuple[str, list[dict], float]:
+             n_threads: int, has_data: bool = False, data: Any = None) -> tuple[str, list[dict], float]:
     """Run one cell (in a worker): seed it, limit numba's threads, validate its rows.
 
     Returns ``(canonical key, rows, seconds)``. numba's thread count is set to
@@ -247,7 +263,10 @@ def _execute(cell: Callable, key: dict, params: dict, seed_int: int, study_name:
     numba.set_num_threads(max(1, min(int(n_threads), numba.config.NUMBA_NUM_THREADS)))
     t0 = time.perf_counter()
     try:
-        rows = cell(dict(key), dict(params), ss, int(n_threads))
+        if has_data:
+            rows = cell(dict(key), dict(params), ss, int(n_threads), data=data)
+        else:
+            rows = cell(dict(key), dict(params), ss, int(n_threads))
     except Exception as exc:
         msg = f"mcref: study '{study_name}': cell {ckey} failed"
         if hasattr(exc, "add_note"):
@@ -477,7 +496,9 @@ def run_study(spec: StudySpec, *, seed: int | None = 0, n_jobs: int = -1, backen
             n_workers = max(1, min(cores if n_jobs == -1 else n_jobs, len(todo)))
             n_threads = threads_per_cell or max(1, cores // n_workers)
         local_params = dict(spec.params)
-        tasks = [(spec.cell, keys[i], local_params, seed, name, n_threads) for i in todo]
+        has_data = spec.data is not None
+        tasks = [(spec.cell, keys[i], local_params, seed, name, n_threads, has_data,
+                  spec.data.get(ckeys[i]) if has_data else None) for i in todo]
 
         n_stored = n_loaded
         bar = _progress_bar(progress, len(ckeys), n_loaded, name) if todo else None
