@@ -589,3 +589,38 @@ def test_per_cell_data_checked():
                   backend="sequential")
     with pytest.raises(ValueError, match=r"`spec.data` must be None or a mapping"):
         run_study(StudySpec("data", {}, [{"i": 0}], _data_cell, data=[1]), progress=False, backend="sequential")
+
+
+def test_sigkill_of_the_parent_leaves_no_orphan_workers(tmp_path):
+    # `kill -9` of a study: its loky workers (busy in long cells) must not run on for minutes
+    psutil = pytest.importorskip("psutil")
+    path = tmp_path / "orphans.sqlite"
+    proc = _child(path, 40, 3.0, 2, start_new_session=True)  # 3 s cells: the workers are busy when killed
+    try:
+        t_end = time.monotonic() + 90
+        workers: list = []
+        while time.monotonic() < t_end and len(workers) < 2:  # both workers started and in a cell
+            if proc.poll() is not None:
+                pytest.fail(f"child exited early ({proc.returncode}): {proc.communicate()}")
+            workers = [p for p in psutil.Process(proc.pid).children(recursive=True)
+                       if "loky" in " ".join(p.cmdline()) and "resource_tracker" not in " ".join(p.cmdline())]
+            time.sleep(0.1)
+        assert len(workers) == 2, f"expected 2 loky workers, found {workers}"
+        time.sleep(1.0)  # inside their first cells
+        descendants = psutil.Process(proc.pid).children(recursive=True)
+        os.kill(proc.pid, signal.SIGKILL)  # the parent only, as the OOM killer or `kill -9 PID` would
+        proc.wait(10)
+        t_end = time.monotonic() + 15.0  # the watchdog checks every 0.5 s: ~10 s is the promise
+        alive = descendants
+        while time.monotonic() < t_end:
+            alive = [p for p in descendants if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+            if not alive:
+                break
+            time.sleep(0.1)
+        assert not alive, f"processes still running 15 s after the parent was killed: {alive}"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert _n_committed(path) < 40  # it really was killed mid-study

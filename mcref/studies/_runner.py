@@ -20,6 +20,7 @@ import json
 import numbers
 import os
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -246,16 +247,69 @@ def _n_cores() -> int:
 
 
 # ---------------------------------------------------------------------- workers
+#: seconds between two checks of the parent process by a worker's watchdog
+_WATCH_PERIOD = 0.5
+_watched_parent: int | None = None
+_watch_lock = threading.Lock()
+
+
+def _parent_gone(parent_pid: int, direct: bool) -> bool:
+    if direct:  # our parent died: the kernel re-parented us (to init or a subreaper)
+        return os.getppid() != parent_pid
+    try:  # pragma: no cover - loky workers are the runner's direct children on POSIX
+        os.kill(parent_pid, 0)
+    except ProcessLookupError:  # pragma: no cover
+        return True
+    except OSError:  # pragma: no cover - exists, not ours to signal
+        return False
+    return False  # pragma: no cover
+
+
+def _watch_parent(parent_pid: int | None) -> None:
+    """In a worker process of the runner's pool, exit when the runner process dies.
+
+    A loky worker blocked in a cell (or idle, waiting for one) does not notice that the
+    process that started it was killed (SIGKILL, out-of-memory killer, a closed
+    terminal): it would run its cell to the end and then wait for new work for
+    minutes. A daemon thread started with the worker's first cell checks every
+    ``_WATCH_PERIOD`` seconds that the parent is alive and ends the worker with
+    ``os._exit`` when it is not (nothing of the cell is lost that the store had: cells
+    are committed by the parent). Nothing is started in the runner's own process
+    (``sequential``/``threading`` backends) or where ``parent_pid`` is None (Dask
+    workers, whose life the cluster manages).
+    """
+    global _watched_parent
+    if parent_pid is None or parent_pid == os.getpid():
+        return
+    with _watch_lock:
+        if _watched_parent == parent_pid:
+            return
+        _watched_parent = parent_pid
+    direct = os.getppid() == parent_pid
+
+    def watch() -> None:
+        while not _parent_gone(parent_pid, direct):
+            time.sleep(_WATCH_PERIOD)
+        os._exit(70)  # EX_SOFTWARE: the runner is gone, its results have nowhere to go
+
+    threading.Thread(target=watch, name="mcref-parent-watchdog", daemon=True).start()
+
+
 def _execute(cell: Callable, key: dict, params: dict, seed_int: int, study_name: str,
-             n_threads: int, has_data: bool = False, data: Any = None) -> tuple[str, list[dict], float]:
+             n_threads: int, has_data: bool = False, data: Any = None,
+             parent_pid: int | None = None) -> tuple[str, list[dict], float]:
     """Run one cell (in a worker): seed it, limit numba's threads, validate its rows.
 
     Returns ``(canonical key, rows, seconds)``. numba's thread count is set to
     ``n_threads`` (at most ``NUMBA_NUM_THREADS``) for the cell and restored after it.
     An exception from the cell gets a note (Python >= 3.11) naming the study and the
-    cell; on older Pythons it is wrapped in a RuntimeError that says so.
+    cell; on older Pythons it is wrapped in a RuntimeError that says so. In a worker
+    process of the local pool (``parent_pid`` given), a watchdog ends the worker when
+    the runner process dies (:func:`_watch_parent`).
     """
     import numba
+
+    _watch_parent(parent_pid)
 
     ckey = canonical_json(key)
     ss = cell_seed(seed_int, study_name, key)
@@ -288,7 +342,8 @@ def _iter_joblib(tasks: list[tuple], backend: str, n_jobs: int) -> Iterator[tupl
     from joblib import Parallel, delayed
 
     par = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered", batch_size=1)
-    gen = par(delayed(_execute)(*t) for t in tasks)
+    parent = os.getpid() if backend == "loky" else None  # worker processes watch this one
+    gen = par(delayed(_execute)(*t, parent_pid=parent) for t in tasks)
     try:
         yield from gen
     finally:
@@ -327,11 +382,25 @@ def _dask_client(scheduler: Any) -> tuple[Any, bool]:
 
 
 def _iter_dask(tasks: list[tuple], client: Any) -> Iterator[tuple[str, list[dict], float]]:
+    """One Dask task per cell on ``client``'s cluster; results as they complete.
+
+    Nothing here relies on a *default* client: the client made from a scheduler address
+    is not one, so ``as_completed`` gets the client's own event loop. A cell whose
+    worker dies is rescheduled by the scheduler on another worker (up to its
+    ``distributed.scheduler.allowed-failures`` retries; then ``KilledWorker`` is raised);
+    each future is yielded once, so each cell is committed once. Per-cell data are
+    scattered to the cluster first (one object per cell, not embedded in the task).
+    """
     import distributed
 
-    futures = [client.submit(_execute, *t, pure=False) for t in tasks]
+    futures = []
+    for t in tasks:
+        if t[6]:  # has_data: ship the inputs as their own object, not inside the graph
+            data = client.scatter([t[7]], hash=False)[0]
+            t = (*t[:7], data)
+        futures.append(client.submit(_execute, *t, pure=False))
     try:
-        for _fut, result in distributed.as_completed(futures, with_results=True):
+        for _fut, result in distributed.as_completed(futures, with_results=True, loop=client.loop):
             yield result
     finally:
         pending = [f for f in futures if not f.done()]
