@@ -7,6 +7,7 @@ argument and the rule that it breaks.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -122,13 +123,78 @@ def check_probability(value: Any, name: str) -> float:
     return v
 
 
+def fresh_seed() -> int:
+    """A seed drawn from the operating system's entropy: a non-negative 63-bit integer.
+
+    63 bits (at most 19 digits) keep the number short enough to copy from a table or a
+    log and to store as an SQLite or pandas int64, with 2⁶³ possible seeds.
+    """
+    return int(np.random.SeedSequence().entropy) >> 65  # entropy is 128 random bits
+
+
+def check_study_seed(seed: Any) -> int | None:
+    """A study's seed: None (draw one later) or a non-negative integer."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+        raise ValueError(f"`seed` must be None or a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def check_n_jobs(value: Any, name: str = "n_jobs") -> int:
+    """A worker count: a positive integer, or -1 for every core."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or \
+            (int(value) < 1 and int(value) != -1):
+        raise ValueError(f"`{name}` must be a positive integer or -1 (all cores), got {value!r}")
+    return int(value)
+
+
+def check_positive_int(value: Any, name: str) -> int:
+    """A positive integer (bools refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or int(value) < 1:
+        raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def check_values(x: Any, name: str, kind: type = int) -> tuple:
+    """A grid axis: one value or a sequence of distinct values, as a tuple.
+
+    ``kind=int``: integers >= 1; ``kind=float``: finite numbers > 0 (integral values
+    become ints, so ``4.0`` and ``4`` are the same grid point); ``kind=str``: taken as
+    given.
+    """
+    seq = (x,) if np.isscalar(x) or isinstance(x, str) else tuple(x)
+    if not seq:
+        raise ValueError(f"`{name}` must list at least one value")
+    out = []
+    for v in seq:
+        if kind is int:
+            out.append(check_int(v, name, minimum=1))
+        elif kind is float:
+            try:
+                f = float(v)
+            except (TypeError, ValueError):
+                raise ValueError(f"`{name}` must hold numbers, got {v!r}") from None
+            if not (math.isfinite(f) and f > 0):
+                raise ValueError(f"`{name}` must hold finite numbers > 0, got {v!r}")
+            out.append(int(f) if f == int(f) else f)
+        else:
+            out.append(v)
+    if len(set(out)) != len(out):
+        raise ValueError(f"`{name}` lists a value twice: {list(out)}")
+    return tuple(out)
+
+
 def check_seed(seed: Any) -> np.random.SeedSequence:
     """Normalise ``seed`` (None, int, SeedSequence or Generator) into a SeedSequence.
 
     A SeedSequence is copied (same entropy and spawn key, no children spawned yet), so
     passing the same object twice gives the same streams: spawning never mutates the
-    caller's object.
+    caller's object. ``None`` draws a :func:`fresh_seed`, which is the sequence's
+    ``entropy``: record it to reproduce the call.
     """
+    if seed is None:
+        return np.random.SeedSequence(fresh_seed())
     if isinstance(seed, np.random.SeedSequence):
         return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
     if isinstance(seed, np.random.Generator):

@@ -15,7 +15,7 @@ from ._validation import as_float_array, check_int
 from ._warnings import ShrunkBinsWarning
 from .kernels.binning import adaptive_starts_kernel, equal_count_starts
 
-__all__ = ["Binning", "equal_count_bins", "adaptive_bins", "make_bins", "bin_starts", "resolve_n_bins"]
+__all__ = ["Binning", "equal_count_bins", "adaptive_bins", "make_bins", "bin_starts", "resolve_n_bins", "segment_layout"]
 
 
 @dataclass(frozen=True)
@@ -186,3 +186,24 @@ def make_bins(x, n_bins: int = 20, *, binning: str = "equal", min_count: int = 3
     if binning == "equal":
         return equal_count_bins(x, n_bins, min_count=min_count, shrink=shrink)
     return adaptive_bins(x, n_bins, min_count=min_count, log=log)
+
+
+def segment_layout(m: int, n_bins_list) -> tuple[np.ndarray, np.ndarray]:
+    """Union of the equal-count boundaries of every N in ``n_bins_list`` for ``m`` points.
+
+    Returns ``(cuts, bin_seg)``: ``cuts`` (int64, S+1) the sorted distinct boundaries
+    (0 … m), and ``bin_seg`` (int64, G × (max N + 1)) with ``bin_seg[g, b]`` the segment
+    index where bin ``b`` of grid ``g`` starts (``bin_seg[g, N_g]`` = S).
+
+    Examples
+    --------
+    >>> cuts, seg = segment_layout(10, [2, 3])
+    >>> cuts.tolist(), seg.tolist()
+    ([0, 3, 5, 7, 10], [[0, 2, 4, 0], [0, 1, 3, 4]])
+    """
+    starts = [bin_starts(m, int(n)) for n in n_bins_list]
+    cuts = np.unique(np.concatenate(starts)).astype(np.int64)
+    bin_seg = np.zeros((len(starts), max(int(n) for n in n_bins_list) + 1), dtype=np.int64)
+    for g, s in enumerate(starts):
+        bin_seg[g, :s.size] = np.searchsorted(cuts, s)
+    return cuts, bin_seg

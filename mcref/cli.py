@@ -73,9 +73,9 @@ def _print_stats(rows: list[dict]) -> None:
 def _seed(args) -> int:
     """The run's seed: --seed, or one drawn from the OS (printed with the results)."""
     if getattr(args, "seed", None) is None:
-        import numpy as np
+        from ._validation import fresh_seed
 
-        args.seed = int(np.random.SeedSequence().entropy)
+        args.seed = fresh_seed()
     return args.seed
 
 

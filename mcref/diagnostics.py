@@ -435,7 +435,7 @@ def running_quantiles(x, y, *, p: float = 0.95, n_windows: int | None = None) ->
     r"""Running (1 ∓ p)/2 quantiles of y in sliding windows of ⌊M/n⌋ consecutive points along
     x (step 1; n = ⌈2·M^{0.333}⌉ by default), Harrell–Davis estimates, at the window mid-range
     of x (ErrViewLib ``plotEvsPU`` with ``runQuant=TRUE``)."""
-    from .shape import _hd_weights
+    from .shape import hd_weights
 
     x = as_float_array(x, "x")
     y = as_float_array(y, "y")
@@ -446,7 +446,7 @@ def running_quantiles(x, y, *, p: float = 0.95, n_windows: int | None = None) ->
     w = max(m // n, 4)
     order = np.argsort(x, kind="stable")
     xs, ys = x[order], y[order]
-    weights = _hd_weights(w, np.array([(1 - p) / 2, (1 + p) / 2]))
+    weights = hd_weights(w, np.array([(1 - p) / 2, (1 + p) / 2]))
     starts = np.arange(m - w + 1)
     win = np.sort(np.lib.stride_tricks.sliding_window_view(ys, w), axis=1)
     q = np.stack([win[:, s:s + wt.size] @ wt for s, wt in weights], axis=1)

@@ -34,7 +34,10 @@ from .kernels.reference import mc_chunk_kernel
 from .parallel import map_chunks
 from .stats import StatInfo, info
 
-__all__ = ["ReferenceResult", "PairedDifference", "Simulation", "simulate", "simulated_reference"]
+__all__ = ["ReferenceResult", "PairedDifference", "Simulation", "simulate", "simulated_reference", "K_SENSITIVITY"]
+
+#: default k of the D-sensitivity rule |θ_ref(D1) − θ_ref(D2)| > k·√(u₁² + u₂²) (docs/methods.md, "Sensitivity to D")
+K_SENSITIVITY = 2.0
 
 #: repeats per random stream (fixed: results do not depend on the thread count)
 CHUNK = 32
@@ -104,6 +107,18 @@ class PairedDifference:
     diff: float
     se: float
     se_unpaired: float
+
+    def sensitive(self, k: float = K_SENSITIVITY) -> bool:
+        """The D-sensitivity rule, the one definition of mcref: :math:`|Δ| > k\\sqrt{u_1^2 + u_2^2}`.
+
+        The *unpaired* combined uncertainty of the two references is used, as in the
+        published rule (Pernot 2024): the question is whether the choice of D matters at
+        the precision each reference is reported with (its own u(θ_ref)), not whether the
+        common-random-number difference is detectable — the paired se is often several
+        times smaller and would flag differences far below either reference's uncertainty.
+        ``se`` (paired) stays available to measure the difference precisely.
+        """
+        return bool(abs(self.diff) > k * self.se_unpaired)
 
 
 @dataclass(frozen=True)
@@ -197,6 +212,16 @@ class Simulation:
             diff=float(np.mean(x - y)), se=float(np.std(x - y, ddof=1) / math.sqrt(n)),
             se_unpaired=float(math.sqrt((np.var(x, ddof=1) + np.var(y, ddof=1)) / n)),
         )
+
+    def d_sensitive(self, name: str, k: float = K_SENSITIVITY) -> tuple[bool, list[PairedDifference]]:
+        """D-sensitivity of statistic ``name``: the first D against each other D.
+
+        Returns ``(flag, pairs)``: ``flag`` is True when any pair is
+        :meth:`PairedDifference.sensitive` at ``k``; ``pairs`` are θ_ref(D_first) − θ_ref(D).
+        """
+        labels = [d.label for d in self.dists]
+        pairs = [self.paired_difference(name, labels[0], d) for d in labels[1:]]
+        return any(p.sensitive(k) for p in pairs), pairs
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ MIN_POINTS = 4
 CS_NORMAL = 2.91
 
 #: Beta-CDF values within this distance of 0 or 1 are rounded to 0 / 1 in the
-#: Harrell–Davis weights (see :func:`_hd_weights`).
+#: Harrell–Davis weights (see :func:`hd_weights`).
 _HD_TAIL = 1e-30
 
 _QUANTILE_METHODS = ("hd", "plain")
@@ -74,7 +74,7 @@ _STAT_SCREENS: dict[str, tuple[str, ...]] = {
 # ----------------------------------------------------------------------------------
 
 
-def _hd_weights(n: int, probs: np.ndarray) -> list[tuple[int, np.ndarray]]:
+def hd_weights(n: int, probs: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """Harrell–Davis weights for ``n`` sorted points, one ``(start, w)`` per probability.
 
     The estimate at ``probs[k]`` is ``w @ xs[start:start + w.size]``. The beta CDF
@@ -100,7 +100,7 @@ def _hd_weights(n: int, probs: np.ndarray) -> list[tuple[int, np.ndarray]]:
 
 
 def _hd_apply(weights: list[tuple[int, np.ndarray]], xs: np.ndarray) -> np.ndarray:
-    """Apply :func:`_hd_weights` to the sorted sample ``xs``."""
+    """Apply :func:`hd_weights` to the sorted sample ``xs``."""
     return np.array([w @ xs[i0:i0 + w.size] for i0, w in weights])
 
 
@@ -108,7 +108,7 @@ def _quantiles_sorted(xs: np.ndarray, probs: np.ndarray, method: str) -> np.ndar
     """Quantiles of the sorted sample ``xs``: HD, or numpy's default (linear, type 7)."""
     if method == "plain":
         return np.quantile(xs, probs)
-    return _hd_apply(_hd_weights(xs.size, probs), xs)
+    return _hd_apply(hd_weights(xs.size, probs), xs)
 
 
 def _check_min_points(x: np.ndarray, name: str) -> None:
@@ -444,7 +444,7 @@ def shape_screen(E: Any, u: Any, *, quantiles: str = "hd") -> ShapeScreen:
     method = check_choice(quantiles, "quantiles", _QUANTILE_METHODS)
     weights = None
     if method == "hd":
-        weights = _hd_weights(E.size, _SCREEN_PROBS)
+        weights = hd_weights(E.size, _SCREEN_PROBS)
     if np.all(u == u[0]):
         # homoscedastic data: u² has no shape to screen (no skewness, no tails)
         b_u, k_u = 0.0, float("nan")

@@ -34,6 +34,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ._validation import fresh_seed
+
 __all__ = ["StudyStore", "StoreMismatchError", "StoreFormatError", "canonical_json", "to_plain"]
 
 FORMAT = "mcref-study-store"
@@ -87,11 +89,6 @@ def canonical_json(obj: Any) -> str:
     '{"a":[0.1,2],"b":1}'
     """
     return json.dumps(to_plain(obj), sort_keys=True, separators=(",", ":"), allow_nan=True)
-
-
-def fresh_seed() -> int:
-    """A seed drawn from the operating system's entropy (a non-negative int)."""
-    return int(np.random.SeedSequence().entropy)
 
 
 def _fmt(value: Any) -> str:

@@ -81,7 +81,7 @@ def draw(state: np.ndarray, a: float, dist: Distribution, shape, *, scale: float
     return u2, eps
 
 
-def _dataset(M: int, a: float, dist, seed, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def ig_dataset(M: int, a: float, dist, seed, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     M = check_int(M, "M", minimum=1)
     d = dist if isinstance(dist, Distribution) else get_distribution(dist)
     if d.kind in ("empirical", "user"):
@@ -118,7 +118,7 @@ def ig(M: int, k: float, dist="normal", seed=None, *, scale: float = 1.0) -> tup
     >>> bool(abs(np.mean(u**2) - 4 / 3) < 0.02), bool(abs(np.mean((E / u)**2) - 1) < 0.03)
     (True, True)
     """
-    return _dataset(M, _check_shape_param(k, "k"), dist, seed, scale)
+    return ig_dataset(M, _check_shape_param(k, "k"), dist, seed, scale)
 
 
 def nig(M: int, nu: float, seed=None, *, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -132,7 +132,7 @@ def nig(M: int, nu: float, seed=None, *, scale: float = 1.0) -> tuple[np.ndarray
     >>> E.shape, bool(np.all(u > 0))
     ((5000,), True)
     """
-    return _dataset(M, 0.5 * _check_shape_param(nu, "nu"), "normal", seed, scale)
+    return ig_dataset(M, 0.5 * _check_shape_param(nu, "nu"), "normal", seed, scale)
 
 
 def tig(M: int, nu_D: float, nu_IG: float = 6.0, seed=None, *, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -148,7 +148,7 @@ def tig(M: int, nu_D: float, nu_IG: float = 6.0, seed=None, *, scale: float = 1.
     nu_D = _check_shape_param(nu_D, "nu_D")
     if not nu_D > 2:
         raise ValueError(f"`nu_D` must be > 2 for a unit-variance Student-t, got {nu_D}")
-    return _dataset(M, 0.5 * _check_shape_param(nu_IG, "nu_IG"), ("t", nu_D), seed, scale)
+    return ig_dataset(M, 0.5 * _check_shape_param(nu_IG, "nu_IG"), ("t", nu_D), seed, scale)
 
 
 #: The primer's six synthetic cases: (calibrated, consistent, adaptive), and what changes.

@@ -477,8 +477,7 @@ def validate(
         zsim2 = {d: zeta_sim2(b.estimate, r.mean, r.low, r.high) for d, r in refs.items()}
         alt = alternative_for(inf.name)
         pv = {d: sim.p_value(inf.name, d, b.estimate, alternative=alt) for d in labels}
-        sens = [sim.paired_difference(inf.name, labels[0], d) for d in labels[1:]]
-        d_sens = any(abs(p.diff) > k_sensitivity * p.se_unpaired for p in sens)
+        d_sens, sens = sim.d_sensitive(inf.name, k_sensitivity)
         flag = screen.unreliable(inf.name)
         v_paper = verdict_for(zeta_bs=zbs, zeta_sim=zsim, d_sensitive=d_sens, shape_flag=flag)
         v_mc = verdict_mc(zeta_bs=zbs, p_sim={d: p for d, (p, _) in pv.items()}, shape_flag=flag, alpha=alpha)

@@ -15,7 +15,7 @@ import naive
 import mcref
 from mcref import studies, synthetic
 from mcref.exact import zmse_exact_bin
-from mcref.kernels.multibin import segment_layout
+from mcref.binning import segment_layout
 from mcref.kernels.rng import chunk_states
 from mcref.studies.scaling import CHUNK, _scaling_cell, model_distribution
 

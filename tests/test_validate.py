@@ -174,3 +174,28 @@ def test_bootstrap_warns_when_bca_excludes_the_estimate():
     with pytest.warns(mcref.BiasedIntervalWarning, match="excludes the estimate"):
         r = mcref.bootstrap("ENCE", E, u, n_boot=1000, n_bins=40, seed=0)
     assert r.method == "bca" and not r.low <= r.estimate <= r.high
+
+
+@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+def test_d_sensitive_is_the_unpaired_rule_with_k():
+    # the one D-sensitivity definition: |θ_ref(D1) − θ_ref(D2)| > k·√(u₁² + u₂²), computed here from
+    # the table's own references and their standard uncertainties (not from PairedDifference)
+    import math
+
+    ds = mcref.datasets.load("Diffusion_RF")
+    base = mcref.validate(ds.E, ds.u, stats=("ENCE", "ZMSE"), dists=("normal", "t6"), n_boot=200, n_mc=600,
+                          seed=4)
+    for row in base.rows:
+        r1, r2 = row.sim["normal"], row.sim["t(6)"]
+        diff = r1.mean - r2.mean
+        z_unpaired = abs(diff) / math.hypot(r1.se, r2.se)
+        z_paired = abs(diff) / row.sensitivity[0].se
+        assert z_paired > 1.2 * z_unpaired  # common random numbers: the paired se is smaller
+        # a k between the two z's: the unpaired rule says "not sensitive", a paired one would say "sensitive"
+        k = math.sqrt(z_paired * z_unpaired)
+        tab = mcref.validate(ds.E, ds.u, stats=(row.name,), dists=("normal", "t6"), n_boot=200, n_mc=600, seed=4,
+                             k_sensitivity=k)
+        assert tab.rows[0].d_sensitive is False
+        tab = mcref.validate(ds.E, ds.u, stats=(row.name,), dists=("normal", "t6"), n_boot=200, n_mc=600, seed=4,
+                             k_sensitivity=0.99 * z_unpaired)
+        assert tab.rows[0].d_sensitive is True

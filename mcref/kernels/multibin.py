@@ -19,29 +19,6 @@ from .generative import transform
 from .stats import ENCE, ZMSE, finish_binned
 
 
-def segment_layout(m: int, n_bins_list) -> tuple[np.ndarray, np.ndarray]:
-    """Union of the equal-count boundaries of every N in ``n_bins_list`` for ``m`` points.
-
-    Returns ``(cuts, bin_seg)``: ``cuts`` (int64, S+1) the sorted distinct boundaries
-    (0 … m), and ``bin_seg`` (int64, G × (max N + 1)) with ``bin_seg[g, b]`` the segment
-    index where bin ``b`` of grid ``g`` starts (``bin_seg[g, N_g]`` = S).
-
-    Examples
-    --------
-    >>> cuts, seg = segment_layout(10, [2, 3])
-    >>> cuts.tolist(), seg.tolist()
-    ([0, 3, 5, 7, 10], [[0, 2, 4, 0], [0, 1, 3, 4]])
-    """
-    from ..binning import bin_starts
-
-    starts = [bin_starts(m, int(n)) for n in n_bins_list]
-    cuts = np.unique(np.concatenate(starts)).astype(np.int64)
-    bin_seg = np.zeros((len(starts), max(int(n) for n in n_bins_list) + 1), dtype=np.int64)
-    for g, s in enumerate(starts):
-        bin_seg[g, :s.size] = np.searchsorted(cuts, s)
-    return cuts, bin_seg
-
-
 @njit(**NJIT)
 def multibin_kernel(dcode, nu, u2, z, v, cuts, bin_seg, n_bins, eps, seg, acc, out):
     """ENCE and ZMSE for every bin count of ``n_bins``, for each row r of a chunk.

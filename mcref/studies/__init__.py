@@ -13,13 +13,13 @@ Built-in studies (docs/methods.md, "Studies"):
 """
 
 from ._result import StudyResult
-from ._runner import RunInfo, StudySpec, cell_seed, run_study
+from ._runner import RunInfo, RunOptions, StudySpec, cell_seed, run_study
 from .extrapolation import ExtrapolationResult, extrapolation
 from .reliability import ReliabilityResult, reliability
 from .scaling import ScalingResult, scaling
 from .sensitivity import SensitivityResult, sensitivity
 from .verdicts import VerdictsResult, verdicts
 
-__all__ = ["ExtrapolationResult", "ReliabilityResult", "RunInfo", "ScalingResult", "SensitivityResult",
+__all__ = ["ExtrapolationResult", "ReliabilityResult", "RunInfo", "RunOptions", "ScalingResult", "SensitivityResult",
            "StudyResult", "StudySpec", "cell_seed", "extrapolation", "reliability", "run_study", "scaling",
            "sensitivity", "verdicts", "VerdictsResult"]

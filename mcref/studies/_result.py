@@ -57,9 +57,9 @@ def run_as(cls: type, spec, run_kwargs: dict, *, columns: Sequence[str] | None =
     ``columns`` selects and orders the table's columns; ``params`` replaces the parameters
     shown in the result (e.g. without a large array).
     """
-    from ._runner import run_study
+    from ._runner import check_run_options, run_study
 
-    run = run_study(spec, **run_kwargs)
+    run = run_study(spec, **check_run_options(run_kwargs, spec.name))
     table = run.table if columns is None else run.table[list(columns)]
     return cls(name=spec.name, params=dict(spec.params) if params is None else params, seed=run.seed,
                table=table.reset_index(drop=True), store=run.store, n_computed=run.n_computed,

@@ -17,23 +17,66 @@ from __future__ import annotations
 
 import hashlib
 import json
-import numbers
 import os
 import sys
 import threading
 import time
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypedDict
 
 import numpy as np
 
-from ..store import StudyStore, canonical_json, fresh_seed, to_plain
+from .._validation import check_n_jobs, check_positive_int, check_study_seed, fresh_seed
+from ..store import StudyStore, canonical_json, to_plain
 
-__all__ = ["StudySpec", "RunInfo", "run_study", "cell_seed"]
+__all__ = ["StudySpec", "RunInfo", "RunOptions", "RUN_OPTIONS", "run_study", "cell_seed"]
 
 BACKENDS = ("loky", "threading", "sequential", "dask")
 _SCALARS = (str, int, float, bool)
+
+
+class RunOptions(TypedDict, total=False):
+    """The runner's keywords, shared by every built-in study (``**run``); see :func:`run_study`.
+
+    Attributes
+    ----------
+    seed : int or None
+        Study seed (default 0); None adopts the store's seed or draws one.
+    n_jobs : int
+        Local workers (default -1: every core).
+    backend : str
+        ``"loky"`` (default), ``"threading"``, ``"sequential"`` or ``"dask"``.
+    scheduler : None, str or distributed.Client
+        The Dask cluster for ``backend="dask"``.
+    store : str or os.PathLike or None
+        SQLite results store: resumable, extendable.
+    progress : bool
+        Progress bar on a terminal (default True).
+    threads_per_cell : int or None
+        Threads of each cell (default: cores // workers; 1 on Dask).
+    """
+
+    seed: int | None
+    n_jobs: int
+    backend: str
+    scheduler: Any
+    store: str | os.PathLike | None
+    progress: bool
+    threads_per_cell: int | None
+
+
+#: the names of the runner's keywords, in the order of :func:`run_study`
+RUN_OPTIONS: tuple[str, ...] = ("seed", "n_jobs", "backend", "scheduler", "store", "progress", "threads_per_cell")
+
+
+def check_run_options(run: Mapping[str, Any], where: str) -> dict:
+    """``run`` as a dict, or TypeError naming the unknown keyword and listing the runner's."""
+    unknown = [k for k in run if k not in RUN_OPTIONS]
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}; besides its own "
+                        f"parameters it takes the runner options {', '.join(RUN_OPTIONS)}")
+    return dict(run)
 
 
 @dataclass(frozen=True)
@@ -145,14 +188,6 @@ def cell_seed(seed: int, study: str, key: Mapping) -> np.random.SeedSequence:
 
 
 # ---------------------------------------------------------------------- validation
-def _check_seed(seed: Any) -> int | None:
-    if seed is None:
-        return None
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
-        raise ValueError(f"`seed` must be None or a non-negative integer, got {seed!r}")
-    return int(seed)
-
-
 def _check_key(key: Any, i: int) -> dict:
     if not isinstance(key, Mapping):
         raise ValueError(f"`spec.keys[{i}]` must be a dict of JSON scalars, got {type(key).__name__}")
@@ -228,15 +263,6 @@ def _check_rows(rows: Any, key: Mapping) -> list[dict]:
             plain[k] = v
         out.append(plain)
     return out
-
-
-def _check_positive(value: Any, name: str, *, allow: tuple = ()) -> int:
-    if value in allow and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or int(value) < 1:
-        extra = " or -1 (all cores)" if -1 in allow else ""
-        raise ValueError(f"`{name}` must be a positive integer{extra}, got {value!r}")
-    return int(value)
 
 
 def _n_cores() -> int:
@@ -527,89 +553,26 @@ def run_study(spec: StudySpec, *, seed: int | None = 0, n_jobs: int = -1, backen
     True
     """
     t0 = time.perf_counter()
-    name, _params, keys, ckeys = _check_spec(spec)  # _params: validated (JSON-able); cells get spec.params
-    seed = _check_seed(seed)
-    if not isinstance(backend, str) or backend not in BACKENDS:
-        raise ValueError(f"`backend` must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}")
-    n_jobs = _check_positive(n_jobs, "n_jobs", allow=(-1,))
-    if threads_per_cell is not None:
-        threads_per_cell = _check_positive(threads_per_cell, "threads_per_cell")
-    if scheduler is not None and backend != "dask":
-        raise ValueError(f"`scheduler` is used by backend='dask' only; this call asks backend={backend!r}")
+    name, keys, ckeys, seed, n_jobs, threads_per_cell = _run_study_iv(
+        spec, seed, n_jobs, backend, scheduler, threads_per_cell)
     client, owned = _dask_client(scheduler) if backend == "dask" else (None, False)
-
     path = os.fspath(store) if store is not None else None
     st = None
     try:
         if path is not None:
             st = StudyStore.open(path, study=name, params=spec.params, seed=seed, version=_mcref_version())
-            seed = st.seed
-            done = st.done_keys() & set(ckeys)
-        else:
-            seed = fresh_seed() if seed is None else seed
-            done = set()
-        rows_of: dict[str, list[dict]] = {}
-        todo = [i for i, c in enumerate(ckeys) if c not in done]
-        if st is not None:
-            st.check_version(len(todo))
-            for i, c in enumerate(ckeys):
-                if c in done:
-                    rows_of[c] = st.load(keys[i])
+        seed, rows_of, todo = _plan(st, seed, keys, ckeys)
         n_loaded = len(rows_of)
-
-        cores = _n_cores()
-        if backend == "dask":
-            n_workers = 0
-            n_threads = threads_per_cell or 1
-        else:
-            n_workers = max(1, min(cores if n_jobs == -1 else n_jobs, len(todo)))
-            n_threads = threads_per_cell or max(1, cores // n_workers)
-        local_params = dict(spec.params)
-        has_data = spec.data is not None
-        tasks = [(spec.cell, keys[i], local_params, seed, name, n_threads, has_data,
-                  spec.data.get(ckeys[i]) if has_data else None) for i in todo]
-
-        n_stored = n_loaded
-        bar = _progress_bar(progress, len(ckeys), n_loaded, name) if todo else None
-        results: Iterator | None = None
-        try:
-            if not todo:
-                results = iter(())
-            elif backend == "dask":
-                results = _iter_dask(tasks, client)
-            elif backend == "sequential" or n_workers == 1:
-                results = _iter_sequential(tasks)
-            else:
-                results = _iter_joblib(tasks, backend, n_workers)
-            for ckey, rows, secs in results:
-                if st is not None:
-                    st.commit(json.loads(ckey), rows, secs)
-                    n_stored += 1
-                rows_of[ckey] = rows
-                if bar is not None:
-                    bar.update(1)
-        except KeyboardInterrupt:
-            _close_quietly(results)
-            if bar is not None:
-                bar.close()
-                bar = None
-            if st is not None:
-                st.close()
-                where = f"{n_stored}/{len(ckeys)} cells stored in {path}; run the same call again to resume"
-            else:
-                where = (f"{len(rows_of)}/{len(ckeys)} cells done; no store was given, so nothing is "
-                         "kept (pass store=... to make the study resumable)")
-            print(f"mcref: study '{name}' interrupted: {where}", file=sys.stderr, flush=True)
-            raise
-        except Exception as exc:
-            _close_quietly(results)
-            if st is not None and hasattr(exc, "add_note"):
-                exc.add_note(f"mcref: {n_stored}/{len(ckeys)} cells of study '{name}' are stored in "
-                             f"{path}; run the same call again to resume")
-            raise
-        finally:
-            if bar is not None:
-                bar.close()
+        if todo:
+            n_workers, n_threads = _pool_size(backend, n_jobs, threads_per_cell, len(todo))
+            has_data = spec.data is not None
+            tasks = [(spec.cell, keys[i], dict(spec.params), seed, name, n_threads, has_data,
+                      spec.data.get(ckeys[i]) if has_data else None) for i in todo]
+            results = (_iter_dask(tasks, client) if backend == "dask"
+                       else _iter_sequential(tasks) if backend == "sequential" or n_workers == 1
+                       else _iter_joblib(tasks, backend, n_workers))
+            _collect(results, st, rows_of, name, len(ckeys), path,
+                     _progress_bar(progress, len(ckeys), n_loaded, name))
     finally:
         if st is not None:
             st.close()
@@ -620,6 +583,78 @@ def run_study(spec: StudySpec, *, seed: int | None = 0, n_jobs: int = -1, backen
     return RunInfo(table=table, seed=int(seed), store=path, n_cells=len(ckeys),
                    n_computed=len(ckeys) - n_loaded, n_loaded=n_loaded,
                    seconds=time.perf_counter() - t0)
+
+
+def _run_study_iv(spec, seed, n_jobs, backend, scheduler, threads_per_cell):
+    """Input validation of :func:`run_study`: ``(name, keys, ckeys, seed, n_jobs, threads_per_cell)``."""
+    name, _params, keys, ckeys = _check_spec(spec)  # _params: validated (JSON-able); cells get spec.params
+    seed = check_study_seed(seed)
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f"`backend` must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}")
+    n_jobs = check_n_jobs(n_jobs)
+    if threads_per_cell is not None:
+        threads_per_cell = check_positive_int(threads_per_cell, "threads_per_cell")
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"`scheduler` is used by backend='dask' only; this call asks backend={backend!r}")
+    return name, keys, ckeys, seed, n_jobs, threads_per_cell
+
+
+def _plan(st: StudyStore | None, seed: int | None, keys: list[dict], ckeys: list[str]):
+    """``(seed, rows_of, todo)``: the study's seed, the rows of the cells already in the store,
+    and the indices of the cells still to compute."""
+    if st is None:
+        return (fresh_seed() if seed is None else seed), {}, list(range(len(ckeys)))
+    done = st.done_keys() & set(ckeys)
+    todo = [i for i, c in enumerate(ckeys) if c not in done]
+    st.check_version(len(todo))
+    rows_of = {c: st.load(keys[i]) for i, c in enumerate(ckeys) if c in done}
+    return st.seed, rows_of, todo
+
+
+def _pool_size(backend: str, n_jobs: int, threads_per_cell: int | None, n_todo: int) -> tuple[int, int]:
+    """``(workers, threads per cell)``: workers × threads ≤ cores on the local backends."""
+    if backend == "dask":
+        return 0, threads_per_cell or 1
+    cores = _n_cores()
+    n_workers = max(1, min(cores if n_jobs == -1 else n_jobs, n_todo))
+    return n_workers, threads_per_cell or max(1, cores // n_workers)
+
+
+def _collect(results: Iterator, st: StudyStore | None, rows_of: dict, name: str, n_cells: int,
+             path: str | None, bar) -> None:
+    """Commit each cell's rows as they arrive; on Ctrl-C or an error, stop the pool and say
+    what is kept (and how to resume)."""
+    n_stored = len(rows_of)
+    try:
+        for ckey, rows, secs in results:
+            if st is not None:
+                st.commit(json.loads(ckey), rows, secs)
+                n_stored += 1
+            rows_of[ckey] = rows
+            if bar is not None:
+                bar.update(1)
+    except KeyboardInterrupt:
+        _close_quietly(results)
+        if bar is not None:
+            bar.close()
+            bar = None
+        if st is not None:
+            st.close()
+            where = f"{n_stored}/{n_cells} cells stored in {path}; run the same call again to resume"
+        else:
+            where = (f"{len(rows_of)}/{n_cells} cells done; no store was given, so nothing is "
+                     "kept (pass store=... to make the study resumable)")
+        print(f"mcref: study '{name}' interrupted: {where}", file=sys.stderr, flush=True)
+        raise
+    except Exception as exc:
+        _close_quietly(results)
+        if st is not None and hasattr(exc, "add_note"):
+            exc.add_note(f"mcref: {n_stored}/{n_cells} cells of study '{name}' are stored in "
+                         f"{path}; run the same call again to resume")
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _close_quietly(results: Any) -> None:

@@ -123,7 +123,8 @@ def _boot_curves(E: np.ndarray, u: np.ndarray, Ns: np.ndarray, n_boot: int, seed
     """ZMSE at every N of ``Ns`` for ``n_boot`` pair resamples: array (n_boot, len(Ns))."""
     from ..bootstrap import resample_indices
     from ..kernels.generative import NORMAL
-    from ..kernels.multibin import multibin_kernel, segment_layout
+    from ..binning import segment_layout
+    from ..kernels.multibin import multibin_kernel
 
     M = E.size
     cuts, bin_seg = segment_layout(M, Ns)

@@ -30,23 +30,25 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from scipy.stats import binomtest
 
-from .._validation import check_int
+from .._validation import check_int, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from ..bootstrap import bootstrap_many
 from ..generative import get_distribution
 from ..reference import simulate
 from ..shape import shape_screen
 from ..stats import info
-from ..synthetic import _dataset, draw, stream
+from ..synthetic import draw, ig_dataset, stream
 from ..zeta import zeta, zeta_sim2
 from ._result import StudyResult, run_as
-from ._runner import StudySpec
-from .scaling import _as_tuple
+from ._runner import RunOptions, StudySpec
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["reliability", "ReliabilityResult", "PAPER", "SCORES"]
 
@@ -82,7 +84,7 @@ def _reliability_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thr
     for i, child in enumerate(ss.spawn(n_rep)):
         s_data, s_boot, s_sim = child.spawn(3)
         if u_fixed is None:
-            E, u = _dataset(M, a, dist, s_data)
+            E, u = ig_dataset(M, a, dist, s_data)
         else:
             u = u_fixed
             E = u * draw(stream(s_data), a, dist, M)[1]
@@ -146,13 +148,7 @@ def reliability(
     n_bins: int = 20,
     fixed_u: bool | None = None,
     u_seed: int = 0,
-    seed: int | None = 0,
-    n_jobs: int = -1,
-    backend: str = "loky",
-    scheduler=None,
-    store=None,
-    progress: bool = True,
-    threads_per_cell: int | None = None,
+    **run: Unpack[RunOptions],
 ) -> ReliabilityResult:
     r"""Validation probability of calibration tests on calibrated synthetic data.
 
@@ -182,8 +178,10 @@ def reliability(
         False for NIG, as the paper).
     u_seed : int, default: 0
         Seed of the fixed u sample.
-    seed, n_jobs, backend, scheduler, store, progress, threads_per_cell
-        As :func:`mcref.studies.run_study`.
+    **run : RunOptions
+        Runner options (`seed`, `n_jobs`, `backend`, `scheduler`, `store`, `progress`,
+        `threads_per_cell`), as :func:`mcref.studies.run_study`: same seed ⇒ bit-identical
+        table for any ``n_jobs``, backend, order or resume.
 
     Returns
     -------
@@ -205,7 +203,7 @@ def reliability(
     """
     if model not in ("NIG", "TIG"):
         raise ValueError(f"`model` must be 'NIG' or 'TIG', got {model!r}")
-    nus = _as_tuple(PAPER[model]["nu"] if nu is None else nu, "nu", kind=float)
+    nus = check_values(PAPER[model]["nu"] if nu is None else nu, "nu", kind=float)
     if model == "TIG" and any(not x > 2 for x in nus):
         raise ValueError(f"`nu`: the TIG model needs ν > 2 (unit-variance t), got {min(nus)}")
     M = check_int(M, "M", minimum=3)
@@ -213,10 +211,10 @@ def reliability(
     n_boot = check_int(n_boot, "n_boot", minimum=1)
     n_mc = check_int(n_mc, "n_mc", minimum=2)
     n_bins = check_int(n_bins, "n_bins", minimum=1)
-    stats = [info(s).name for s in _as_tuple(stats, "stats", kind=str)]
+    stats = [info(s).name for s in check_values(stats, "stats", kind=str)]
     if scores is None:
         scores = ("BS",) if all(info(s).reference is not None for s in stats) else SCORES
-    scores = _as_tuple(scores, "scores", kind=str)
+    scores = check_values(scores, "scores", kind=str)
     for sc in scores:
         if sc not in SCORES:
             raise ValueError(f"`scores`: unknown score {sc!r}; accepted: {', '.join(SCORES)}")
@@ -229,5 +227,4 @@ def reliability(
               "u_seed": u_seed if fixed_u else None}
     keys = [{"model": model, "nu": x} for x in nus]
     spec = StudySpec(name="reliability", params=params, keys=keys, cell=_reliability_cell)
-    return run_as(ReliabilityResult, spec, dict(seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store, progress=progress,
-                 threads_per_cell=threads_per_cell))
+    return run_as(ReliabilityResult, spec, run)

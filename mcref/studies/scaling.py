@@ -42,18 +42,22 @@ import math
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_int, check_values
 from ..generative import Distribution, get_distribution
-from ..kernels.multibin import multibin_kernel, segment_layout
+from ..binning import segment_layout
+from ..kernels.multibin import multibin_kernel
 from ..parallel import map_chunks
 from ..kernels.rng import chunk_states
 from ..kernels.synthetic import draw_ig_dataset
 from ._result import StudyResult, run_as
-from ._runner import StudySpec
+from ._runner import RunOptions, StudySpec
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["scaling", "ScalingResult", "model_distribution", "PAPER"]
 
@@ -116,29 +120,6 @@ def _scaling_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_threads
             sd = float(np.std(x, ddof=1)) if n_mc > 1 else float("nan")
             rows.append({"N": int(N), "stat": stat, "mean": float(np.mean(x)), "se": sd / math.sqrt(n_mc), "sd": sd})
     return rows
-
-
-def _as_tuple(x, name: str, kind=int) -> tuple:
-    seq = (x,) if np.isscalar(x) or isinstance(x, str) else tuple(x)
-    if not seq:
-        raise ValueError(f"`{name}` must list at least one value")
-    out = []
-    for v in seq:
-        if kind is int:
-            out.append(check_int(v, name, minimum=1))
-        elif kind is float:
-            try:
-                f = float(v)
-            except (TypeError, ValueError):
-                raise ValueError(f"`{name}` must hold numbers, got {v!r}") from None
-            if not (math.isfinite(f) and f > 0):
-                raise ValueError(f"`{name}` must hold finite numbers > 0, got {v!r}")
-            out.append(int(f) if f == int(f) else f)
-        else:
-            out.append(v)
-    if len(set(out)) != len(out):
-        raise ValueError(f"`{name}` lists a value twice: {list(out)}")
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -210,13 +191,7 @@ def scaling(
     k: Sequence[float] = PAPER["k"],
     n_mc: int = PAPER["n_mc"],
     min_count: int = 30,
-    seed: int | None = 0,
-    n_jobs: int = -1,
-    backend: str = "loky",
-    scheduler=None,
-    store=None,
-    progress: bool = True,
-    threads_per_cell: int | None = None,
+    **run: Unpack[RunOptions],
 ) -> ScalingResult:
     r"""Reference values of ENCE and ZMSE over a grid of dataset sizes and bin counts.
 
@@ -240,9 +215,10 @@ def scaling(
         Repeats per cell, each a new dataset.
     min_count : int, default: 30
         Smallest accepted M/N.
-    seed, n_jobs, backend, scheduler, store, progress, threads_per_cell
-        As :func:`mcref.studies.run_study`: same seed ⇒ bit-identical table for any
-        ``n_jobs``, backend, order or resume.
+    **run : RunOptions
+        Runner options (`seed`, `n_jobs`, `backend`, `scheduler`, `store`, `progress`,
+        `threads_per_cell`), as :func:`mcref.studies.run_study`: same seed ⇒ bit-identical
+        table for any ``n_jobs``, backend, order or resume.
 
     Returns
     -------
@@ -262,12 +238,12 @@ def scaling(
     >>> len(res.table)
     4
     """
-    models = _as_tuple(models, "models", kind=str)
+    models = check_values(models, "models", kind=str)
     for m in models:
         model_distribution(m)
-    Ms = _as_tuple(M, "M")
-    Ns = _as_tuple(N, "N")
-    ks = _as_tuple(k, "k", kind=float)
+    Ms = check_values(M, "M")
+    Ns = check_values(N, "N")
+    ks = check_values(k, "k", kind=float)
     n_mc = check_int(n_mc, "n_mc", minimum=2)
     min_count = check_int(min_count, "min_count", minimum=1)
     bad = [(m, n) for m in Ms for n in Ns if m < n * min_count]
@@ -279,6 +255,5 @@ def scaling(
               "min_count": min_count}
     keys = [{"model": mo, "M": m, "k": kk} for mo in models for m in Ms for kk in ks]
     spec = StudySpec(name="scaling", params=params, keys=keys, cell=_scaling_cell)
-    return run_as(ScalingResult, spec, dict(seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store, progress=progress,
-                 threads_per_cell=threads_per_cell),
+    return run_as(ScalingResult, spec, run,
                   columns=("model", "M", "N", "k", "stat", "mean", "se", "sd"))

@@ -14,17 +14,19 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from .. import datasets as _datasets
-from .._validation import check_int, check_u
-from ..reference import simulate
+from .._validation import check_int, check_u, check_values
+from ..reference import K_SENSITIVITY, simulate
 from ..stats import info
 from ._result import StudyResult, run_as
-from ._runner import StudySpec
-from .scaling import _as_tuple
+from ._runner import RunOptions, StudySpec
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["sensitivity", "SensitivityResult", "PAPER"]
 
@@ -64,11 +66,22 @@ class SensitivityResult(StudyResult):
 
     @property
     def sensitive(self):
-        """Per (dataset, stat): the largest ``|diff_normal|/se_diff`` over ν and whether it exceeds 2."""
-        t = self.table[np.isfinite(self.table["nu"])]
-        z = (t["diff_normal"].abs() / t["se_diff"]).rename("z")
-        g = t.assign(z=z).groupby(["dataset", "stat"], sort=False)["z"].max().reset_index(name="max_z")
-        g["sensitive"] = g["max_z"] > 2.0
+        """Per (dataset, stat): whether θ_ref under some t(ν) differs from the normal one.
+
+        The rule of :meth:`mcref.reference.PairedDifference.sensitive` (the one used by
+        :func:`mcref.validate`): ``|diff_normal| > k·√(se_ν² + se_normal²)`` with
+        k = :data:`mcref.reference.K_SENSITIVITY`. Columns: ``max_z`` (largest
+        ``|diff_normal|/√(se_ν² + se_normal²)`` over ν), ``max_z_paired`` (the same with the
+        paired se, more precise: how surely the references differ) and ``sensitive``.
+        """
+        t = self.table
+        normal = t[~np.isfinite(t["nu"])].set_index(["dataset", "stat"])["se"].rename("se_normal")
+        t = t[np.isfinite(t["nu"])].join(normal, on=["dataset", "stat"])
+        z = t["diff_normal"].abs() / np.sqrt(t["se"] ** 2 + t["se_normal"] ** 2)
+        zp = t["diff_normal"].abs() / t["se_diff"]
+        g = (t.assign(z=z, zp=zp).groupby(["dataset", "stat"], sort=False)
+             .agg(max_z=("z", "max"), max_z_paired=("zp", "max")).reset_index())
+        g["sensitive"] = g["max_z"] > K_SENSITIVITY
         return g
 
 
@@ -82,13 +95,7 @@ def sensitivity(
     n_bins: int = PAPER["n_bins"],
     n_mc: int = PAPER["n_mc"],
     min_count: int = 30,
-    seed: int | None = 0,
-    n_jobs: int = -1,
-    backend: str = "loky",
-    scheduler=None,
-    store=None,
-    progress: bool = True,
-    threads_per_cell: int | None = None,
+    **run: Unpack[RunOptions],
 ) -> SensitivityResult:
     r"""θ_ref under D = t(ν) for a grid of ν, beside the normal D, for given uncertainties.
 
@@ -110,8 +117,10 @@ def sensitivity(
     n_bins : int, default: 50
     n_mc : int, default: 10 000
     min_count : int, default: 30
-    seed, n_jobs, backend, scheduler, store, progress, threads_per_cell
-        As :func:`mcref.studies.run_study`.
+    **run : RunOptions
+        Runner options (`seed`, `n_jobs`, `backend`, `scheduler`, `store`, `progress`,
+        `threads_per_cell`), as :func:`mcref.studies.run_study`: same seed ⇒ bit-identical
+        table for any ``n_jobs``, backend, order or resume.
 
     Returns
     -------
@@ -125,11 +134,11 @@ def sensitivity(
     >>> res.table[["dataset", "dist", "stat"]].head(3).values.tolist()
     [['u', 'normal', 'ZMS'], ['u', 'normal', 'ZMSE'], ['u', 't(4)', 'ZMS']]
     """
-    nus = _as_tuple(nu, "nu", kind=float)
+    nus = check_values(nu, "nu", kind=float)
     bad = [x for x in nus if not x > 2]
     if bad:
         raise ValueError(f"`nu` must hold values > 2 (a unit-variance t needs ν > 2), got {bad[0]}")
-    stats = [info(s).name for s in _as_tuple(stats, "stats", kind=str)]
+    stats = [info(s).name for s in check_values(stats, "stats", kind=str)]
     n_bins = check_int(n_bins, "n_bins", minimum=1)
     n_mc = check_int(n_mc, "n_mc", minimum=2)
     min_count = check_int(min_count, "min_count", minimum=1)
@@ -140,7 +149,7 @@ def sensitivity(
         params["u_sha256"] = hashlib.sha256(uu.tobytes()).hexdigest()
         names = [str(name)]
     else:
-        names = list(_as_tuple(datasets, "datasets", kind=str))
+        names = list(check_values(datasets, "datasets", kind=str))
         known = _datasets.names()
         for d in names:
             if d not in known:
@@ -148,6 +157,5 @@ def sensitivity(
     params["datasets"] = names
     keys = [{"dataset": d} for d in names]
     spec = StudySpec(name="sensitivity", params=params, keys=keys, cell=_sensitivity_cell)
-    return run_as(SensitivityResult, spec, dict(seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store, progress=progress,
-                 threads_per_cell=threads_per_cell),
+    return run_as(SensitivityResult, spec, run,
                   params={k: v for k, v in params.items() if k != "u"})

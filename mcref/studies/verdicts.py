@@ -39,13 +39,13 @@ import math
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from scipy.stats import binomtest
 
 from .. import datasets as _datasets
-from .._validation import check_int, check_probability
+from .._validation import check_int, check_probability, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from ..bootstrap import bootstrap_many
 from ..generative import get_distribution
@@ -56,8 +56,10 @@ from ..synthetic import draw, stream
 from ..validate import alternative_for, verdict_for, verdict_mc
 from ..zeta import zeta, zeta_sim2
 from ._result import StudyResult, run_as
-from ._runner import StudySpec
-from .scaling import _as_tuple
+from ._runner import RunOptions, StudySpec
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["verdicts", "VerdictsResult", "SCENARIOS"]
 
@@ -123,8 +125,7 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
                    n_threads=n_threads)
     labels = [d.label for d in sim.dists]
     refs = {(s, d): sim.reference(s, d) for s in stats for d in labels}
-    d_sens = {s: any(abs(p.diff) > 2.0 * p.se_unpaired
-                     for p in (sim.paired_difference(s, labels[0], d) for d in labels[1:])) for s in stats}
+    d_sens = {s: sim.d_sensitive(s)[0] for s in stats}
     bca = [s for s in stats if s in params["bca_stats"]] if params["n_boot"] > 0 else []
     n_emp = params["n_mc_empirical"]
     flags: dict[tuple, np.ndarray] = {}
@@ -220,13 +221,7 @@ def verdicts(
     n_bins: int = 20,
     min_count: int = 30,
     alpha: float = 0.05,
-    seed: int | None = 0,
-    n_jobs: int = -1,
-    backend: str = "loky",
-    scheduler=None,
-    store=None,
-    progress: bool = True,
-    threads_per_cell: int | None = None,
+    **run: Unpack[RunOptions],
 ) -> VerdictsResult:
     r"""Size and power of the validation scores and verdicts of :func:`mcref.validate`.
 
@@ -258,8 +253,10 @@ def verdicts(
     n_bins, min_count : int
         Bins: ``min(n_bins, M // min_count)``.
     alpha : float, default: 0.05
-    seed, n_jobs, backend, scheduler, store, progress, threads_per_cell
-        As :func:`mcref.studies.run_study`.
+    **run : RunOptions
+        Runner options (`seed`, `n_jobs`, `backend`, `scheduler`, `store`, `progress`,
+        `threads_per_cell`), as :func:`mcref.studies.run_study`: same seed ⇒ bit-identical
+        table for any ``n_jobs``, backend, order or resume.
 
     Returns
     -------
@@ -272,23 +269,23 @@ def verdicts(
     >>> sorted(set(res.table["score"]))
     ['BS', 'Sim', 'Sim2', 'invalid', 'p', 'verdict']
     """
-    us = _as_tuple(u, "u", kind=str)
+    us = check_values(u, "u", kind=str)
     known = _datasets.names()
     for src in us:
         if not _IG_RE.match(src) and src not in known:
             raise ValueError(f"`u`: unknown source {src!r}; use 'IG(nu)' or a built-in dataset ({', '.join(known)})")
-    Ms = _as_tuple(M, "M")
-    scen = _as_tuple(scenario, "scenario", kind=str)
+    Ms = check_values(M, "M")
+    scen = check_values(scenario, "scenario", kind=str)
     for s in scen:
         _parse_scenario(s)
-    Ds = _as_tuple(D, "D", kind=str)
+    Ds = check_values(D, "D", kind=str)
     for d in Ds:
         dd = get_distribution(d)
         if dd.kind in ("empirical", "user"):
             raise ValueError(f"`D` must be parametric (normal, t(nu), uniform, laplace), got {d!r}")
-    stats = [info(s).name for s in _as_tuple(stats, "stats", kind=str)]
-    test = [get_distribution(d).label for d in _as_tuple(test_dists, "test_dists", kind=str)]
-    bca = stats if bca_stats is None else [info(s).name for s in _as_tuple(bca_stats, "bca_stats", kind=str)]
+    stats = [info(s).name for s in check_values(stats, "stats", kind=str)]
+    test = [get_distribution(d).label for d in check_values(test_dists, "test_dists", kind=str)]
+    bca = stats if bca_stats is None else [info(s).name for s in check_values(bca_stats, "bca_stats", kind=str)]
     params = {"stats": stats, "test_dists": test, "n_rep": check_int(n_rep, "n_rep", minimum=2),
               "n_boot": check_int(n_boot, "n_boot", minimum=0), "bca_stats": bca,
               "n_mc": check_int(n_mc, "n_mc", minimum=2),
@@ -302,5 +299,4 @@ def verdicts(
                 for d in Ds:
                     keys.append({"u": src, "M": m, "scenario": sc, "D": get_distribution(d).label})
     spec = StudySpec(name="verdicts", params=params, keys=keys, cell=_verdicts_cell)
-    return run_as(VerdictsResult, spec, dict(seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store, progress=progress,
-                 threads_per_cell=threads_per_cell))
+    return run_as(VerdictsResult, spec, run)
