@@ -12,7 +12,7 @@ import json
 import math
 import sys
 import time
-from typing import Sequence
+from typing import Any, Sequence
 
 
 from . import datasets
@@ -271,74 +271,103 @@ SMALL = {
     "scaling": dict(M=(1000, 2000), N=(10, 20), k=(4, 12), n_mc=200),
     "sensitivity": dict(nu=(4, 10), n_mc=500, n_bins=20),
     "reliability": dict(nu=(4, 10), M=1000, n_rep=50, n_boot=300),
+    "verdicts": dict(M=(500,), stats=("ZMS", "CC", "ENCE"), n_rep=40, n_boot=200, n_mc=200),
+    "extrapolation": dict(n_boot=100),
 }
 
 
-def cmd_study(args) -> int:
-    from . import studies
+def _options(args, spec: Sequence[tuple[str, str, Any]]) -> dict:
+    """Study keywords from the command line: ``(cli name, keyword, kind)``; ``kind`` list[...]
+    parses a comma-separated list, a callable converts, None takes the value as given."""
+    kw = dict(SMALL[args.study]) if getattr(args, "small", False) else {}
+    for cli_name, keyword, kind in spec:
+        v = getattr(args, cli_name, None)
+        if v is None:
+            continue
+        kw[keyword] = _list(v, kind[0]) if isinstance(kind, list) else v
+    return kw
 
-    if args.study == "extrapolation":
-        ds = _load(args)
-        res = studies.extrapolation(ds.E, ds.u, step=args.step, n_max=args.n_max, min_count=args.min_count,
-                                    se=args.se, n_boot=args.boot, seed=args.seed, name=ds.name)
-        if args.json:
-            print(json.dumps({"dataset": res.name, "M": res.M, "a": res.a, "b": res.b, "se_a": res.se_a,
-                              "se_a_boot": res.se_a_boot, "se": res.se, "se_b": res.se_b,
-                              "consistent": res.consistent, "consistent_paper": res.consistent_paper,
-                              "points": res.to_frame().to_dict(orient="list")}, indent=2, default=int))
-        else:
-            print(res.to_frame().to_string(index=False))
-            print(res)
-        return 0
-    kw = dict(SMALL[args.study]) if args.small else {}
-    common = dict(seed=args.seed, n_jobs=args.n_jobs, backend=args.backend, scheduler=args.scheduler,
-                  store=args.store, progress=not args.no_progress)
-    if args.study == "scaling":
-        for name, kind in (("models", str), ("M", int), ("N", int), ("k", _num)):
-            v = _list(getattr(args, name), kind)
-            if v is not None:
-                kw[name] = v
-        if args.n_mc is not None:
-            kw["n_mc"] = args.n_mc
-        res = studies.scaling(**kw, **common)
-        extra = [("fits: theta_ref = a + b*sqrt(N/M)", res.fits)]
-    elif args.study == "sensitivity":
-        if args.datasets:
-            kw["datasets"] = _list(args.datasets)
-        if args.nu:
-            kw["nu"] = _list(args.nu, _num)
-        if args.stat:
-            kw["stats"] = _list(args.stat)
-        for name in ("n_mc", "bins"):
-            if getattr(args, name) is not None:
-                kw["n_bins" if name == "bins" else name] = getattr(args, name)
-        res = studies.sensitivity(**kw, **common)
-        extra = [("largest |theta_ref(t(nu)) - theta_ref(normal)| / paired se", res.sensitive)]
-    else:
-        kw["model"] = args.model
-        if args.nu:
-            kw["nu"] = _list(args.nu, _num)
-        if args.stat:
-            kw["stats"] = _list(args.stat)
-        for name, dest in (("M", "M"), ("n_rep", "n_rep"), ("boot", "n_boot"), ("n_mc", "n_mc")):
-            if getattr(args, name) is not None:
-                kw[dest] = getattr(args, name)
-        res = studies.reliability(**kw, **common)
-        extra = []
+
+def _run_options(args) -> dict:
+    return dict(seed=args.seed, n_jobs=args.n_jobs, backend=args.backend, scheduler=args.scheduler,
+                store=args.store, progress=not args.no_progress)
+
+
+def _print_study(args, res, extra: Sequence[tuple[str, Any]] = ()) -> int:
+    """The study's table (and summaries) as text, JSON, and/or CSV."""
     if args.csv:
         res.table.to_csv(args.csv, index=False)
     if args.json:
         print(json.dumps({"study": res.name, "seed": res.seed, "params": res.params,
                           "table": res.table.to_dict(orient="records"),
-                          **{title: df.to_dict(orient="records") for title, df in extra}}, indent=2))
+                          **{title: df.reset_index().to_dict(orient="records") for title, df in extra}}, indent=2))
         return 0
     import pandas as pd
 
     with pd.option_context("display.max_rows", 400, "display.width", 160):
         print(res.table.to_string(index=False))
         for title, df in extra:
-            print(f"\n{title}\n{df.to_string(index=False)}")
+            print(f"\n{title}\n{df.to_string()}")
     print(f"\n{res}")
+    return 0
+
+
+def cmd_study_scaling(args) -> int:
+    from . import studies
+
+    kw = _options(args, [("models", "models", [str]), ("M", "M", [int]), ("N", "N", [int]), ("k", "k", [_num]),
+                         ("n_mc", "n_mc", None)])
+    res = studies.scaling(**kw, **_run_options(args))
+    return _print_study(args, res, [("fits: theta_ref = a + b*sqrt(N/M)", res.fits.set_index(["model", "stat"]))])
+
+
+def cmd_study_sensitivity(args) -> int:
+    from . import studies
+
+    kw = _options(args, [("datasets", "datasets", [str]), ("nu", "nu", [_num]), ("stat", "stats", [str]),
+                         ("n_mc", "n_mc", None), ("bins", "n_bins", None)])
+    res = studies.sensitivity(**kw, **_run_options(args))
+    return _print_study(args, res, [("D-sensitivity: largest |theta_ref(t(nu)) - theta_ref(normal)| / "
+                                     "sqrt(se_t^2 + se_normal^2) (sensitive: > 2)",
+                                     res.sensitive.set_index(["dataset", "stat"]))])
+
+
+def cmd_study_reliability(args) -> int:
+    from . import studies
+
+    kw = _options(args, [("nu", "nu", [_num]), ("stat", "stats", [str]), ("M", "M", None),
+                         ("n_rep", "n_rep", None), ("boot", "n_boot", None), ("n_mc", "n_mc", None)])
+    res = studies.reliability(model=args.model, **kw, **_run_options(args))
+    return _print_study(args, res)
+
+
+def cmd_study_verdicts(args) -> int:
+    from . import studies
+
+    kw = _options(args, [("u", "u", [str]), ("M", "M", [int]), ("scenario", "scenario", [str]), ("D", "D", [str]),
+                         ("stat", "stats", [str]), ("test_dists", "test_dists", [str]), ("n_rep", "n_rep", None),
+                         ("boot", "n_boot", None), ("n_mc", "n_mc", None), ("n_mc_empirical", "n_mc_empirical", None),
+                         ("bins", "n_bins", None)])
+    res = studies.verdicts(**kw, **_run_options(args))
+    return _print_study(args, res, [("rejection rate of the default verdict (not valid), per statistic",
+                                     res.rates())])
+
+
+def cmd_study_extrapolation(args) -> int:
+    from . import studies
+
+    ds = _load(args)
+    kw = _options(args, [("boot", "n_boot", None)])
+    res = studies.extrapolation(ds.E, ds.u, step=args.step, n_max=args.n_max, min_count=args.min_count,
+                                se=args.se, seed=args.seed, name=ds.name, **kw)
+    if args.json:
+        print(json.dumps({"dataset": res.name, "M": res.M, "a": res.a, "b": res.b, "se_a": res.se_a,
+                          "se_a_boot": res.se_a_boot, "se": res.se, "se_b": res.se_b,
+                          "consistent": res.consistent, "consistent_paper": res.consistent_paper,
+                          "points": res.to_frame().to_dict(orient="list")}, indent=2, default=int))
+    else:
+        print(res.to_frame().to_string(index=False))
+        print(res)
     return 0
 
 
@@ -428,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "finish: re-run the same command to resume an interrupted study.")
     ssub = sp.add_subparsers(dest="study", required=True)
 
-    def study_args(q):
+    def study_args(q, func):
         q.add_argument("--small", action="store_true", help="fast small setting (seconds) instead of the paper's")
         q.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
         q.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")
@@ -439,10 +468,10 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--no-progress", action="store_true", help="no progress bar")
         q.add_argument("--csv", help="also write the table to this CSV file")
         q.add_argument("--json", action="store_true", help="print JSON")
-        q.set_defaults(func=cmd_study)
+        q.set_defaults(func=func)
 
     q = ssub.add_parser("scaling", help="ENCE/ZMSE reference values vs M and N, fit a + b*sqrt(N/M)")
-    study_args(q)
+    study_args(q, cmd_study_scaling)
     q.add_argument("--models", help="comma-separated models (default NIG,T6IG)")
     q.add_argument("--M", help="dataset sizes (default 2000,4000,8000,12000,16000)")
     q.add_argument("--N", help="bin counts (default 10,20,30,40,50)")
@@ -450,7 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--n-mc", type=int, help="repeats per cell (default 5000)")
 
     q = ssub.add_parser("sensitivity", help="reference values under t(nu) vs normal D for data sets' u")
-    study_args(q)
+    study_args(q, cmd_study_sensitivity)
     q.add_argument("--datasets", help="built-in data sets (default QM9_E,logP_10k_a_LS-GCN)")
     q.add_argument("--nu", help="degrees of freedom of t (default 3,4,5,7,10,15,20)")
     q.add_argument("--stat", help="statistics (default ZMS,CC,ENCE,ZMSE)")
@@ -458,14 +487,28 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--n-mc", type=int, help="Monte Carlo repeats (default 10000)")
 
     q = ssub.add_parser("reliability", help="validation probability of ZMS/RCE tests on NIG/TIG data")
-    study_args(q)
+    study_args(q, cmd_study_reliability)
     q.add_argument("--model", default="NIG", choices=["NIG", "TIG"], help="synthetic model (default NIG)")
     q.add_argument("--nu", help="grid of nu (default: the paper's)")
     q.add_argument("--stat", help="statistics (default ZMS,RCE)")
     q.add_argument("--M", type=int, help="dataset size (default 5000)")
     q.add_argument("--n-rep", type=int, help="data sets per cell (default 1000)")
-    q.add_argument("--boot", type=int, help="bootstrap replicates (default 1000)")
+    q.add_argument("--boot", type=int, help="bootstrap replicates (default 5000, as the paper)")
     q.add_argument("--n-mc", type=int, help="Monte Carlo repeats for simulated references (default 1000)")
+
+    q = ssub.add_parser("verdicts", help="size and power of every score and verdict of validate")
+    study_args(q, cmd_study_verdicts)
+    q.add_argument("--u", help="sources of u: IG(nu) and/or built-in data sets (default IG(6))")
+    q.add_argument("--M", help="dataset sizes (default 500,2000,5000,20000)")
+    q.add_argument("--scenario", help="calibrated, scale=S, gamma=G, break=B (default calibrated)")
+    q.add_argument("--D", help="true generative distributions of the errors (default normal)")
+    q.add_argument("--stat", help="statistics (default ZMS,RCE,CC,ENCE,ZMSE,UCE)")
+    q.add_argument("--test-dists", help="D of the simulated references (default normal,t6)")
+    q.add_argument("--n-rep", type=int, help="data sets per cell (default 400)")
+    q.add_argument("--boot", type=int, help="bootstrap replicates (default 1000)")
+    q.add_argument("--n-mc", type=int, help="Monte Carlo repeats (default 2000)")
+    q.add_argument("--n-mc-empirical", type=int, help="repeats of the empirical-D test per data set (default 0)")
+    q.add_argument("--bins", type=int, help="bins (default 20)")
 
     q = ssub.add_parser("extrapolation", help="ZMSE extrapolated to zero bin size (consistency test)")
     q.add_argument("file", nargs="?", help="CSV or NPZ file with errors and uncertainties")
@@ -473,15 +516,16 @@ def build_parser() -> argparse.ArgumentParser:
     for col in ("E", "u", "pred", "ref"):
         q.add_argument(f"--{col}", help=f"{col} column")
     q.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
+    q.add_argument("--small", action="store_true", help="fast setting: 100 bootstrap resamples")
     q.add_argument("--step", type=int, default=10, help="bin-count step (default 10)")
     q.add_argument("--n-max", type=int, default=150, help="largest bin count (default 150)")
     q.add_argument("--min-count", type=int, default=20, help="keep bin counts with M/N above this (default 20)")
     q.add_argument("--se", default="bootstrap", choices=["bootstrap", "ols"],
                    help="standard error of the intercept for the verdict (default bootstrap; ols: as published)")
-    q.add_argument("--boot", type=int, default=500, help="bootstrap resamples (default 500)")
+    q.add_argument("--boot", type=int, help="bootstrap resamples (default 500)")
     q.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     q.add_argument("--json", action="store_true", help="print JSON")
-    q.set_defaults(func=cmd_study)
+    q.set_defaults(func=cmd_study_extrapolation)
 
     sp = sub.add_parser("datasets", help="list the built-in data sets")
     sp.set_defaults(func=cmd_datasets)

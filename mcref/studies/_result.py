@@ -8,7 +8,7 @@ from typing import Any, Sequence
 __all__ = ["StudyResult", "run_as"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class StudyResult:
     """Outcome of a study: the tidy table and how it was obtained.
 
@@ -42,6 +42,13 @@ class StudyResult:
     n_computed: int = 0
     n_loaded: int = 0
     seconds: float = 0.0
+
+    def __repr__(self) -> str:
+        """The summary line and the head of the table (what a notebook shows), not the fields."""
+        import pandas as pd
+
+        with pd.option_context("display.max_rows", 20, "display.width", 120):
+            return f"{type(self).__name__}: {self}\n{self.table!r}"
 
     def __str__(self) -> str:
         origin = f", store {self.store}" if self.store else ""

@@ -28,18 +28,20 @@ by default (``se="bootstrap"``); ``se="ols"`` gives the published test.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import datasets as _datasets
+from .._warnings import TieOrderWarning
 from .._validation import check_choice, check_E_u, check_int, check_seed
 from ..stats import statistic
 
 __all__ = ["extrapolation", "ExtrapolationResult"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ExtrapolationResult:
     """Result of :func:`extrapolation`.
 
@@ -93,6 +95,10 @@ class ExtrapolationResult:
 
         return pd.DataFrame({"N": self.N, "x": self.x, "zmse": self.zmse, "fitted": self.fitted})
 
+    def __repr__(self) -> str:
+        """The points and the verdict (what a notebook shows), not the fields."""
+        return f"{type(self).__name__}:\n{self.to_frame().to_string(index=False)}\n{self}"
+
     def __str__(self) -> str:
         head = f"{self.name + ': ' if self.name else ''}M={self.M}, N={self.N[0]}..{self.N[-1]} ({self.N.size} points)"
         sa = self.se_a_boot if self.se == "bootstrap" else self.se_a
@@ -141,6 +147,28 @@ def _boot_curves(E: np.ndarray, u: np.ndarray, Ns: np.ndarray, n_boot: int, seed
         multibin_kernel(NORMAL, 0.0, np.ascontiguousarray(ub * ub), zb, zb, cuts, bin_seg, Ns, eps, seg, acc,
                         out[r0:r0 + R])
     return out[:, :, 1]
+
+
+def _zmse_curve(E: np.ndarray, u: np.ndarray, Ns: np.ndarray) -> np.ndarray:
+    """ZMSE at every bin count of ``Ns``; the tie-order warnings of the curve are said once."""
+    z = np.empty(Ns.size)
+    tied = []
+    for i, n in enumerate(Ns):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            z[i] = statistic("ZMSE", E, u, n_bins=int(n), min_count=1)
+        for w in caught:
+            if issubclass(w.category, TieOrderWarning):
+                tied.append(int(n))
+            else:  # anything else goes through as it came
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if tied:
+        warnings.warn(TieOrderWarning(
+            f"ZMSE: runs of equal u straddle bin cuts for {len(tied)} of the {Ns.size} bin counts "
+            f"(N = {', '.join(map(str, sorted(set(tied))))}), so those values depend on the row order of the tied "
+            "points; mcref.tie_spread('ZMSE', E, u, n_bins=N) gives the range over random tie orders"),
+            stacklevel=3)
+    return z
 
 
 def extrapolation(E, u=None, *, step: int = 10, n_max: int = 150, min_count: int = 20, n_fit_min: int = 20,
@@ -216,7 +244,7 @@ def extrapolation(E, u=None, *, step: int = 10, n_max: int = 150, min_count: int
             f"M/N > `min_count`={min_count} (N a multiple of `step`={step} up to `n_max`={n_max}); the fit "
             "needs at least 3: lower `step` or `min_count`"
         )
-    z = np.array([statistic("ZMSE", E, u, n_bins=int(n), min_count=1) for n in Ns])
+    z = _zmse_curve(E, u, Ns)
     x = np.sqrt(Ns / M)
     a, b, se_a, se_b = _ols(x[fitted], z[fitted])
     se_boot = float("nan")

@@ -124,7 +124,7 @@ def _reliability_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thr
     return rows
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ReliabilityResult(StudyResult):
     """Result of :func:`reliability`.
 

@@ -122,7 +122,7 @@ def _scaling_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_threads
     return rows
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ScalingResult(StudyResult):
     """Result of :func:`scaling`: :attr:`table` (``model, M, N, k, stat, mean, se, sd``),
     :attr:`fits` (the paper's OLS fit) and :meth:`fit` (OLS or weighted)."""

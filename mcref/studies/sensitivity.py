@@ -55,7 +55,7 @@ def _sensitivity_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thr
     return rows
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SensitivityResult(StudyResult):
     """Result of :func:`sensitivity`.
 

@@ -188,7 +188,7 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
     return rows
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class VerdictsResult(StudyResult):
     """Result of :func:`verdicts`.
 

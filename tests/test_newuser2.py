@@ -1,0 +1,86 @@
+"""What a new user hit, round 2 (the study and runner parts): one test per item."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import mcref
+from mcref import cli, studies
+
+
+def _help(capsys, *argv) -> str:
+    with pytest.raises(SystemExit):
+        cli.main([*argv, "--help"])
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("sub, option, func, keyword", [
+    ("reliability", "--boot", studies.reliability, "n_boot"),
+    ("reliability", "--M", studies.reliability, "M"),
+    ("reliability", "--n-rep", studies.reliability, "n_rep"),
+    ("reliability", "--n-mc", studies.reliability, "n_mc"),
+    ("scaling", "--n-mc", studies.scaling, "n_mc"),
+    ("sensitivity", "--bins", studies.sensitivity, "n_bins"),
+    ("sensitivity", "--n-mc", studies.sensitivity, "n_mc"),
+    ("verdicts", "--boot", studies.verdicts, "n_boot"),
+    ("verdicts", "--n-rep", studies.verdicts, "n_rep"),
+    ("verdicts", "--n-mc", studies.verdicts, "n_mc"),
+    ("verdicts", "--bins", studies.verdicts, "n_bins"),
+    ("extrapolation", "--boot", studies.extrapolation, "n_boot"),
+])
+def test_study_help_states_the_defaults_the_run_uses(capsys, sub, option, func, keyword):
+    text = " ".join(_help(capsys, "study", sub).split("options:", 1)[1].split())  # not the usage line
+    m = re.search(re.escape(option) + r" [A-Z_]+ [^()]*\(default (\d+)", text)
+    assert m, f"{option} of 'study {sub}' states no default"
+    assert int(m.group(1)) == inspect.signature(func).parameters[keyword].default
+
+
+@pytest.mark.parametrize("sub", ["scaling", "sensitivity", "reliability", "verdicts", "extrapolation"])
+def test_every_study_listed_in_help_accepts_small(capsys, sub):
+    assert sub in _help(capsys, "study")
+    assert "--small" in _help(capsys, "study", sub)
+
+
+def test_study_extrapolation_small_runs(capsys):
+    assert cli.main(["study", "extrapolation", "--small", "--dataset", "Diffusion_RF", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["dataset"] == "Diffusion_RF" and np.isfinite(out["se_a_boot"])
+
+
+def test_study_verdicts_on_the_command_line(capsys):
+    assert cli.main(["study", "verdicts", "--small", "--n-jobs", "1", "--no-progress", "--stat", "ZMS",
+                     "--n-rep", "12", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["study"] == "verdicts" and out["params"]["n_rep"] == 12
+    rows = [r for r in out["table"] if r["score"] == "verdict" and r["dist"] == "mc"]
+    assert len(rows) == 1 and 0.0 <= rows[0]["reject"] <= 1.0
+
+
+def test_extrapolation_says_the_tie_order_once():
+    # QM9_E: 135 distinct u, ties straddle the cuts at every bin count of the curve
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = studies.extrapolation("QM9_E", n_boot=20)
+    ties = [w for w in caught if issubclass(w.category, mcref.TieOrderWarning)]
+    assert len(ties) == 1
+    assert f"for {res.N.size} of the {res.N.size} bin counts" in str(ties[0].message)
+
+
+def test_study_results_print_as_tables():
+    res = studies.scaling(models=("NIG",), M=(600,), N=(10, 20), k=(4,), n_mc=32, n_jobs=1, progress=False)
+    text = repr(res)
+    assert text.startswith("ScalingResult: study 'scaling'") and "stat" in text and "ZMSE" in text
+    assert "table=" not in text and "params=" not in text  # not the dataclass fields
+    ex = studies.extrapolation("Diffusion_RF", n_boot=20)
+    assert "zmse" in repr(ex) and "array(" not in repr(ex)
+
+
+def test_unknown_study_keyword_is_named():
+    with pytest.raises(TypeError, match=r"scaling\(\) got an unexpected keyword argument 'njobs'.*n_jobs"):
+        studies.scaling(models=("NIG",), M=(600,), N=(10,), k=(4,), n_mc=8, njobs=1)
