@@ -70,18 +70,20 @@ def resolve_n_bins(m: int, n_bins: int, *, min_count: int = 30, shrink: bool = F
     """
     n_bins = check_int(n_bins, "n_bins", minimum=1)
     min_count = check_int(min_count, "min_count", minimum=1)
+    if m < min_count:
+        raise ValueError(
+            f"M={m} points cannot fill a single bin of `min_count`={min_count} points: binned "
+            f"statistics (ENCE, ZMSE, UCE) need at least {min_count} points; lower `min_count` "
+            "or leave them out"
+        )
     if m < n_bins * min_count:
         if not shrink:
             raise ValueError(
                 f"`n_bins`={n_bins} leaves fewer than `min_count`={min_count} points per bin "
                 f"for M={m} points (M/n_bins = {m / n_bins:.1f}); use at most "
-                f"{max(m // min_count, 0)} bins, lower `min_count`, or pass shrink=True"
+                f"{m // min_count} bins, lower `min_count`, or pass shrink=True"
             )
         new = m // min_count
-        if new < 1:
-            raise ValueError(
-                f"M={m} points cannot fill a single bin of `min_count`={min_count} points"
-            )
         warnings.warn(
             ShrunkBinsWarning(f"n_bins reduced from {n_bins} to {new} to keep >= {min_count} points per bin"),
             stacklevel=3,

@@ -28,7 +28,7 @@ def _load(args) -> datasets.Dataset:
     if args.dataset is not None:
         return datasets.load(args.dataset)
     return datasets.from_file(args.file, E=args.E, u=args.u, pred=args.pred, ref=args.ref,
-                              u_is_variance=args.u_is_variance)
+                              u_is_variance=args.u_is_variance, delimiter=getattr(args, "delimiter", None))
 
 
 def _stats_list(s: str | None, default: Sequence[str]) -> list[str]:
@@ -109,7 +109,10 @@ def cmd_validate(args) -> int:
     ds = _load(args)
     from .validate import VALIDATE_DISTS
 
-    dists = [d.strip() for d in args.dists.split(",")] if args.dists else list(VALIDATE_DISTS)
+    if args.dists is not None and not args.dists.strip(", "):
+        raise ValueError("--dists is empty: give comma-separated distributions (e.g. normal,t6,empirical) or "
+                         "leave it out for the default")
+    dists = [d.strip() for d in args.dists.split(",") if d.strip()] if args.dists else list(VALIDATE_DISTS)
     import warnings
 
     from ._warnings import FewReplicatesWarning, TieOrderWarning
@@ -183,7 +186,6 @@ def cmd_decimate(args) -> int:
 def cmd_report(args) -> int:
     """The diagnostics figure (and, with --html, a page with it and the validation table)."""
     import os
-    import warnings
 
     import matplotlib
 
@@ -194,35 +196,74 @@ def cmd_report(args) -> int:
     seed = _seed(args)
     x = None if args.no_x else ds.x
     out = args.out
-    if args.html:
-        os.makedirs(args.html, exist_ok=True)
-        out = os.path.join(args.html, "report.png")
-    fig = plot_report(ds.E, ds.u, x, name=ds.name, seed=seed, path=out)
-    print(f"wrote {out}")
-    if args.html:
-        import html
+    if args.html:  # everything is written to a temporary directory, moved into place at the end
+        import tempfile
 
-        from ._warnings import FewReplicatesWarning, TieOrderWarning
-        from .validate import validate
+        final = os.path.abspath(args.html)
+        parent = os.path.dirname(final)
+        if not os.path.isdir(parent):
+            raise ValueError(f"--html: the directory {parent!r} that should hold {args.html!r} does not exist")
+        if os.path.exists(final) and not os.path.isdir(final):
+            raise ValueError(f"--html: {args.html!r} exists and is not a directory")
+        work = tempfile.mkdtemp(prefix=".mcref-report-", dir=parent)
+        out = os.path.join(work, "report.png")
+    else:
+        parent = os.path.dirname(os.path.abspath(out))
+        if not os.path.isdir(parent):
+            raise ValueError(f"--out: the directory {parent!r} does not exist (create it, or choose another path)")
+    try:
+        fig = plot_report(ds.E, ds.u, x, name=ds.name, seed=seed, path=out)
+        if args.html:
+            _report_page(args, ds, seed, work)
+            _move_into_place(work, final)
+    except BaseException:
+        if args.html:
+            import shutil
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FewReplicatesWarning)
-            warnings.simplefilter("ignore", TieOrderWarning)
-            tab = validate(ds.E, ds.u, n_boot=args.boot, n_mc=args.mc, seed=seed, name=ds.name,
-                           min_count=args.min_count, shrink=args.shrink)
-        page = os.path.join(args.html, "index.html")
-        with open(page, "w", encoding="utf-8") as f:
-            f.write(f"<!doctype html><html><head><meta charset='utf-8'><title>mcref report: {html.escape(ds.name)}"
-                    "</title><style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;overflow-x:auto}"
-                    "img{max-width:100%}</style></head><body>"
-                    f"<h1>mcref report: {html.escape(ds.name)}</h1><p>M = {ds.M}, seed = {seed}</p>"
-                    "<h2>Validation</h2><pre>" + html.escape(tab.explained()) + "</pre>"
-                    "<h2>Diagnostics</h2><img src='report.png' alt='diagnostics'></body></html>")
-        print(f"wrote {page}")
+            shutil.rmtree(work, ignore_errors=True)
+        raise
+    if args.html:
+        print(f"wrote {os.path.join(args.html, 'report.png')}\nwrote {os.path.join(args.html, 'index.html')}")
+    else:
+        print(f"wrote {out}")
     import matplotlib.pyplot as plt
 
     plt.close(fig)
     return 0
+
+
+def _move_into_place(work: str, final: str) -> None:
+    """Replace the files of ``final`` by those of the finished ``work`` directory."""
+    import os
+    import shutil
+
+    os.makedirs(final, exist_ok=True)
+    for name in os.listdir(work):
+        os.replace(os.path.join(work, name), os.path.join(final, name))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def _report_page(args, ds, seed, work: str) -> None:
+    """index.html of ``mcref report --html``: the validation table and the diagnostics figure."""
+    import html
+    import os
+    import warnings
+
+    from ._warnings import FewReplicatesWarning, TieOrderWarning
+    from .validate import validate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        warnings.simplefilter("ignore", TieOrderWarning)
+        tab = validate(ds.E, ds.u, n_boot=args.boot, n_mc=args.mc, seed=seed, name=ds.name,
+                       min_count=args.min_count, shrink=args.shrink)
+    with open(os.path.join(work, "index.html"), "w", encoding="utf-8") as f:
+        f.write(f"<!doctype html><html><head><meta charset='utf-8'><title>mcref report: {html.escape(ds.name)}"
+                "</title><style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;overflow-x:auto}"
+                "img{max-width:100%}</style></head><body>"
+                f"<h1>mcref report: {html.escape(ds.name)}</h1><p>M = {ds.M}, seed = {seed}</p>"
+                "<h2>Validation</h2><pre>" + html.escape(tab.explained()) + "</pre>"
+                "<h2>Diagnostics</h2><img src='report.png' alt='diagnostics'></body></html>")
 
 
 def cmd_demo(args) -> int:
@@ -384,6 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--pred", help="prediction column (E = ref - pred)")
         sp.add_argument("--ref", help="reference-value column (E = ref - pred)")
         sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
+        sp.add_argument("--delimiter", help="field delimiter of a text file (default: guessed; tab for .tsv)")
         sp.add_argument("--stat", help="comma-separated statistics (" + ",".join(STATISTICS) + ")")
         sp.add_argument("--bins", type=int, default=20, help="equal-count bins (default 20)")
         sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
@@ -539,7 +581,7 @@ _CLI_NAMES = {
     "name": "--dataset", "E": "--E", "E=": "--E COLUMN", "u": "--u", "u=": "--u COLUMN", "pred": "--pred",
     "ref": "--ref", "pred=": "--pred COLUMN", "ref=": "--ref COLUMN", "x": "x", "x=": "x",
     "max_fraction": "--max-fraction", "steps": "--steps", "rule": "--rule", "path": "FILE",
-    "delimiter": "the delimiter",
+    "delimiter": "--delimiter",
 }
 
 
@@ -551,7 +593,12 @@ def cli_words(message: str) -> str:
         return _CLI_NAMES.get(m.group(1), m.group(0))
 
     out = re.sub(r"`([A-Za-z_]+=?(?:True)?)`", sub, message)
-    for api, cli in (("pass shrink=True", "pass --shrink"), ("shrink=True", "--shrink"), ("Pass --", "pass --")):
+    for api, cli in (("pass shrink=True", "pass --shrink"), ("shrink=True", "--shrink"), ("Pass --", "pass --"),
+                     ("--seed must be None, a non-negative integer, a numpy SeedSequence or a Generator",
+                      "--seed must be a non-negative integer"),
+                     ("--seed must be None or a non-negative integer", "--seed must be a non-negative integer"),
+                     ("pass store=... to make", "give --store FILE to make"),
+                     ("se='ols'", "--se ols")):
         out = out.replace(api, cli)
     return out
 

@@ -302,6 +302,8 @@ def from_file(
         p = Path(path)
     except TypeError:
         raise ValueError(f"`path` must be a string or a path, got {path!r}") from None
+    if p.is_dir():
+        raise ValueError(f"`path`: {str(p)!r} is a directory; give a data file (.csv, .tsv, .txt or .npz)")
     if not p.is_file():
         raise ValueError(f"`path`: file not found: {str(p)!r}")
     ext = p.suffix.lower()
@@ -390,7 +392,7 @@ def _read_text(path: Path, delimiter: str | None) -> _Table:
     for i, row in enumerate(rows[1:]):
         if len(row) != len(header):
             raise ValueError(
-                f"{path.name}: data row {i} has {len(row)} fields but the header has "
+                f"{path.name}, line {i + 2}: {len(row)} fields but the header has "
                 f"{len(header)} (delimiter {delimiter!r}; pass `delimiter` if it is wrong)"
             )
     return _Table("column", header, rows=rows[1:])

@@ -372,7 +372,7 @@ def test_error_bad_layout(tmp_path):
         from_file(_write(tmp_path, "\n\n"))
     with pytest.raises(ValueError, match=r"`E` must not be empty"):
         from_file(_write(tmp_path, "E,u\n"))
-    with pytest.raises(ValueError, match=r"data row 1 has 3 fields but the header has 2"):
+    with pytest.raises(ValueError, match=r"line 3: 3 fields but the header has 2"):
         from_file(_write(tmp_path, "E,u\n1,1\n2,1,5\n"))
     with pytest.raises(ValueError, match=r"at least 2 points, got 1"):
         from_file(_write(tmp_path, "E,u\n1,1\n"))

@@ -84,3 +84,73 @@ def test_study_results_print_as_tables():
 def test_unknown_study_keyword_is_named():
     with pytest.raises(TypeError, match=r"scaling\(\) got an unexpected keyword argument 'njobs'.*n_jobs"):
         studies.scaling(models=("NIG",), M=(600,), N=(10,), k=(4,), n_mc=8, njobs=1)
+
+
+# ----------------------------------------------------------------------------------
+# files, directories and messages in CLI words
+# ----------------------------------------------------------------------------------
+@pytest.fixture()
+def small_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.5, 2.0, 300)
+    E = u * rng.normal(size=300)
+    p = tmp_path / "small.csv"
+    p.write_text("E,u\n" + "".join(f"{a},{b}\n" for a, b in zip(E, u)))
+    return p
+
+
+def _error(capsys, argv) -> str:
+    assert cli.main(argv) == 2
+    return capsys.readouterr().err
+
+
+def test_a_directory_is_not_called_missing(capsys, tmp_path):
+    err = _error(capsys, ["validate", str(tmp_path)])
+    assert "is a directory" in err and "not found" not in err
+
+
+def test_ragged_row_names_its_line_and_the_cli_option(capsys, tmp_path):
+    p = tmp_path / "r.csv"
+    p.write_text("E,u\n1,2\n3\n")
+    err = _error(capsys, ["validate", str(p)])
+    assert "line 3: 1 fields but the header has 2" in err and "--delimiter" in err
+    q = tmp_path / "semi.csv"  # and the option exists: a ';' file read with --delimiter ';'
+    q.write_text("E;u\n" + "".join(f"{0.1 * i};{1 + 0.01 * i}\n" for i in range(60)))
+    assert cli.main(["stats", str(q), "--delimiter", ";", "--stat", "ZMS", "--boot", "200", "--seed", "1",
+                     "--csv"]) == 0
+    assert "ZMS" in capsys.readouterr().out
+
+
+def test_empty_dists_is_an_error(capsys, small_csv):
+    err = _error(capsys, ["validate", str(small_csv), "--dists", "", "--stat", "ZMS"])
+    assert "--dists is empty" in err
+
+
+def test_seed_message_in_cli_words(capsys, small_csv):
+    err = _error(capsys, ["validate", str(small_csv), "--seed", "-3", "--stat", "ZMS"])
+    assert "--seed must be a non-negative integer" in err and "SeedSequence" not in err and "None" not in err
+    err = _error(capsys, ["study", "scaling", "--small", "--seed", "-1"])
+    assert "--seed must be a non-negative integer" in err and "None" not in err
+
+
+def test_report_into_a_missing_directory_is_a_clear_error(capsys, tmp_path):
+    err = _error(capsys, ["report", "--dataset", "Diffusion_RF", "--out", str(tmp_path / "no" / "x.png")])
+    assert "--out: the directory" in err and "does not exist" in err
+    err = _error(capsys, ["report", "--dataset", "Diffusion_RF", "--html", str(tmp_path / "no" / "dir")])
+    assert "--html: the directory" in err
+
+
+def test_report_html_failure_leaves_no_partial_directory(capsys, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import sys
+
+    vmod = sys.modules["mcref.validate"]  # the module (mcref.validate is also the function's name)
+
+    def boom(*a, **k):
+        raise RuntimeError("validation failed")
+
+    monkeypatch.setattr(vmod, "validate", boom)  # fails after the figure was drawn
+    with pytest.raises(RuntimeError, match="validation failed"):
+        cli.main(["report", "--dataset", "Diffusion_RF", "--html", str(tmp_path / "rep"), "--seed", "1"])
+    assert not (tmp_path / "rep").exists()
+    assert [p.name for p in tmp_path.iterdir()] == []  # no temporary directory left either

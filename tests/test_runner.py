@@ -478,7 +478,7 @@ def test_keyboard_interrupt_in_process_without_store(capsys):
         run_study(s, n_jobs=1, progress=False)
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["mcref: study 'ki' interrupted: 2/5 cells done; no store was given, so nothing is kept "
-                   "(pass store=... to make the study resumable)"]
+                   "(a store makes the study resumable: store=... in Python, --store FILE on the command line)"]
     assert calls == [0, 1, 2]
 
 

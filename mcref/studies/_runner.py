@@ -643,7 +643,8 @@ def _collect(results: Iterator, st: StudyStore | None, rows_of: dict, name: str,
             where = f"{n_stored}/{n_cells} cells stored in {path}; run the same call again to resume"
         else:
             where = (f"{len(rows_of)}/{n_cells} cells done; no store was given, so nothing is "
-                     "kept (pass store=... to make the study resumable)")
+                     "kept (a store makes the study resumable: store=... in Python, --store FILE on the "
+                     "command line)")
         print(f"mcref: study '{name}' interrupted: {where}", file=sys.stderr, flush=True)
         raise
     except Exception as exc:
