@@ -88,7 +88,7 @@ def test_min_count_rule_and_shrink():
     assert b.counts.min() >= 30
     with pytest.raises(ValueError, match=r"M=29 points cannot fill a single bin of `min_count`=30"):
         B.equal_count_bins(u[:29], n_bins=1, shrink=True)
-    with pytest.raises(ValueError, match=r"fewer than `min_count`=30"):
+    with pytest.raises(ValueError, match=r"M=29 points cannot fill a single bin of `min_count`=30 points: binned statistics"):
         B.equal_count_bins(u[:29], n_bins=1)
 
 
