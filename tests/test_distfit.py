@@ -321,6 +321,28 @@ def test_decimation_moves_rce_not_zms():
     assert len(df) == 10 and df[df.stat == "RCE"].outside.sum() == 4
 
 
+def test_decimation_removes_tied_u_by_largest_error_first():
+    # a run of 40 tied largest u; the step that removes 10 points cuts the run: those removed must be
+    # the tied points with the largest (signed) E, as the paper's order(-u, -E)
+    rng = np.random.default_rng(3)
+    M = 400
+    u = rng.uniform(0.5, 1.0, M)
+    u[:40] = 2.0
+    E = u * rng.standard_normal(M)
+    r = mcref.decimation(E, u, stats=("ZMS", "RCE"), max_fraction=0.05, steps=3, n_boot=200, seed=0)
+    assert r.n_removed.tolist() == [0, 10, 20]
+    order = sorted(range(M), key=lambda i: (-u[i], -E[i]))  # independent of the code's lexsort
+    for step, n in ((1, 10), (2, 20)):
+        rest = np.array(order[n:])
+        assert set(range(M)) - set(rest.tolist()) <= set(range(40))  # only tied points removed
+        for s in ("ZMS", "RCE"):
+            want = mcref.statistic(s, E[rest], u[rest]) - mcref.statistic(s, E, u)
+            assert r.delta[s][step] == pytest.approx(want, rel=1e-12, abs=1e-15)
+    # removing the tied points with the smallest E instead would give another value
+    other = np.array(sorted(range(M), key=lambda i: (-u[i], E[i]))[10:])
+    assert mcref.statistic("ZMS", E[other], u[other]) - mcref.statistic("ZMS", E, u) != pytest.approx(r.delta["ZMS"][1])
+
+
 def test_decimation_input_errors():
     E, u = synthetic.tig(500, 6.0, seed=1)
     with pytest.raises(ValueError, match="max_fraction"):

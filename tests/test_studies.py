@@ -269,6 +269,13 @@ def test_reliability_tig_keeps_u_fixed_and_reports_scores():
     t = res.table
     assert set(t["zeta"]) == {"BS", "Sim", "Sim2"}
     assert not ((t.stat == "ENCE") & (t.zeta == "BS")).any()  # no predefined reference
+    # the validation probability's interval is the continuity-corrected Wilson interval (as the paper)
+    for _, r in t.iterrows():
+        k = round(r["p_val"] * 6)
+        assert r["p_val"] * 6 == pytest.approx(k)
+        ci = sps.binomtest(k, 6).proportion_ci(0.95, method="wilsoncc")
+        assert (r["low"], r["high"]) == pytest.approx((ci.low, ci.high), abs=1e-12)
+        assert (r["low"], r["high"]) != pytest.approx(tuple(sps.binomtest(k, 6).proportion_ci(0.95, method="wilson")))
     # u drawn once for the study: its shape screen is the same in every cell
     assert t.groupby("nu")["beta_u2"].first().nunique() == 1
     assert t.groupby("nu")["beta_E2"].first().nunique() == 2
