@@ -16,6 +16,8 @@ Every function takes an optional ``ax`` (or ``axes``) and returns the axes it dr
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -183,10 +185,18 @@ def _log_axis(ax, which: str, values, log: bool) -> None:
     v = v[np.isfinite(v) & (v > 0)]
     if not log or v.size == 0 or v.max() / v.min() < 10:
         return
-    from matplotlib.ticker import LogFormatter
+    from matplotlib.ticker import FuncFormatter
 
     getattr(ax, f"set_{which}scale")("log")
-    getattr(ax, f"{which}axis").set_major_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+    axis = getattr(ax, f"{which}axis")
+    decades = math.log10(v.max() / v.min())
+
+    def minor(x, pos=None):  # plain numbers at 2 and 5 × 10ⁿ when under two decades, else none
+        mant = x / 10 ** math.floor(math.log10(x) + 1e-9)
+        return f"{x:g}" if decades < 2 and any(abs(mant - k) < 1e-6 for k in (2, 5)) else ""
+
+    axis.set_major_formatter(FuncFormatter(lambda x, pos=None: f"{x:g}"))
+    axis.set_minor_formatter(FuncFormatter(minor))  # matplotlib's default labels many, in ×10ⁿ: they overlap
 
 
 def _binned_panel(d, ax, *, ylabel: str, xlabel: str, logx: bool = False, logy: bool = False, color="tab:blue",

@@ -154,3 +154,27 @@ def test_report_html_failure_leaves_no_partial_directory(capsys, tmp_path, monke
         cli.main(["report", "--dataset", "Diffusion_RF", "--html", str(tmp_path / "rep"), "--seed", "1"])
     assert not (tmp_path / "rep").exists()
     assert [p.name for p in tmp_path.iterdir()] == []  # no temporary directory left either
+
+
+@pytest.mark.parametrize("name", ["Perovskite_LR", "QM9_E", "Diffusion_RF"])
+def test_log_axis_tick_labels_do_not_overlap(name):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mcref.plots import plot_lcp, plot_lzms
+
+    ds = mcref.datasets.load(name)
+    for plot in (plot_lzms, plot_lcp):
+        fig, ax = plt.subplots(figsize=(4.5, 3.5))
+        plot(ds.E, ds.u, ax=ax)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        labels = [t for t in ax.xaxis.get_majorticklabels() + ax.xaxis.get_minorticklabels()
+                  if t.get_visible() and t.get_text() and ax.get_xlim()[0] <= t.get_position()[0] <= ax.get_xlim()[1]]
+        assert labels, "no tick labels on the u axis"
+        boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+        for a, b in zip(boxes, boxes[1:]):
+            assert a.x1 <= b.x0 + 0.5, f"{plot.__name__}({name}): tick labels overlap: {[t.get_text() for t in labels]}"
+        assert all("10^" not in t.get_text() and "times" not in t.get_text() for t in labels)
+        plt.close(fig)
