@@ -39,6 +39,9 @@ _SCALARS = (str, int, float, bool)
 class RunOptions(TypedDict, total=False):
     """The runner's keywords, shared by every built-in study (``**run``); see :func:`run_study`.
 
+    Same seed ⇒ bit-identical table for any ``n_jobs``, backend, order of completion or
+    resume. An unknown keyword raises ``TypeError`` naming the runner's keywords.
+
     Attributes
     ----------
     seed : int or None

@@ -179,9 +179,7 @@ def reliability(
     u_seed : int, default: 0
         Seed of the fixed u sample.
     **run : RunOptions
-        Runner options (`seed`, `n_jobs`, `backend`, `scheduler`, `store`, `progress`,
-        `threads_per_cell`), as :func:`mcref.studies.run_study`: same seed ⇒ bit-identical
-        table for any ``n_jobs``, backend, order or resume.
+        The runner's keywords (:class:`RunOptions`: seed, n_jobs, backend, scheduler, store, …).
 
     Returns
     -------

@@ -216,9 +216,7 @@ def scaling(
     min_count : int, default: 30
         Smallest accepted M/N.
     **run : RunOptions
-        Runner options (`seed`, `n_jobs`, `backend`, `scheduler`, `store`, `progress`,
-        `threads_per_cell`), as :func:`mcref.studies.run_study`: same seed ⇒ bit-identical
-        table for any ``n_jobs``, backend, order or resume.
+        The runner's keywords (:class:`RunOptions`: seed, n_jobs, backend, scheduler, store, …).
 
     Returns
     -------

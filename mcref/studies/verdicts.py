@@ -254,9 +254,7 @@ def verdicts(
         Bins: ``min(n_bins, M // min_count)``.
     alpha : float, default: 0.05
     **run : RunOptions
-        Runner options (`seed`, `n_jobs`, `backend`, `scheduler`, `store`, `progress`,
-        `threads_per_cell`), as :func:`mcref.studies.run_study`: same seed ⇒ bit-identical
-        table for any ``n_jobs``, backend, order or resume.
+        The runner's keywords (:class:`RunOptions`: seed, n_jobs, backend, scheduler, store, …).
 
     Returns
     -------
