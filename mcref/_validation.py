@@ -45,9 +45,11 @@ def as_finite_array(x: Any, name: str) -> np.ndarray:
         raise ValueError(f"`{name}` must not be empty")
     bad = ~np.isfinite(arr)
     if bad.any():
+        if arr.ndim == 0:
+            raise ValueError(f"`{name}` must be a finite number, got {float(arr)}")
         n_nan = int(np.isnan(arr).sum())
         n_inf = int(bad.sum()) - n_nan
-        first = np.unravel_index(int(np.argmax(bad)), arr.shape) if arr.ndim else ()
+        first = np.unravel_index(int(np.argmax(bad)), arr.shape)
         where = int(first[0]) if arr.ndim == 1 else tuple(int(k) for k in first)
         raise ValueError(
             f"`{name}` must contain only finite values "

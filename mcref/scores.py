@@ -49,10 +49,8 @@ _HALF_LOG_2PI = 0.5 * float(np.log(2.0 * np.pi))
 # -- input validation ---------------------------------------------------------------------
 
 def _index(mask: np.ndarray):
-    """The first True of ``mask``: an int in 1-D, a tuple in N-D, () for a scalar."""
+    """The first True of ``mask`` (at least 1-D): an int in 1-D, a tuple in N-D."""
     flat = int(np.argmax(mask))
-    if mask.ndim == 0:
-        return ()
     if mask.ndim == 1:
         return flat
     return tuple(int(k) for k in np.unravel_index(flat, mask.shape))
@@ -77,12 +75,16 @@ def _broadcast(names: Sequence[str], arrays: Sequence[np.ndarray]) -> tuple[tupl
 def _check_positive(a: np.ndarray, name: str) -> None:
     bad = ~(a > 0)
     if bad.any():
+        if a.ndim == 0:
+            raise ValueError(f"`{name}` must be > 0, got {float(a)}")
         raise ValueError(f"`{name}` must be > 0 ({int(bad.sum())} non-positive values, first at index {_index(bad)})")
 
 
 def _check_ordered(lower: np.ndarray, upper: np.ndarray) -> None:
     bad = lower > upper
     if bad.any():
+        if bad.ndim == 0:
+            raise ValueError(f"`lower` must be <= `upper`, got lower = {float(lower)} > upper = {float(upper)}")
         raise ValueError(f"`lower` must be <= `upper` ({int(bad.sum())} intervals with lower > upper, "
                          f"first at index {_index(bad)})")
 
@@ -194,7 +196,8 @@ def crps_ensemble(y, samples, *, axis: int = -1, estimator: Literal["standard", 
     properscoring's ``crps_ensemble``). ``"fair"`` divides the double sum by
     2m(m − 1) instead of 2m²: an unbiased estimator of the CRPS of the distribution the
     members are drawn from, whatever m [2]_ (scoringrules' ``"fair"``); the standard one
-    is larger by Σ|x_j − x_k|/(2m²(m − 1)), which favours ensembles too narrow at small m.
+    is larger by :math:`\sum_{j,k}\lvert x_j - x_k\rvert / (2m^2(m - 1))`, which favours
+    ensembles too narrow at small m.
 
     Parameters
     ----------
@@ -226,9 +229,10 @@ def crps_ensemble(y, samples, *, axis: int = -1, estimator: Literal["standard", 
     Notes
     -----
     O(m log m) per case: with d_(1) ≤ … ≤ d_(m) the sorted d_j = x_j − y,
-    Σ_j Σ_k |x_j − x_k| = 2·Σ_j (2j − m − 1)·d_(j) (1-based j). A numba kernel sorts each
-    case in a scratch buffer (:func:`mcref.kernels.scores.crps_ensemble_kernel`); docs/methods.md,
-    "Proper scoring rules".
+    :math:`\sum_{j,k}\lvert x_j - x_k\rvert = 2\sum_j (2j - m - 1)\,d_{(j)}` (1-based j).
+    The members are sorted once (a sorted copy, NumPy's sort), then one O(m) numba pass per case gives both sums
+    (:func:`mcref.kernels.scores.crps_ensemble_kernel`); memory: one copy of ``samples``.
+    docs/methods.md, "Proper scoring rules".
 
     References
     ----------
@@ -268,9 +272,10 @@ def crps_ensemble(y, samples, *, axis: int = -1, estimator: Literal["standard", 
         raise ValueError(f"`y` must have the shape of `samples` without its ensemble axis, {shape}, "
                          f"got {y.shape}") from None
     yf = np.ascontiguousarray(y).reshape(-1)
-    xf = np.ascontiguousarray(x).reshape(-1, m)
+    xs = np.array(x, dtype=np.float64, order="C").reshape(-1, m)  # a copy: sorted in place
+    xs.sort(axis=-1)
     out = np.empty(yf.size)
-    KS.crps_ensemble_kernel(yf, xf, estimator == "fair", out)
+    KS.crps_ensemble_kernel(yf, xs, estimator == "fair", out)
     return _shaped(out, shape)
 
 
@@ -403,7 +408,8 @@ def normal_interval(mu, sigma, alpha) -> tuple[np.ndarray, np.ndarray]:
     try:
         shape = np.broadcast_shapes(mu.shape, sigma.shape)
     except ValueError:
-        raise ValueError(f"`mu` and `sigma` must broadcast to one shape, got shapes {mu.shape}, {sigma.shape}") from None
+        raise ValueError(f"`mu` and `sigma` must broadcast to one shape, got shapes {mu.shape}, "
+                         f"{sigma.shape}") from None
     z = -special.ndtri(0.5 * a)  # Φ⁻¹(1 − α/2), accurate for small α
     if a.ndim == 1:
         mu = np.broadcast_to(mu, shape)[..., None]

@@ -213,6 +213,7 @@ def test_univariate_nll_from_errors_and_uncertainties():
     np.testing.assert_allclose(nll_normal(E, 0.0, u), want, rtol=1e-13)
     np.testing.assert_allclose(nll_gaussian(E, 0.0, u**2), want, rtol=1e-12)
     assert isinstance(nll_normal(0.0, 0.0, 1.0), float)
+    assert nll_normal(E, 0.0, u).mean() == pytest.approx(mcref.statistic("NLL", E, u), rel=1e-12)
 
 
 # --------------------------------------------------------------------------- statistical properties
@@ -293,7 +294,9 @@ A = np.eye(2)
      r"`y` must contain only finite values \(1 NaN and 0 infinite values, first at index 1\)"),
     (lambda: crps_normal(0.0, [[0.0, np.inf]], 1.0),
      r"`mu` must contain only finite values \(0 NaN and 1 infinite values, first at index \(0, 1\)\)"),
-    (lambda: crps_normal(0.0, 0.0, [1.0, 0.0, -1.0]), r"`sigma` must be > 0 \(2 non-positive values, first at index 1\)"),
+    (lambda: crps_normal(0.0, 0.0, [1.0, 0.0, -1.0]),
+     r"`sigma` must be > 0 \(2 non-positive values, first at index 1\)"),
+    (lambda: crps_normal(np.nan, 0.0, 1.0), r"`y` must be a finite number, got nan"),
     (lambda: crps_normal(Y3, [1.0, 2.0], 1.0),
      r"`y`, `mu` and `sigma` must broadcast to one shape, got shapes \(3,\), \(2,\), \(\)"),
     (lambda: crps_normal("a", 0.0, 1.0), r"`y` must be an array of real numbers"),
@@ -317,9 +320,12 @@ A = np.eye(2)
     (lambda: interval_score(Y3, -np.ones(2), 1.0, 0.1),
      r"`y`, `lower`, `upper` and `alpha` must broadcast to one shape"),
     (lambda: interval_score(Y3, -1.0, [1.0, np.nan, 1.0], 0.1), r"`upper` must contain only finite values"),
-    (lambda: normal_interval(0.0, 1.0, [[0.1]]), r"`alpha` must be a number or a 1-D array of levels, got shape \(1, 1\)"),
+    (lambda: normal_interval(0.0, 1.0, [[0.1]]),
+     r"`alpha` must be a number or a 1-D array of levels, got shape \(1, 1\)"),
     (lambda: normal_interval([0.0, 1.0], [1.0, 1.0, 1.0], 0.1), r"`mu` and `sigma` must broadcast to one shape"),
-    (lambda: normal_interval(0.0, -1.0, 0.1), r"`sigma` must be > 0 \(1 non-positive values, first at index \(\)\)"),
+    (lambda: normal_interval(0.0, -1.0, 0.1), r"`sigma` must be > 0, got -1.0"),
+    (lambda: interval_score(0.0, 1.0, 0.5, 0.1), r"`lower` must be <= `upper`, got lower = 1.0 > upper = 0.5"),
+    (lambda: interval_score(0.0, -1.0, 1.0, np.inf), r"`alpha` must be a finite number, got inf"),
     (lambda: picp(X3, -1.0, 1.0), r"`y` must be one-dimensional \(the cases\), got shape \(3, 4\)"),
     (lambda: picp(Y3, -np.ones(4), np.ones(4)),
      r"`lower` and `upper` must have the same shape \(n,\) or \(n, K\) with n = len\(y\) = 3, got \(4,\) and \(4,\)"),
@@ -335,8 +341,10 @@ A = np.eye(2)
     (lambda: nll_gaussian(np.zeros((1, 2)), 0.0, np.array([[[1.0, 0.5], [0.0, 1.0]]])),
      r"`cov` must be symmetric; case 0 is not"),
     (lambda: nll_gaussian(np.zeros((2, 2)), 0.0, np.ones((3, 3))), r"`cov` must have shape \(n, d, d\)"),
-    (lambda: nll_gaussian([0.0, np.nan], 0.0, 1.0), r"`y` must be finite \(1 case\(s\) with NaN/inf, first at index 1\)"),
-    (lambda: nll_normal(0.0, 0.0, 0.0), r"`sigma` must be > 0 \(1 non-positive values, first at index \(\)\)"),
+    (lambda: nll_gaussian([0.0, np.nan], 0.0, 1.0),
+     r"`y` must be finite \(1 case\(s\) with NaN/inf, first at index 1\)"),
+    (lambda: nll_gaussian([0.0, 1.0], 0.0, np.nan), r"`cov` must be a finite number, got nan"),
+    (lambda: nll_normal(0.0, 0.0, 0.0), r"`sigma` must be > 0, got 0.0"),
 ])
 def test_input_validation_messages(call, match):
     with pytest.raises(ValueError, match=match):

@@ -21,13 +21,9 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _LOG_2PI = math.log(2.0 * math.pi)
 
-#: cases per chunk of the ensemble kernel (one scratch buffer of m values per chunk)
-ENSEMBLE_CHUNK = 256
-
-
 @njit(**NJIT_PARALLEL)
 def crps_normal_kernel(y, mu, sigma, out):
-    """CRPS(N(μ, σ²), y) = σ·[w·erf(w/√2) + 2φ(w) − 1/√π], w = (y − μ)/σ (2Φ(w) − 1 = erf(w/√2))."""
+    """CRPS(N(μ, σ²), y) = σ·[w·erf(w/√2) + 2φ(w) − 1/√π], w = (y − μ)/σ (erf(w/√2) = 2Φ(w) − 1)."""
     for i in prange(y.shape[0]):
         w = (y[i] - mu[i]) / sigma[i]
         out[i] = sigma[i] * (w * math.erf(w * _INV_SQRT2) + 2.0 * _INV_SQRT_2PI * math.exp(-0.5 * w * w)
@@ -35,26 +31,22 @@ def crps_normal_kernel(y, mu, sigma, out):
 
 
 @njit(**NJIT_PARALLEL)
-def crps_ensemble_kernel(y, x, fair, out):
-    """CRPS of the ensemble x_i (row i of ``x``, m members) at y_i: mean|x − y| − Σ_jk |x_j − x_k|/(2m²)
-    (``fair``: /(2m(m − 1))), the double sum from the sorted d = x − y as 2·Σ_j (2j − m + 1)·d_(j)
-    (0-based j), O(m log m) per case."""
-    n, m = x.shape
-    n_chunks = (n + ENSEMBLE_CHUNK - 1) // ENSEMBLE_CHUNK
-    half_pairs = float(m) * (m - 1) if fair else float(m) * m
-    for c in prange(n_chunks):
-        d = np.empty(m)
-        for i in range(c * ENSEMBLE_CHUNK, min(n, (c + 1) * ENSEMBLE_CHUNK)):
-            yi = y[i]
-            s1 = 0.0
-            for j in range(m):
-                d[j] = x[i, j] - yi
-                s1 += abs(d[j])
-            d.sort()
-            s2 = 0.0
-            for j in range(m):
-                s2 += (2 * j - m + 1) * d[j]
-            out[i] = s1 / m - s2 / half_pairs
+def crps_ensemble_kernel(y, xs, fair, out):
+    """CRPS of the ensemble of row i of ``xs`` (m members, **sorted** ascending) at y_i:
+    mean|x − y| − Σ_jk |x_j − x_k|/(2m²) (``fair``: /(2m(m − 1))), the double sum as
+    2·Σ_j (2j − m + 1)·d_j with d_j = x_(j) − y_i (0-based j; subtracting y keeps the sorted
+    order and avoids cancellation when the ensemble sits far from 0): O(m) per case."""
+    n, m = xs.shape
+    pairs = float(m) * (m - 1) if fair else float(m) * m
+    for i in prange(n):
+        yi = y[i]
+        s1 = 0.0
+        s2 = 0.0
+        for j in range(m):
+            d = xs[i, j] - yi
+            s1 += abs(d)
+            s2 += (2 * j - m + 1) * d
+        out[i] = s1 / m - s2 / pairs
 
 
 @njit(**NJIT_PARALLEL)
