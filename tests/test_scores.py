@@ -268,6 +268,16 @@ def test_coverage_table_covers_at_the_nominal_levels(dist):
     assert t.to_frame().shape == (4, 7)
 
 
+def test_coverage_table_with_a_fitted_t():
+    n = 100_000
+    rng = np.random.default_rng(19)
+    u = rng.uniform(0.5, 2.0, n)
+    E = u * get_distribution("t6").sample(n, seed=20)
+    t = coverage_table(E, u, dist="t(fit)")  # ν fitted to E/u (mcref.distfit)
+    assert t.dist.startswith("t(fit")
+    np.testing.assert_allclose(t.q, coverage_table(E, u, dist="t6").q, rtol=0.02)
+
+
 def test_coverage_table_of_overconfident_uncertainties_undercovers():
     rng = np.random.default_rng(18)
     u = rng.uniform(0.5, 2.0, 50_000)
