@@ -254,6 +254,17 @@ def crps_ensemble(y, samples, *, axis: int = -1, estimator: Literal["standard", 
     >>> bool(abs(crps_ensemble(y, X, estimator="fair").mean() - exact) < 0.01)   # fair: unbiased
     True
     """
+    shape, y, x, fair = _crps_ensemble_iv(y, samples, axis, estimator)
+    xs = np.array(x, dtype=np.float64, order="C").reshape(-1, x.shape[-1])  # a copy: sorted in place
+    xs.sort(axis=-1)
+    out = np.empty(y.size)
+    KS.crps_ensemble_kernel(y, xs, fair, out)
+    return _shaped(out, shape)
+
+
+def _crps_ensemble_iv(y, samples, axis, estimator):
+    """Finite y and samples, the ensemble axis moved last, m ≥ 2 for the fair estimator, y of the
+    cases' shape: (cases' shape, flat y, samples (..., m), fair)."""
     estimator = check_choice(estimator, "estimator", ("standard", "fair"))
     x = as_finite_array(samples, "samples")
     if x.ndim == 0:
@@ -271,12 +282,7 @@ def crps_ensemble(y, samples, *, axis: int = -1, estimator: Literal["standard", 
     except ValueError:
         raise ValueError(f"`y` must have the shape of `samples` without its ensemble axis, {shape}, "
                          f"got {y.shape}") from None
-    yf = np.ascontiguousarray(y).reshape(-1)
-    xs = np.array(x, dtype=np.float64, order="C").reshape(-1, m)  # a copy: sorted in place
-    xs.sort(axis=-1)
-    out = np.empty(yf.size)
-    KS.crps_ensemble_kernel(yf, xs, estimator == "fair", out)
-    return _shaped(out, shape)
+    return shape, np.ascontiguousarray(y).reshape(-1), x, estimator == "fair"
 
 
 # -- intervals ----------------------------------------------------------------------------
