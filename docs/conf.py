@@ -69,7 +69,7 @@ html_theme_options = {"description": "Monte Carlo references for UQ calibration"
 API_MODULES = [
     "mcref.datasets", "mcref.synthetic", "mcref.studies", "mcref.exact", "mcref.shape",
     "mcref.distfit", "mcref.decimation", "mcref.plots", "mcref.store", "mcref.parallel",
-    "mcref.diagnostics", "mcref.binning", "mcref.calibration",
+    "mcref.diagnostics", "mcref.binning", "mcref.calibration", "mcref.scores",
 ]
 
 

@@ -11,7 +11,7 @@ True
 
 from __future__ import annotations
 
-from . import datasets, diagnostics, studies, synthetic
+from . import datasets, diagnostics, scores, studies, synthetic
 from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, ShrunkBinsWarning,
                         SlowConvergenceWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
@@ -39,7 +39,7 @@ def plot_report(E, u, x=None, **kwargs):
 
 __all__ = [
     "BiasedIntervalWarning", "DegenerateBootstrapWarning", "FewReplicatesWarning", "ShrunkBinsWarning",
-    "SlowConvergenceWarning", "TieOrderWarning", "studies", "synthetic",
+    "SlowConvergenceWarning", "TieOrderWarning", "scores", "studies", "synthetic",
     "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
     "ShapeScreen", "Simulation", "ValidationTable", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",

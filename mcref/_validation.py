@@ -35,6 +35,30 @@ def as_float_array(x: Any, name: str) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+def as_finite_array(x: Any, name: str) -> np.ndarray:
+    """Return ``x`` as a float64 array of any shape (scalars included), not empty, of finite
+    values; the message of a non-finite value gives the counts and the first index."""
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`{name}` must be an array of real numbers ({exc})") from None
+    if arr.size == 0:
+        raise ValueError(f"`{name}` must not be empty")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        if arr.ndim == 0:
+            raise ValueError(f"`{name}` must be a finite number, got {float(arr)}")
+        n_nan = int(np.isnan(arr).sum())
+        n_inf = int(bad.sum()) - n_nan
+        first = np.unravel_index(int(np.argmax(bad)), arr.shape)
+        where = int(first[0]) if arr.ndim == 1 else tuple(int(k) for k in first)
+        raise ValueError(
+            f"`{name}` must contain only finite values "
+            f"({n_nan} NaN and {n_inf} infinite values, first at index {where})"
+        )
+    return arr
+
+
 _TINY = float(np.finfo(np.float64).tiny)  # smallest normal float64, 2.2e-308
 _HUGE = float(np.finfo(np.float64).max)
 

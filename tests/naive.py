@@ -188,3 +188,35 @@ def adaptive_starts(xs, n_bins, min_count, log):
         if not big.size:
             return starts
         starts = np.insert(starts, big[0] + 1, starts[big[0]] + pop[big[0]] // 2 + 1)
+
+
+# --------------------------------------------------------------------------- proper scores
+
+
+def crps_ensemble_pairs(y: float, x, fair: bool = False) -> float:
+    """CRPS of the ensemble x at y by the O(m²) double sum (docs/methods.md, "Proper scoring rules"):
+    mean|x − y| − Σ_jk |x_j − x_k| / (2m²), or / (2m(m − 1)) for the fair estimator."""
+    x = np.asarray(x, dtype=float)
+    m = x.size
+    pairs = np.abs(x[:, None] - x[None, :]).sum()
+    return float(np.abs(x - y).mean() - pairs / (2.0 * (m * (m - 1) if fair else m * m)))
+
+
+def crps_integral(y: float, mu: float, sigma: float) -> float:
+    """CRPS of N(μ, σ²) at y as ∫ (F(x) − 1[x ≥ y])² dx, by scipy.integrate.quad on each side of y."""
+    from scipy.integrate import quad
+
+    d = sps.norm(mu, sigma)
+    left = quad(lambda x: d.cdf(x) ** 2, -np.inf, y, epsabs=1e-14, epsrel=1e-13, limit=200)[0]
+    right = quad(lambda x: d.sf(x) ** 2, y, np.inf, epsabs=1e-14, epsrel=1e-13, limit=200)[0]  # 1 − F
+    return left + right
+
+
+def interval_score(y: float, lower: float, upper: float, alpha: float) -> float:
+    """(r − l) + (2/α)(l − y)·1[y < l] + (2/α)(y − r)·1[y > r], one case, plain Python."""
+    s = upper - lower
+    if y < lower:
+        s += 2.0 / alpha * (lower - y)
+    if y > upper:
+        s += 2.0 / alpha * (y - upper)
+    return s

@@ -10,47 +10,23 @@ import numpy as np
 from numba import njit, prange
 
 from ._config import NJIT_EXACT, NJIT_PARALLEL
+from .linalg import chol_mahalanobis
 from .rng import next_double
 
 
 @njit(**NJIT_EXACT)
 def nees_kernel(y, mean, cov, nees, log_sg):
     """NEES ε_i = r_iᵀ Σ_i⁻¹ r_i, r_i = y_i − mean_i, and ln σ_G,i = ln det(Σ_i)/(2d), by a
-    Cholesky factorisation of each Σ_i (d × d). A matrix that is not positive definite gets
-    NaN (the caller reports its index)."""
+    Cholesky factorisation of each Σ_i (d × d; :func:`mcref.kernels.linalg.chol_mahalanobis`).
+    A matrix that is not positive definite gets NaN (the caller reports its index)."""
     n, d = y.shape
     L = np.empty((d, d))
     r = np.empty(d)
+    w = np.empty(d)
     for i in range(n):
-        ok = True
-        logdet = 0.0
         for a in range(d):
-            for b in range(a + 1):
-                s = cov[i, a, b]
-                for k in range(b):
-                    s -= L[a, k] * L[b, k]
-                if a == b:
-                    if not s > 0.0:
-                        ok = False
-                        break
-                    L[a, a] = math.sqrt(s)
-                    logdet += 2.0 * math.log(L[a, a])
-                else:
-                    L[a, b] = s / L[b, b]
-            if not ok:
-                break
-        if not ok:
-            nees[i] = np.nan
-            log_sg[i] = np.nan
-            continue
-        # forward substitution L w = r, ε = |w|²
-        e = 0.0
-        for a in range(d):
-            s = y[i, a] - mean[i, a]
-            for k in range(a):
-                s -= L[a, k] * r[k]
-            r[a] = s / L[a, a]
-            e += r[a] * r[a]
+            r[a] = y[i, a] - mean[i, a]
+        e, logdet = chol_mahalanobis(cov[i], r, L, w)
         nees[i] = e
         log_sg[i] = logdet / (2.0 * d)
 
