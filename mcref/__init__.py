@@ -12,8 +12,8 @@ True
 from __future__ import annotations
 
 from . import datasets, diagnostics, scores, studies, synthetic
-from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, ShrunkBinsWarning,
-                        SlowConvergenceWarning, TieOrderWarning)
+from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, MCRefWarning,
+                        ShrunkBinsWarning, SlowConvergenceWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
 from .bootstrap import BootstrapResult, bootstrap, bootstrap_many
 from .calibration import QCEResult, Uniformity, qce, rank_calibration, uniformity
@@ -38,7 +38,7 @@ def plot_report(E, u, x=None, **kwargs):
     return _plot_report(E, u, x, **kwargs)
 
 __all__ = [
-    "BiasedIntervalWarning", "DegenerateBootstrapWarning", "FewReplicatesWarning", "ShrunkBinsWarning",
+    "BiasedIntervalWarning", "DegenerateBootstrapWarning", "FewReplicatesWarning", "MCRefWarning", "ShrunkBinsWarning",
     "SlowConvergenceWarning", "TieOrderWarning", "scores", "studies", "synthetic",
     "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
     "ShapeScreen", "Simulation", "ValidationTable", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",

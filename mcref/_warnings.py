@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 
-class DegenerateBootstrapWarning(RuntimeWarning):
+class MCRefWarning(Warning):
+    """Base class of every warning mcref emits: ``warnings.simplefilter("ignore", MCRefWarning)``
+    silences them all, ``"error"`` turns them into exceptions (the test suite does)."""
+
+
+class DegenerateBootstrapWarning(MCRefWarning, RuntimeWarning):
     """BCa could not be computed (all replicates equal, infinite ``z0`` or undefined
     acceleration); the percentile interval is returned instead."""
 
@@ -15,11 +20,11 @@ class DegenerateBootstrapWarning(RuntimeWarning):
         )
 
 
-class ShrunkBinsWarning(UserWarning):
+class ShrunkBinsWarning(MCRefWarning, UserWarning):
     """The requested number of bins was reduced to respect ``min_count`` (``shrink=True``)."""
 
 
-class BiasedIntervalWarning(RuntimeWarning):
+class BiasedIntervalWarning(MCRefWarning, RuntimeWarning):
     """The BCa interval does not contain the estimate θ̂ itself.
 
     It happens when the statistic is strongly biased at this sample size: BCa shifts the
@@ -33,18 +38,18 @@ class BiasedIntervalWarning(RuntimeWarning):
         super().__init__(msg or "the BCa interval excludes the estimate (strong finite-sample bias)")
 
 
-class FewReplicatesWarning(UserWarning):
+class FewReplicatesWarning(MCRefWarning, UserWarning):
     """Fewer bootstrap or Monte Carlo replicates than a stable result needs (the table's
     verdicts are then indicative): BCa limits need ~1000 replicates or more, a Monte Carlo
     p-value near α = 0.05 needs ~1000 repeats to be resolved."""
 
 
-class TieOrderWarning(UserWarning):
+class TieOrderWarning(MCRefWarning, UserWarning):
     """A binned statistic (ENCE, ZMSE, UCE) depends on the input order of tied u values:
     runs of equal u straddle a bin cut, and the stable sort puts them in bins by row order.
     :func:`mcref.tie_spread` gives the statistic's range over random orders of the ties."""
 
 
-class SlowConvergenceWarning(UserWarning):
+class SlowConvergenceWarning(MCRefWarning, UserWarning):
     """A generative distribution so heavy-tailed that Monte Carlo means converge extremely
     slowly (unit-variance t(ν) with ν close to 2: ε² has tail index ν/2 ≈ 1)."""

@@ -603,9 +603,18 @@ def cli_words(message: str) -> str:
     return out
 
 
+_shown: set[str] = set()
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None):  # noqa: ARG001
-    """Warnings on the command line: one line each, in CLI words, no source line."""
-    print(f"mcref: warning: {cli_words(str(message))}", file=sys.stderr)
+    """Warnings on the command line: one line each, in CLI words, no source line, each text
+    once per command (the same warning can come from several layers: bins, bootstrap,
+    references)."""
+    text = cli_words(str(message))
+    if text in _shown:
+        return
+    _shown.add(text)
+    print(f"mcref: warning: {text}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -613,9 +622,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import warnings
 
-    warnings.showwarning = _show_warning
+    from ._warnings import MCRefWarning
+
+    _shown.clear()
     try:
-        return args.func(args)
+        with warnings.catch_warnings():  # restored on return: main() may run inside a program or a test
+            warnings.simplefilter("default")
+            warnings.simplefilter("always", MCRefWarning)  # said once each by _show_warning
+            warnings.showwarning = _show_warning
+            return args.func(args)
     except ValueError as exc:
         print(f"mcref: error: {cli_words(str(exc))}", file=sys.stderr)
         return 2

@@ -412,7 +412,7 @@ def validate(
     --------
     >>> rng = np.random.default_rng(0)
     >>> u = rng.lognormal(-1, 0.3, 1000); E = u * rng.normal(size=1000)
-    >>> tab = validate(E, u, stats=["ZMS", "CC"], n_boot=500, n_mc=500, seed=0)
+    >>> tab = validate(E, u, stats=["ZMS", "CC"], n_boot=1000, n_mc=1000, seed=0)
     >>> tab["ZMS"].verdict
     'valid'
     """

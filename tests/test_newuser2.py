@@ -178,3 +178,19 @@ def test_log_axis_tick_labels_do_not_overlap(name):
             assert a.x1 <= b.x0 + 0.5, f"{plot.__name__}({name}): tick labels overlap: {[t.get_text() for t in labels]}"
         assert all("10^" not in t.get_text() and "times" not in t.get_text() for t in labels)
         plt.close(fig)
+
+
+def test_cli_says_a_warning_once(capsys):
+    # --shrink: the bins are shrunk for the statistic, the bootstrap and the references: one line
+    assert cli.main(["validate", "--dataset", "Diffusion_RF", "--stat", "ENCE", "--bins", "100", "--shrink",
+                     "--boot", "200", "--mc", "200", "--seed", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("n_bins reduced from 100 to 68") == 1, err
+
+
+def test_cli_leaves_the_callers_warning_settings_alone():
+    import warnings as w
+
+    before = (w.showwarning, list(w.filters))
+    cli.main(["datasets"])
+    assert (w.showwarning, list(w.filters)) == before

@@ -7,6 +7,8 @@ import importlib
 import numpy as np
 import pytest
 
+import mcref
+
 import naive
 from mcref._warnings import ShrunkBinsWarning
 
@@ -45,6 +47,7 @@ BIN_SETUPS = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore::mcref.TieOrderWarning")  # expected here: tied u straddle bin cuts (the warning itself is tested in test_newuser)
 @pytest.mark.parametrize("case_name,n_bins", BIN_SETUPS)
 @pytest.mark.parametrize("name", ALL)
 def test_statistic_matches_naive(gen, case_name, n_bins, name):
@@ -53,6 +56,7 @@ def test_statistic_matches_naive(gen, case_name, n_bins, name):
     close(got, naive.statistic(name, E, u, n_bins))
 
 
+@pytest.mark.filterwarnings("ignore::mcref.TieOrderWarning")  # expected here: tied u straddle bin cuts (the warning itself is tested in test_newuser)
 @pytest.mark.parametrize("case_name", ["cal300", "tied_u", "tied_both"])
 def test_statistics_many_equals_one_at_a_time(gen, case_name):
     E, u = gen.make_case(case_name)
@@ -78,12 +82,16 @@ def test_stable_order_of_ties_matters_for_binned():
     E = u * rng.normal(size=m)
     perm = np.concatenate([rng.permutation(m // 2), m // 2 + rng.permutation(m // 2)])
     for name in naive.BINNED:
-        a = S.statistic(name, E, u, n_bins=3, min_count=30)
-        b = S.statistic(name, E[perm], u[perm], n_bins=3, min_count=30)
+        with pytest.warns(mcref.TieOrderWarning, match=f"{name}: 2 run"):  # the user is told
+            a = S.statistic(name, E, u, n_bins=3, min_count=30)
+        with pytest.warns(mcref.TieOrderWarning):
+            b = S.statistic(name, E[perm], u[perm], n_bins=3, min_count=30)
         close(a, naive.statistic(name, E, u, 3))
         close(b, naive.statistic(name, E[perm], u[perm], 3))
     # the middle bin straddles the tie run, so the two orders give different values
-    assert S.statistic("UCE", E, u, n_bins=3, min_count=30) != S.statistic("UCE", E[perm], u[perm], n_bins=3, min_count=30)
+    with pytest.warns(mcref.TieOrderWarning):
+        assert S.statistic("UCE", E, u, n_bins=3, min_count=30) != S.statistic("UCE", E[perm], u[perm], n_bins=3,
+                                                                                min_count=30)
 
 
 def test_cc_with_ties_matches_spearmanr(gen):
@@ -92,6 +100,7 @@ def test_cc_with_ties_matches_spearmanr(gen):
     close(S.statistic("CC", E, u), naive.cc(E, u))
 
 
+@pytest.mark.filterwarnings("ignore::mcref.TieOrderWarning")  # expected here: tied u straddle bin cuts (the warning itself is tested in test_newuser)
 def test_qm9_statistics(qm9):
     E, u = qm9
     assert np.unique(u).size < 200  # heavy ties in u
@@ -99,6 +108,7 @@ def test_qm9_statistics(qm9):
         close(S.statistic(name, E, u, n_bins=20), naive.statistic(name, E, u, 20), rtol=1e-11)
 
 
+@pytest.mark.filterwarnings("ignore::mcref.TieOrderWarning")  # expected here: tied u straddle bin cuts (the warning itself is tested in test_newuser)
 def test_list_input_and_min_count_argument():
     E = [0.5, -1.0, 2.0, 0.1, -0.3, 1.5]
     u = [1.0, 1.0, 2.0, 0.5, 0.7, 1.1]

@@ -60,6 +60,7 @@ def test_table_on_calibrated_data_is_consistent_with_its_parts():
     assert tab.to_json() == tab2.to_json()
 
 
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")  # small n_boot/n_mc keep the test fast; the warning is tested in test_newuser
 def test_miscalibrated_data_is_invalid():
     rng = np.random.default_rng(1)
     u = rng.uniform(0.5, 2.0, 3000)
@@ -72,6 +73,7 @@ def test_miscalibrated_data_is_invalid():
     assert tab["CC"].verdict == "invalid"
 
 
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")  # small n_boot/n_mc keep the test fast; the warning is tested in test_newuser
 def test_outputs_render():
     ds = mcref.datasets.load("Diffusion_RF")
     tab = mcref.validate(ds.E, ds.u, n_boot=300, n_mc=300, seed=0, name=ds.name)
@@ -88,6 +90,7 @@ def test_outputs_render():
     assert df.loc["CC", "mc_ratio_normal"] == pytest.approx(2 * r.sim["normal"].se / (0.5 * (r.high - r.low)))
 
 
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")  # small n_boot/n_mc keep the test fast; the warning is tested in test_newuser
 def test_homoscedastic_data_validates():
     """Constant u: the average statistics validate (shape screen of u² = 0); the binned ones
     are refused, since any split of equal u into bins is arbitrary."""
@@ -148,6 +151,7 @@ def test_p_value_is_the_monte_carlo_rank_formula():
         sim.p_value("CC", "normal", 0.0, alternative="bigger")
 
 
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")  # small n_boot/n_mc keep the test fast; the warning is tested in test_newuser
 def test_table_reports_p_values_both_verdicts_and_biased_intervals():
     ds = mcref.datasets.load("Diffusion_RF")
     tab = mcref.validate(ds.E, ds.u, n_boot=500, n_mc=500, seed=0, name=ds.name)
