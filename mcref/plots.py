@@ -496,9 +496,12 @@ def plot_benchmark(result, *, ax=None):
     Each row shows the estimate with its BCa 95 % interval, coloured (and shaped) by its
     verdict, against its reference: the predefined value (dashed line, or a black tick when
     it differs between datasets), or for a simulated reference its mean (black tick) and
-    the 2.5–97.5 % range of the statistic simulated on calibrated data (grey band) under the
-    empirical D (the first D when the empirical one was not run). An estimate outside the
-    band is what the Monte Carlo test rejects (``docs/methods.md``, "Verdicts").
+    the central 95 % (2.5–97.5 %) of the statistic simulated on calibrated data (grey band)
+    under the empirical D (the first D when the empirical one was not run). The verdict of
+    a simulated-reference statistic is its Monte Carlo test (``docs/methods.md``,
+    "Verdicts"): two-sided for CC, so an estimate outside the band is invalid; one-sided
+    for ENCE, ZMSE, UCE (large is bad), so an estimate above the 95th percentile, the top
+    sliver of the band, is invalid too. The colour always shows the verdict.
 
     Parameters
     ----------
@@ -574,7 +577,7 @@ def plot_benchmark(result, *, ax=None):
     if own:
         handles = [Line2D([], [], color=c, marker=m, lw=1.8, mec="white", label=v)
                    for v, (c, m) in VERDICT_STYLE.items() if v in set(t["verdict"])]
-        handles += [Patch(color="0.78", label=f"95 % range on calibrated data (D = {band_d})"),
+        handles += [Patch(color="0.78", label=f"central 95 % of the statistic on calibrated data (D = {band_d})"),
                     Line2D([], [], color="0.1", lw=1.4, label="reference")]
         o = result.options
         fig.suptitle(f"mcref benchmark: {n} dataset{'s' if n != 1 else ''}; estimate with BCa 95 % interval, "
