@@ -583,7 +583,7 @@ def plot_benchmark(result, *, ax=None):
         fig.suptitle(f"mcref benchmark: {n} dataset{'s' if n != 1 else ''}; estimate with BCa 95 % interval, "
                      f"colour = verdict  (B = {o['n_boot']}, N_MC = {o['n_mc']}, seed = {result.seed})",
                      fontsize=11)
-        top = 1 - 0.4 / fig.get_figheight()
+        top = 1 - 0.22 / fig.get_figheight()
         bottom = 0.3 / fig.get_figheight()
         fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8.5, frameon=False)
         fig.tight_layout(rect=(0, bottom, 1, top))
