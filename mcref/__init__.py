@@ -12,6 +12,7 @@ True
 from __future__ import annotations
 
 from . import datasets, diagnostics, scores, studies, synthetic
+from ._benchmark import BenchmarkResult, benchmark
 from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, MCRefWarning,
                         ShrunkBinsWarning, SlowConvergenceWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
@@ -44,5 +45,5 @@ __all__ = [
     "ShapeScreen", "Simulation", "ValidationTable", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
     "statistics", "tie_spread", "validate", "plot_report", "diagnostics", "qce", "rank_calibration",
-    "uniformity", "QCEResult", "Uniformity", "zeta", "zeta_sim2",
+    "uniformity", "QCEResult", "Uniformity", "zeta", "zeta_sim2", "benchmark", "BenchmarkResult",
 ]

@@ -1,5 +1,5 @@
 """Command-line interface: ``mcref stats``, ``mcref validate``, ``mcref fit``, ``mcref decimate``,
-``mcref report``, ``mcref demo``, ``mcref study``, ``mcref datasets``.
+``mcref report``, ``mcref demo``, ``mcref bench``, ``mcref study``, ``mcref datasets``.
 
 The CLI calls only the public API. Bad input prints one clear line on stderr and
 exits with status 2.
@@ -268,13 +268,17 @@ def _report_page(args, ds, seed, work: str) -> None:
 
 def cmd_demo(args) -> int:
     t0 = time.perf_counter()
-    if args.validate:
-        from .validate import validate
+    if args.validate:  # a benchmark run of the nine built-in sets
+        import warnings
 
-        for name in datasets.names():
-            ds = datasets.load(name)
-            print(validate(ds.E, ds.u, n_boot=args.boot, n_mc=args.mc, seed=args.seed, name=name))
-            print()
+        from ._benchmark import benchmark
+        from ._warnings import FewReplicatesWarning
+
+        with warnings.catch_warnings():  # the summary says "indicative only"
+            warnings.simplefilter("ignore", FewReplicatesWarning)
+            res = benchmark("all", n_boot=args.boot, n_mc=args.mc, seed=args.seed, n_jobs=args.n_jobs,
+                            progress=not args.no_progress)
+        print(res)
     else:
         rows = []
         for name in datasets.names():
@@ -283,7 +287,82 @@ def cmd_demo(args) -> int:
         _print_stats(rows)
     print(f"\n{len(datasets.names())} data sets in {time.perf_counter() - t0:.1f} s "
           f"(B={args.boot}{', N_MC=' + str(args.mc) if args.validate else ''})")
+    if args.validate:
+        print("(one data set in detail: mcref validate --dataset NAME; all of them as a report: "
+              "mcref bench --dataset all --html DIR)")
     return 0
+
+
+def cmd_bench(args) -> int:
+    """Validate many data sets at once (:func:`mcref.benchmark`): files, globs, directories, built-in sets."""
+    import warnings
+
+    from ._benchmark import benchmark
+    from ._warnings import FewReplicatesWarning
+
+    sources = list(args.paths)
+    for d in args.dataset or []:
+        sources += [x.strip() for x in d.split(",") if x.strip()]
+    if not sources:
+        raise ValueError("give one or more PATHs (CSV files, globs, directories) or --dataset NAME "
+                         "(or --dataset all; built-in: " + ", ".join(datasets.names()) + ")")
+    opts = {"n_boot": args.boot, "n_mc": args.mc, "n_bins": args.bins, "min_count": args.min_count,
+            "shrink": args.shrink, "rule": args.rule}
+    if args.dists:
+        opts["dists"] = [d.strip() for d in args.dists.split(",") if d.strip()]
+    with warnings.catch_warnings():  # the summary says "indicative only"
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        res = benchmark(sources, stats=_stats_list(args.stat, DEMO_STATS), store=args.store, E=args.E, u=args.u,
+                        pred=args.pred, ref=args.ref, u_is_variance=args.u_is_variance, n_jobs=args.n_jobs,
+                        backend=args.backend, scheduler=args.scheduler, seed=args.seed,
+                        progress=not args.no_progress, **opts)
+    print(res)
+    if args.csv:
+        res.to_csv(args.csv)
+        print(f"wrote {args.csv}")
+    if args.html:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        print(f"wrote {res.to_html(args.html, diagnostics=not args.no_diagnostics)}")
+    return 0
+
+
+def _bench_parser(sub) -> None:
+    """The ``mcref bench`` subcommand."""
+    sp = sub.add_parser(
+        "bench", help="validate many data sets at once (parallel, resumable, HTML report)",
+        description="Validate every data set given (CSV files, globs, directories of *.csv, built-in sets) with "
+        "the same settings, in parallel; one summary table of verdicts. With --store, finished data sets are kept: "
+        "re-run the same command to resume, or with more data sets to compute only the new ones.")
+    sp.add_argument("paths", nargs="*", metavar="PATH", help="CSV file, glob ('runs/*.csv') or directory")
+    sp.add_argument("--dataset", action="append", metavar="NAME",
+                    help="built-in data set(s), comma-separated or repeated; 'all': the nine")
+    sp.add_argument("--stat", help="comma-separated statistics (default " + ",".join(DEMO_STATS) + ")")
+    sp.add_argument("--store", help="SQLite results file: finished data sets are kept, a rerun resumes")
+    sp.add_argument("--html", metavar="DIR", help="write a static report (index.html and figures) to DIR")
+    sp.add_argument("--no-diagnostics", action="store_true", help="--html without the per-data-set figures")
+    sp.add_argument("--csv", metavar="FILE", help="write the table (one row per data set and statistic) to FILE")
+    sp.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")
+    sp.add_argument("--backend", default="loky", choices=["loky", "threading", "sequential", "dask"],
+                    help="where data sets run (default loky processes; dask: a Dask cluster)")
+    sp.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="benchmark seed (default: the store's, else drawn from the OS and printed)")
+    sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
+    sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats (default 10000)")
+    sp.add_argument("--dists", help="comma-separated generative distributions (default normal,t6,empirical)")
+    sp.add_argument("--bins", type=int, default=20, help="equal-count bins (default 20)")
+    sp.add_argument("--min-count", type=int, default=30, help="fewest points per bin (default 30)")
+    sp.add_argument("--shrink", action="store_true", help="fewer bins instead of failing when M/bins < --min-count")
+    sp.add_argument("--rule", default="mc", choices=["mc", "paper"], help="verdict rule (default mc)")
+    sp.add_argument("--E", help="error column of the files (default: E or error)")
+    sp.add_argument("--u", help="uncertainty column of the files (default: u, uE or uncertainty)")
+    sp.add_argument("--pred", help="prediction column (E = ref - pred)")
+    sp.add_argument("--ref", help="reference-value column (E = ref - pred)")
+    sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
+    sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sp.set_defaults(func=cmd_bench)
 
 
 def cmd_datasets(args) -> int:
@@ -492,7 +571,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int, default=0, help="random seed (default 0: the demo is reproducible)")
     sp.add_argument("--stats-only", dest="validate", action="store_false",
                     help="only the statistics with BCa intervals (no simulated references)")
+    sp.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")
+    sp.add_argument("--no-progress", action="store_true", help="no progress bar")
     sp.set_defaults(func=cmd_demo, validate=True)
+
+    _bench_parser(sub)
 
     sp = sub.add_parser("study", help="simulation studies of the papers (parallel, resumable)",
                         description="Run a built-in simulation study. Finished cells go to --store as they "
@@ -581,7 +664,7 @@ _CLI_NAMES = {
     "name": "--dataset", "E": "--E", "E=": "--E COLUMN", "u": "--u", "u=": "--u COLUMN", "pred": "--pred",
     "ref": "--ref", "pred=": "--pred COLUMN", "ref=": "--ref COLUMN", "x": "x", "x=": "x",
     "max_fraction": "--max-fraction", "steps": "--steps", "rule": "--rule", "path": "FILE",
-    "delimiter": "--delimiter",
+    "delimiter": "--delimiter", "sources": "PATH",
 }
 
 
@@ -641,7 +724,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # Python flushes stdout at exit: send it nowhere
         return 0
     except KeyboardInterrupt:
-        if args.command != "study":  # a study has already said what was kept and how to resume
+        # a study, bench or demo run: the runner has said what was kept and how to resume
+        if args.command not in ("study", "bench") and not (args.command == "demo" and args.validate):
             print("mcref: interrupted", file=sys.stderr)
         return 130
 

@@ -1,0 +1,495 @@
+"""Benchmark runs: :func:`mcref.validate` on many datasets at once, in parallel, stored, resumable.
+
+One dataset is one cell of a study (``docs/methods.md``, sections "Studies" and "Verdicts"),
+run by :func:`mcref.studies._runner.run_study`: the cell's key is the dataset's name and the
+SHA-256 of its E and u, its arrays travel with its task (``StudySpec.data``), and the study
+parameters are the statistics and the options of :func:`mcref.validate`, never the list of
+datasets, so a store can be extended with new datasets without recomputing the old ones.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import hashlib
+import inspect
+import math
+import numbers
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Mapping, Sequence
+
+import numpy as np
+
+from . import datasets as _datasets
+from ._validation import check_choice, check_int, check_probability
+from ._warnings import FewReplicatesWarning, TieOrderWarning
+from .binning import resolve_n_bins
+from .datasets import Dataset
+from .stats import info
+from .studies._runner import RunInfo, StudySpec, run_study
+from .validate import DEFAULT_STATS, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD, RULES, validate
+
+__all__ = ["BenchmarkResult", "benchmark", "STUDY_NAME", "content_hash", "validate_seed"]
+
+#: name of the benchmark study in a store and in :func:`mcref.studies._runner.cell_seed`
+STUDY_NAME = "benchmark"
+#: options of :func:`mcref.validate` that :func:`benchmark` passes on (all but the data, stats, seed, name)
+_VALIDATE_OPTIONS = tuple(n for n in inspect.signature(validate).parameters
+                          if n not in ("E", "u", "stats", "seed", "name"))
+_VALIDATE_DEFAULTS = {n: p.default for n, p in inspect.signature(validate).parameters.items()
+                      if n in _VALIDATE_OPTIONS}
+_GLOB_CHARS = frozenset("*?[")
+VERDICT_ORDER = ("valid", "invalid", "not testable", "unreliable")
+
+
+def content_hash(E: np.ndarray, u: np.ndarray) -> str:
+    """SHA-256 (hex) of a dataset's content: the bytes of E then u as little-endian float64.
+
+    Two datasets with the same values in the same order have the same hash, whatever their
+    name or file; one changed value gives another hash (another cell of a benchmark).
+
+    Examples
+    --------
+    >>> content_hash(np.array([0.1, -0.2]), np.array([1.0, 2.0]))[:12]
+    'b59435a807e9'
+    """
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(E, dtype="<f8").tobytes())
+    h.update(np.ascontiguousarray(u, dtype="<f8").tobytes())
+    return h.hexdigest()
+
+
+def validate_seed(seed_seq: np.random.SeedSequence) -> int:
+    """The seed that a benchmark cell passes to :func:`mcref.validate`: the first 64-bit word
+    of the cell's :class:`~numpy.random.SeedSequence`, shifted right by one bit (a
+    non-negative int64, so that it fits a table column)."""
+    return int(seed_seq.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+# ---------------------------------------------------------------------- result
+@dataclass(frozen=True, eq=False)
+class BenchmarkResult:
+    """Outcome of :func:`benchmark`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (dataset, statistic), datasets in the order of the sources and
+        statistics in the order of ``stats``. Columns: ``dataset``, ``M``, ``stat``,
+        ``estimate``, ``bias``, ``low``, ``high`` (BCa 95 % interval), ``interval`` (its
+        method), ``reference`` (predefined reference, NaN if none), ``zeta_BS`` (NaN if
+        none); per generative distribution D (labels as in :func:`mcref.validate`:
+        ``normal``, ``t(6)``, ``empirical``): ``ref_<D>`` (simulated reference), ``u_ref_<D>``
+        (its Monte Carlo standard uncertainty), ``ref_low_<D>``, ``ref_high_<D>`` (2.5 and
+        97.5 % quantiles of the simulated statistic), ``p_<D>`` (Monte Carlo p-value),
+        ``zeta_Sim_<D>``; then ``D_sensitive``, ``excludes_estimate``, ``shape_flag``,
+        ``verdict``, ``verdict_paper``, ``beta_u2``, ``beta_E2``, ``beta_Z2`` (the
+        dataset's shape screen), ``seed`` (the seed passed to :func:`mcref.validate`) and
+        ``sha256`` (:func:`content_hash` of the dataset).
+    seed : int
+        The benchmark's seed.
+    store : str or None
+        Path of the results store, if any.
+    run : RunInfo
+        How the run went: cells computed now (``n_computed``) and read back from the
+        store (``n_loaded``), wall time.
+    datasets : tuple of Dataset
+        The datasets, in table order (their ``x`` is used by the report's diagnostics).
+    stats : tuple of str
+        The statistics, canonical names.
+    options : dict
+        The options of :func:`mcref.validate`, every default filled in.
+    """
+
+    table: Any
+    seed: int
+    store: str | None
+    run: RunInfo
+    datasets: tuple[Dataset, ...] = field(repr=False)
+    stats: tuple[str, ...]
+    options: Mapping[str, Any]
+
+    @property
+    def dists(self) -> tuple[str, ...]:
+        """Labels of the generative distributions D, in table order."""
+        return tuple(c[4:] for c in self.table.columns if c.startswith("ref_") and not c.startswith("ref_low_")
+                     and not c.startswith("ref_high_"))
+
+    def verdicts(self):
+        """Verdicts as a DataFrame, one row per dataset and one column per statistic."""
+        t = self.table
+        wide = t.pivot(index="dataset", columns="stat", values="verdict")
+        return wide.loc[[d.name for d in self.datasets], list(self.stats)]
+
+    def to_csv(self, path: str | os.PathLike) -> None:
+        """Write :attr:`table` to a CSV file (no index; floats at full precision)."""
+        self.table.to_csv(path, index=False)
+
+    def plot(self, ax=None):
+        """The summary figure, :func:`mcref.plots.plot_benchmark` (needs matplotlib)."""
+        from .plots import plot_benchmark
+
+        return plot_benchmark(self, ax=ax)
+
+    def to_html(self, directory: str | os.PathLike, *, diagnostics: bool = True) -> str:
+        """Write a static report (opens offline) to ``directory``: ``index.html`` with the
+        sortable table, the summary figure and one section per dataset (its diagnostics
+        figure, :func:`mcref.plots.plot_report`, and its rows). The report is written to a
+        temporary directory next to ``directory`` and moved into place at the end; an
+        existing ``directory`` is replaced only if it is an earlier mcref report (or empty).
+        ``diagnostics=False`` leaves out the per-dataset figures (faster). Returns the path
+        of ``index.html``."""
+        from ._html import write_report
+
+        return write_report(self, directory, diagnostics=diagnostics)
+
+    def __str__(self) -> str:
+        o = self.options
+        r = self.run
+        head = (f"benchmark: {len(self.datasets)} dataset(s) x {len(self.stats)} statistic(s), "
+                f"B={o['n_boot']}, N_MC={o['n_mc']}, seed={self.seed}"
+                + (f", store={self.store}" if self.store else "")
+                + f" ({r.n_computed} computed, {r.n_loaded} loaded, {r.seconds:.1f} s)")
+        t = self.table
+        cells: dict[tuple[str, str], str] = {}
+        for name, stat, est, v in zip(t["dataset"], t["stat"], t["estimate"], t["verdict"]):
+            e = f"{est:.4g}" if math.isfinite(est) else str(est)
+            cells[(name, stat)] = f"{e} {v}"
+        names = [d.name for d in self.datasets]
+        cols = [["dataset", *names]]
+        for s in self.stats:
+            cols.append([s, *(cells.get((n, s), "-") for n in names)])
+        widths = [max(len(x) for x in c) for c in cols]
+        lines = ["  ".join(c[i].ljust(w) for c, w in zip(cols, widths)).rstrip() for i in range(len(names) + 1)]
+        counts = t["verdict"].value_counts()
+        tally = ", ".join(f"{int(counts[v])} {v}" for v in VERDICT_ORDER if v in counts)
+        notes = [f"verdicts: {tally} (estimate and verdict per cell; docs/methods.md, 'Verdicts')"]
+        if o["n_boot"] < MIN_VERDICT_REPLICATES or o["n_mc"] < MIN_VERDICT_REPLICATES:
+            notes.append(f"indicative only: B={o['n_boot']}, N_MC={o['n_mc']} (stable verdicts need 1000 or more each)")
+        return "\n".join([head, *lines, *notes])
+
+    def _repr_html_(self) -> str:  # pragma: no cover - notebook display
+        return "<pre>" + __import__("html").escape(str(self)) + "</pre>"
+
+
+# ---------------------------------------------------------------------- sources
+def _describe(src: Any) -> str:
+    if isinstance(src, Dataset):
+        return f"Dataset {src.name!r}"
+    if isinstance(src, tuple):
+        return f"tuple {src[0]!r}" if src and isinstance(src[0], str) else "tuple"
+    return repr(os.fspath(src)) if isinstance(src, (str, os.PathLike)) else type(src).__name__
+
+
+def _is_triple(src: Any) -> bool:
+    return (isinstance(src, tuple) and len(src) == 3 and isinstance(src[0], str)
+            and not isinstance(src[1], (str, os.PathLike)) and not isinstance(src[2], (str, os.PathLike)))
+
+
+def _from_path(path: str, where: str, file_options: Mapping[str, Any]) -> Dataset:
+    try:
+        return _datasets.from_file(path, **file_options)
+    except ValueError as exc:
+        raise ValueError(f"`sources`: {where}: {exc}") from None
+
+
+def _expand(src: Any, file_options: Mapping[str, Any]) -> list[tuple[Dataset, str]]:
+    """One source → [(dataset, description of where it came from)]."""
+    where = _describe(src)
+    if isinstance(src, Dataset):
+        return [(src, where)]
+    if isinstance(src, tuple):
+        if not _is_triple(src):
+            raise ValueError(f"`sources`: a tuple must be (name, E, u) with a string name, got a "
+                             f"{len(src)}-tuple {where}")
+        try:
+            return [(Dataset(src[0], src[1], src[2], source="(name, E, u) tuple"), where)]
+        except ValueError as exc:
+            raise ValueError(f"`sources`: {where}: {exc}") from None
+    if not isinstance(src, (str, os.PathLike)):
+        raise ValueError(f"`sources`: each source must be a file path, a glob, a directory, a built-in dataset "
+                         f"name, a Dataset or a (name, E, u) tuple; got {type(src).__name__}")
+    text = os.fspath(src)
+    if not isinstance(text, str):
+        raise ValueError(f"`sources`: paths must be text, got {text!r}")
+    builtin = {n.lower(): n for n in _datasets.names()}
+    p = Path(text)
+    if p.is_dir():
+        files = sorted(str(f) for f in p.iterdir() if f.is_file() and f.suffix.lower() == ".csv")
+        if not files:
+            raise ValueError(f"`sources`: directory {text!r} holds no *.csv file")
+        return [(_from_path(f, repr(f), file_options), repr(f)) for f in files]
+    if p.is_file():
+        return [(_from_path(text, where, file_options), where)]
+    if text.lower() == "all":
+        return [(_datasets.load(n), f"built-in {n!r}") for n in _datasets.names()]
+    if text.lower() in builtin:
+        n = builtin[text.lower()]
+        return [(_datasets.load(n), f"built-in {n!r}")]
+    if _GLOB_CHARS & set(text):
+        files = sorted(f for f in _glob.glob(text) if os.path.isfile(f))
+        if not files:
+            raise ValueError(f"`sources`: the glob {text!r} matches no file")
+        return [(_from_path(f, repr(f), file_options), repr(f)) for f in files]
+    raise ValueError(f"`sources`: {where} is not a file, a directory, a glob or a built-in dataset "
+                     f"('all' or one of {', '.join(_datasets.names())})")
+
+
+def _resolve_sources(sources: Any, file_options: Mapping[str, Any]) -> list[tuple[Dataset, str]]:
+    if isinstance(sources, (str, os.PathLike, Dataset)) or _is_triple(sources):
+        sources = [sources]
+    if isinstance(sources, Mapping) or not isinstance(sources, (list, tuple)) and not hasattr(sources, "__iter__"):
+        raise ValueError(f"`sources` must be a source or a list of sources, got {type(sources).__name__}")
+    items: list[tuple[Dataset, str]] = []
+    for src in list(sources):
+        items += _expand(src, file_options)
+    if not items:
+        raise ValueError("`sources` is empty: give at least one dataset")
+    seen: dict[str, str] = {}
+    for ds, where in items:
+        if not ds.name:
+            raise ValueError(f"`sources`: {where} has an empty dataset name")
+        if ds.name in seen:
+            raise ValueError(f"`sources`: two datasets are named {ds.name!r}: {seen[ds.name]} and {where} "
+                             "(rename one: the name identifies a dataset in the table and the store)")
+        seen[ds.name] = where
+    return items
+
+
+# ---------------------------------------------------------------------- options
+def _check_options(stats: Any, options: Mapping[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """Canonical stats and every validate option (defaults filled in), or ValueError."""
+    unknown = sorted(set(options) - set(_VALIDATE_OPTIONS))
+    if unknown:
+        raise ValueError(f"`{unknown[0]}` is not an option of benchmark; options of validate: "
+                         f"{', '.join(_VALIDATE_OPTIONS)}")
+    if isinstance(stats, str):
+        stats = [stats]
+    try:
+        names = [info(s).name for s in stats]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"`stats`: {exc}") from None
+    if not names:
+        raise ValueError("`stats` must name at least one statistic")
+    if len(set(names)) != len(names):
+        raise ValueError(f"`stats` names a statistic twice: {names}")
+    opts = {n: options.get(n, _VALIDATE_DEFAULTS[n]) for n in _VALIDATE_OPTIONS}
+    dists = opts["dists"]
+    dists = [dists] if isinstance(dists, str) else list(dists)
+    if not dists or not all(isinstance(d, str) for d in dists):
+        raise ValueError(f"`dists` must be a non-empty list of distribution names (strings), got {opts['dists']!r}")
+    opts["dists"] = dists
+    for n in ("n_boot", "n_mc"):
+        opts[n] = check_int(opts[n], n, minimum=1)
+        if opts[n] < MIN_VERDICT_REPLICATES_HARD:
+            raise ValueError(f"`{n}`={opts[n]}: too few for a verdict; validate refuses fewer than "
+                             f"{MIN_VERDICT_REPLICATES_HARD} (stable verdicts need 1000 or more; the defaults are "
+                             "5000 and 10 000)")
+    opts["n_bins"] = check_int(opts["n_bins"], "n_bins", minimum=1)
+    opts["min_count"] = check_int(opts["min_count"], "min_count", minimum=1)
+    opts["rule"] = check_choice(opts["rule"], "rule", RULES)
+    opts["binning"] = check_choice(opts["binning"], "binning", ("equal", "adaptive"))
+    opts["alpha"] = check_probability(opts["alpha"], "alpha")
+    for n in ("shrink",):
+        if not isinstance(opts[n], (bool, np.bool_)):
+            raise ValueError(f"`{n}` must be True or False, got {opts[n]!r}")
+        opts[n] = bool(opts[n])
+    if opts["log"] is not None and not isinstance(opts["log"], (bool, np.bool_)):
+        raise ValueError(f"`log` must be None, True or False, got {opts['log']!r}")
+    k = opts["k_sensitivity"]
+    if isinstance(k, bool) or not isinstance(k, numbers.Real) or not k > 0:
+        raise ValueError(f"`k_sensitivity` must be a number > 0, got {k!r}")
+    opts["k_sensitivity"] = float(k)
+    return names, opts
+
+
+# ---------------------------------------------------------------------- cell
+def _bench_cell(key: dict, params: dict, seed_seq: np.random.SeedSequence, n_threads: int, *,
+                data: Any = None) -> list[dict]:
+    """One dataset: :func:`mcref.validate` with the cell's seed; one flat row per statistic."""
+    if data is None:
+        raise ValueError(f"benchmark cell {key['dataset']!r}: its data did not reach the worker")
+    E, u = data
+    if content_hash(E, u) != key["sha256"]:  # the data that travelled are the data of the key
+        raise ValueError(f"benchmark cell {key['dataset']!r}: the data do not match their content hash")
+    seed = validate_seed(seed_seq)
+    with warnings.catch_warnings():  # said once by benchmark(); ties are in tie columns of validate's own table
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        warnings.simplefilter("ignore", TieOrderWarning)
+        tab = validate(E, u, stats=params["stats"], seed=seed, name=key["dataset"], **params["options"])
+    return _rows(tab, seed)
+
+
+def _f(x: Any) -> float:
+    return float("nan") if x is None else float(x)
+
+
+def _rows(tab, seed: int) -> list[dict]:
+    rows = []
+    sh = tab.shape
+    for r in tab.rows:
+        row: dict[str, Any] = {
+            "M": int(tab.M), "stat": r.name, "estimate": float(r.estimate), "bias": float(r.bias),
+            "low": float(r.low), "high": float(r.high), "interval": r.interval_method,
+            "reference": _f(r.reference), "zeta_BS": _f(r.zeta_bs),
+        }
+        for d, ref in r.sim.items():
+            row[f"ref_{d}"] = float(ref.mean)
+            row[f"u_ref_{d}"] = float(ref.se)
+            row[f"ref_low_{d}"] = float(ref.low)
+            row[f"ref_high_{d}"] = float(ref.high)
+            row[f"p_{d}"] = _f(r.p_sim.get(d))
+            row[f"zeta_Sim_{d}"] = float(r.zeta_sim[d])
+        row.update({
+            "D_sensitive": bool(r.d_sensitive), "excludes_estimate": bool(r.excludes_estimate),
+            "shape_flag": bool(r.shape_flag), "verdict": r.verdict, "verdict_paper": r.verdict_paper,
+            "beta_u2": float(sh.beta_u2), "beta_E2": float(sh.beta_E2), "beta_Z2": float(sh.beta_Z2),
+            "seed": int(seed),
+        })
+        rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------- API
+def benchmark(
+    sources: Any,
+    *,
+    stats: Sequence[str] = DEFAULT_STATS,
+    store: str | os.PathLike | None = None,
+    E: str | None = None,
+    u: str | None = None,
+    x: str | None = None,
+    pred: str | None = None,
+    ref: str | None = None,
+    u_is_variance: bool = False,
+    delimiter: str | None = None,
+    n_jobs: int = -1,
+    backend: Literal["loky", "threading", "sequential", "dask"] = "loky",
+    scheduler: Any = None,
+    seed: int | None = None,
+    progress: bool = True,
+    **validate_options: Any,
+) -> BenchmarkResult:
+    """Validate many datasets at once: :func:`mcref.validate` per dataset, in parallel, stored.
+
+    Each dataset is one cell of a study (``docs/methods.md``, "Studies"): all its statistics
+    share the bootstrap resamples and the simulated datasets of one :func:`mcref.validate`
+    call, whose seed derives from the benchmark seed and the dataset's name and content only.
+
+    Parameters
+    ----------
+    sources : source or list of sources
+        Each source is a CSV file path (read with :func:`mcref.datasets.from_file`; ``.txt``,
+        ``.tsv`` and ``.npz`` files too), a glob (``"runs/*.csv"``, sorted), a directory (every
+        ``*.csv`` inside, sorted), a built-in dataset name (:func:`mcref.datasets.names`;
+        ``"all"``: the nine), a :class:`~mcref.datasets.Dataset` or a ``(name, E, u)`` tuple.
+        Sources may be mixed; dataset names must be unique.
+    stats : sequence of str, default: ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
+        Statistics of every dataset.
+    store : str or os.PathLike, optional
+        SQLite results store (:class:`mcref.store.StudyStore`): every finished dataset is
+        committed at once; a rerun computes only the datasets missing from it, so an
+        interrupted run resumes and a run with more datasets computes only the new ones.
+    E, u, x, pred, ref : str, optional
+        Column names of the files (as :func:`mcref.datasets.from_file`); not used for the
+        other kinds of source.
+    u_is_variance : bool, default: False
+        The files' ``u`` column holds variances.
+    delimiter : str, optional
+        Field delimiter of the text files (default: guessed).
+    n_jobs : int, default: -1
+        Worker processes (-1: every core), as :func:`mcref.studies._runner.run_study`.
+    backend : {"loky", "threading", "sequential", "dask"}, default: "loky"
+        Where the datasets run; ``"dask"`` sends each (with its arrays) to a Dask cluster.
+    scheduler : None, str or distributed.Client, optional
+        Dask scheduler address or client, for ``backend="dask"``.
+    seed : int, optional
+        Benchmark seed (non-negative). None: the store's seed if it holds the benchmark
+        already, else one drawn from the OS (in :attr:`BenchmarkResult.seed`).
+    progress : bool, default: True
+        Progress bar (cells) on a terminal.
+    **validate_options
+        Options of :func:`mcref.validate`: ``dists``, ``n_bins``, ``n_boot``, ``n_mc``,
+        ``min_count``, ``shrink``, ``binning``, ``log``, ``k_sensitivity``, ``rule``,
+        ``alpha``. With ``stats`` they identify the benchmark in a store.
+
+    Returns
+    -------
+    BenchmarkResult
+        The tidy table (one row per dataset and statistic) and how it was obtained.
+
+    Raises
+    ------
+    ValueError
+        A source that cannot be read (the message names it and says what is wrong), two
+        datasets with the same name (both sources named), an unknown option or an invalid
+        value of one, fewer than 100 bootstrap replicates or Monte Carlo repeats.
+    mcref.store.StoreMismatchError
+        ``store`` holds a benchmark with other statistics, options or seed.
+
+    Warns
+    -----
+    FewReplicatesWarning
+        Once, when ``n_boot`` or ``n_mc`` is below 1000 (the verdicts are indicative).
+
+    See Also
+    --------
+    validate : the validation of one dataset.
+    mcref.plots.plot_benchmark : the summary figure.
+
+    Notes
+    -----
+    A cell's key is ``{"dataset": name, "sha256": content_hash(E, u)}``: a file whose
+    content changed is a new cell, computed anew. The cell passes
+    ``validate_seed(cell_seed(seed, "benchmark", key))`` to :func:`mcref.validate`, so
+    the table is bit-identical for any ``n_jobs``, backend, order of the sources, and
+    whether the rows were computed now or read back from the store; the seed is in the
+    table's ``seed`` column, and ``mcref.validate(E, u, seed=that, ...)`` reproduces a row.
+    Verdicts are those of :func:`mcref.validate` (``docs/methods.md``, "Verdicts").
+
+    Examples
+    --------
+    >>> import warnings
+    >>> rng = np.random.default_rng(0)
+    >>> u1 = rng.lognormal(-1, 0.3, 1000)
+    >>> sets = [("calibrated", u1 * rng.normal(size=1000), u1), ("too small u", 2 * u1 * rng.normal(size=1000), u1)]
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", FewReplicatesWarning)
+    ...     res = benchmark(sets, stats=["ZMS", "ENCE"], n_boot=200, n_mc=200, seed=0, n_jobs=1, progress=False)
+    >>> res.table["dataset"].tolist(), res.table["verdict"].tolist()
+    (['calibrated', 'calibrated', 'too small u', 'too small u'], ['valid', 'valid', 'invalid', 'invalid'])
+    """
+    file_options = {"E": E, "u": u, "x": x, "pred": pred, "ref": ref, "u_is_variance": u_is_variance,
+                    "delimiter": delimiter}
+    names, opts = _check_options(stats, validate_options)
+    items = _resolve_sources(sources, file_options)
+    binned = any(info(s).binned for s in names)
+    for ds, where in items:  # fail before any work, naming the source
+        if ds.M < 3:
+            raise ValueError(f"`sources`: {where}: a dataset needs at least 3 points, got {ds.M}")
+        if binned and opts["binning"] == "equal" and ds.M < opts["n_bins"] * opts["min_count"] and not opts["shrink"]:
+            try:
+                resolve_n_bins(ds.M, opts["n_bins"], min_count=opts["min_count"], shrink=False)
+            except ValueError as exc:
+                raise ValueError(f"`sources`: {where}: {exc}") from None
+    if opts["n_boot"] < MIN_VERDICT_REPLICATES or opts["n_mc"] < MIN_VERDICT_REPLICATES:
+        warnings.warn(FewReplicatesWarning(
+            f"n_boot={opts['n_boot']}, n_mc={opts['n_mc']}: the verdicts are indicative only (stable verdicts "
+            "need 1000 or more of each; defaults 5000 and 10000)"), stacklevel=2)
+    from .store import canonical_json
+
+    keys, data = [], {}
+    for ds, _where in items:
+        key = {"dataset": ds.name, "sha256": content_hash(ds.E, ds.u)}
+        keys.append(key)
+        data[canonical_json(key)] = (np.ascontiguousarray(ds.E), np.ascontiguousarray(ds.u))
+    spec = StudySpec(STUDY_NAME, {"stats": names, "options": opts}, keys, _bench_cell, data=data)
+    info_ = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store,
+                      progress=progress)
+    table = info_.table
+    cols = [c for c in table.columns if c != "sha256"] + ["sha256"]
+    table = table[cols]
+    return BenchmarkResult(table=table, seed=info_.seed, store=info_.store, run=info_,
+                           datasets=tuple(ds for ds, _ in items), stats=tuple(names), options=opts)

@@ -1,0 +1,452 @@
+"""mcref.benchmark: sources, wiring to validate, store/resume/extension, determinism, CLI, HTML report."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import mcref
+from mcref import FewReplicatesWarning, benchmark
+from mcref.datasets import Dataset
+from mcref.studies._runner import cell_seed
+
+M = 300
+SMALL = dict(n_boot=200, n_mc=200, n_bins=5, seed=7, progress=False)
+STATS = ("ZMS", "CC", "ENCE")
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
+
+
+def _set(seed: int, scale: float = 1.0, m: int = M) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    u = rng.lognormal(-1.0, 0.4, m)
+    return scale * u * rng.normal(size=m), u
+
+
+def _write_csv(path: Path, E: np.ndarray, u: np.ndarray, cols=("E", "u")) -> Path:
+    lines = [",".join(cols)] + [f"{float(e)!r},{float(s)!r}" for e, s in zip(E, u)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture()
+def files(tmp_path):
+    """a directory with two CSV files (a.csv calibrated, b.csv miscalibrated) and a non-CSV file."""
+    d = tmp_path / "runs"
+    d.mkdir()
+    _write_csv(d / "b.csv", *_set(2, scale=1.6))
+    _write_csv(d / "a.csv", *_set(1))
+    (d / "notes.txt.bak").write_text("not data")
+    return d
+
+
+# ------------------------------------------------------------------- sources
+def test_every_kind_of_source_in_one_call(files):
+    E3, u3 = _set(3)
+    E4, u4 = _set(4)
+    other = files.parent / "c.csv"
+    _write_csv(other, *_set(5))
+    res = benchmark([str(files), "Diffusion_RF", Dataset("ds", E3, u3), ("tup", E4, u4),
+                     str(files.parent / "c*.csv")], stats=["ZMS"], n_jobs=1, **SMALL)
+    t = res.table
+    assert t["dataset"].tolist() == ["a", "b", "Diffusion_RF", "ds", "tup", "c"]  # directory sorted
+    assert t["M"].tolist() == [M, M, 2040, M, M, M]
+    assert [d.name for d in res.datasets] == t["dataset"].tolist()
+    # the file's values are the written ones, bit for bit (repr round-trips)
+    a = res.datasets[0]
+    np.testing.assert_array_equal(a.E, _set(1)[0])
+    np.testing.assert_array_equal(res.datasets[2].u, mcref.datasets.load("Diffusion_RF").u)
+
+
+def test_all_and_single_sources(files):
+    from mcref._benchmark import _resolve_sources
+
+    opts = {}
+    assert [d.name for d, _ in _resolve_sources("all", opts)] == mcref.datasets.names()
+    assert [d.name for d, _ in _resolve_sources("qm9_e", opts)] == ["QM9_E"]
+    assert [d.name for d, _ in _resolve_sources(files / "a.csv", opts)] == ["a"]
+    E, u = _set(1)
+    assert [d.name for d, _ in _resolve_sources(("one", E, u), opts)] == ["one"]
+    assert [d.name for d, _ in _resolve_sources([("one", E, u)], opts)] == ["one"]
+
+
+def test_csv_column_names(tmp_path):
+    E, u = _set(1)
+    p = _write_csv(tmp_path / "cols.csv", E, u, cols=("err", "sigma"))
+    with pytest.raises(ValueError, match=r"`sources`: 'cols.csv'|`sources`: '.*cols.csv': .*column"):
+        benchmark(p, stats=["ZMS"], **SMALL)
+    res = benchmark(p, stats=["ZMS"], E="err", u="sigma", n_jobs=1, **SMALL)
+    np.testing.assert_array_equal(res.datasets[0].u, u)
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda d: [str(d / "missing.csv")], r"`sources`: '.*missing.csv' is not a file, a directory, a glob or a "
+                                         r"built-in dataset \('all' or one of Diffusion_RF"),
+    (lambda d: [str(d / "*.nothing")], r"`sources`: the glob '.*\*.nothing' matches no file"),
+    (lambda d: [str(d / "empty")], r"`sources`: directory '.*empty' holds no \*.csv file"),
+    (lambda d: [("x", [1.0, 2.0])], r"`sources`: a tuple must be \(name, E, u\) with a string name, got a 2-tuple"),
+    (lambda d: [("neg", [0.1, 0.2, 0.3], [1.0, -1.0, 1.0])], r"`sources`: tuple 'neg': `u` must be > 0"),
+    (lambda d: [42], r"`sources`: each source must be a file path, a glob, a directory, .* got int"),
+    (lambda d: [], r"`sources` is empty"),
+    (lambda d: [str(d / "runs" / "a.csv"), ("a", *_set(9))],
+     r"`sources`: two datasets are named 'a': '.*a.csv' and tuple 'a'"),
+    (lambda d: [str(d / "bad.csv")], r"`sources`: '.*bad.csv': bad.csv: .*u"),
+    (lambda d: [("tiny", *_set(1, m=40))], r"`sources`: tuple 'tiny': `n_bins`=5 leaves fewer than `min_count`=30"),
+])
+def test_bad_sources_are_named(files, make, match):
+    d = files.parent
+    (d / "empty").mkdir()
+    (d / "bad.csv").write_text("E,u\n0.1,1\n0.2,-1\n0.3,1\n")
+    with pytest.raises(ValueError, match=match):
+        benchmark(make(d), stats=STATS, **SMALL)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(n_boot=50), r"`n_boot`=50: too few for a verdict; validate refuses fewer than 100"),
+    (dict(bogus=1), r"`bogus` is not an option of benchmark; options of validate: dists, n_bins"),
+    (dict(stats=["ZMS", "nope"]), r"`stats`: unknown statistic 'nope'"),
+    (dict(stats=["ZMS", "zms"]), r"`stats` names a statistic twice"),
+    (dict(dists=[]), r"`dists` must be a non-empty list of distribution names"),
+    (dict(rule="vote"), r"`rule`"),
+    (dict(backend="mpi"), r"`backend` must be one of"),
+])
+def test_bad_options(kw, match):
+    args = {**SMALL, "stats": STATS, **kw}
+    with pytest.raises(ValueError, match=match):
+        benchmark(("a", *_set(1)), **args)
+
+
+def test_few_replicates_warned_once_in_the_caller():
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        benchmark([("a", *_set(1)), ("b", *_set(2))], stats=["ZMS"], n_jobs=1, **SMALL)
+    few = [w for w in rec if issubclass(w.category, FewReplicatesWarning)]
+    assert len(few) == 1 and few[0].filename == __file__
+
+
+# ------------------------------------------------------------------- wiring
+def _expected_seed(seed: int, name: str, E, u) -> int:
+    """The cell's validate seed, derived here from the documented recipe."""
+    sha = hashlib.sha256(np.asarray(E, "<f8").tobytes() + np.asarray(u, "<f8").tobytes()).hexdigest()
+    ss = cell_seed(seed, "benchmark", {"dataset": name, "sha256": sha})
+    return int(ss.generate_state(1, np.uint64)[0]) >> 1
+
+
+def test_table_is_validate_with_the_cells_seed():
+    sets = [("cal", *_set(1)), ("mis", *_set(2, scale=1.6))]
+    res = benchmark(sets, stats=STATS, n_jobs=1, **SMALL)
+    t = res.table.set_index(["dataset", "stat"])
+    assert len(t) == len(sets) * len(STATS)
+    for name, E, u in sets:
+        seed = _expected_seed(7, name, E, u)
+        tab = mcref.validate(E, u, stats=STATS, n_boot=200, n_mc=200, n_bins=5, seed=seed, name=name)
+        for r in tab.rows:
+            row = t.loc[(name, r.name)]
+            assert row["seed"] == seed and row["M"] == len(E)
+            assert row["sha256"] == hashlib.sha256(E.tobytes() + u.tobytes()).hexdigest()
+            for col, want in (("estimate", r.estimate), ("bias", r.bias), ("low", r.low), ("high", r.high)):
+                assert row[col] == want, col
+            if r.reference is None:
+                assert np.isnan(row["reference"]) and np.isnan(row["zeta_BS"])
+            else:
+                assert row["reference"] == r.reference and row["zeta_BS"] == r.zeta_bs
+            for d, ref in r.sim.items():
+                assert (row[f"ref_{d}"], row[f"u_ref_{d}"], row[f"ref_low_{d}"], row[f"ref_high_{d}"]) == \
+                    (ref.mean, ref.se, ref.low, ref.high)
+                assert row[f"p_{d}"] == r.p_sim[d] and row[f"zeta_Sim_{d}"] == r.zeta_sim[d]
+            assert (row["verdict"], row["verdict_paper"], row["shape_flag"], row["D_sensitive"]) == \
+                (r.verdict, r.verdict_paper, r.shape_flag, r.d_sensitive)
+            assert row["beta_u2"] == tab.shape.beta_u2 and row["beta_Z2"] == tab.shape.beta_Z2
+    assert set(res.dists) == {"normal", "t(6)", "empirical"}
+    # a miscalibrated set (errors 1.6 x u) is found: ZMS about 2.6, invalid
+    assert t.loc[("mis", "ZMS"), "verdict"] == "invalid" and t.loc[("mis", "ZMS"), "estimate"] > 2
+
+
+def test_options_reach_validate():
+    E, u = _set(1)
+    res = benchmark(("a", E, u), stats=["ENCE"], dists=["normal"], rule="paper", n_jobs=1, **SMALL)
+    tab = mcref.validate(E, u, stats=["ENCE"], dists=["normal"], rule="paper", n_boot=200, n_mc=200, n_bins=5,
+                         seed=_expected_seed(7, "a", E, u))
+    assert res.dists == ("normal",)
+    assert res.table["estimate"].iloc[0] == tab["ENCE"].estimate
+    assert res.table["verdict"].iloc[0] == tab["ENCE"].verdict
+    assert res.options["rule"] == "paper" and res.options["n_bins"] == 5
+
+
+def test_n_jobs_and_order_do_not_change_the_table():
+    sets = [("a", *_set(1)), ("b", *_set(2, 1.3)), ("c", *_set(3))]
+    one = benchmark(sets, stats=STATS, n_jobs=1, **SMALL).table
+    two = benchmark(sets, stats=STATS, n_jobs=2, backend="loky", **SMALL).table
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    rev = benchmark(sets[::-1], stats=STATS, n_jobs=2, backend="threading", **SMALL).table
+    rev = rev.set_index(["dataset", "stat"]).loc[one.set_index(["dataset", "stat"]).index].reset_index()[one.columns]
+    pd.testing.assert_frame_equal(one, rev, check_exact=True)
+
+
+# ------------------------------------------------------------------- store
+def _n_cells(path) -> int:
+    con = sqlite3.connect(path)
+    try:
+        return con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_resume_after_an_interruption(tmp_path, monkeypatch):
+    import mcref._benchmark as bm
+
+    sets = [("a", *_set(1)), ("b", *_set(2)), ("c", *_set(3))]
+    fresh = benchmark(sets, stats=STATS, n_jobs=1, **SMALL).table
+    store = tmp_path / "run.sqlite"
+    real = bm.validate
+    calls = []
+
+    def interrupted(E, u, **kw):
+        calls.append(kw["name"])
+        if kw["name"] == "b":
+            raise KeyboardInterrupt
+        return real(E, u, **kw)
+
+    monkeypatch.setattr(bm, "validate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        benchmark(sets, stats=STATS, n_jobs=1, store=store, **SMALL)
+    assert calls == ["a", "b"] and _n_cells(store) == 1
+    calls.clear()
+    monkeypatch.setattr(bm, "validate", lambda E, u, **kw: calls.append(kw["name"]) or real(E, u, **kw))
+    res = benchmark(sets, stats=STATS, n_jobs=1, store=store, **SMALL)
+    assert calls == ["b", "c"]  # a is read back, not recomputed
+    assert (res.run.n_loaded, res.run.n_computed) == (1, 2)
+    pd.testing.assert_frame_equal(res.table, fresh, check_exact=True)
+    again = benchmark(sets, stats=STATS, n_jobs=1, store=store, **{**SMALL, "seed": None})  # adopts the seed
+    assert (again.run.n_loaded, again.run.n_computed, again.seed) == (3, 0, 7)
+    pd.testing.assert_frame_equal(again.table, fresh, check_exact=True)
+
+
+def test_extension_computes_only_the_new_datasets(tmp_path):
+    store = tmp_path / "run.sqlite"
+    first = benchmark([("a", *_set(1)), ("b", *_set(2))], stats=STATS, n_jobs=1, store=store, **SMALL)
+    assert (first.run.n_computed, first.run.n_loaded) == (2, 0)
+    more = benchmark([("a", *_set(1)), ("b", *_set(2)), ("new", *_set(3))], stats=STATS, n_jobs=2, store=store,
+                     **SMALL)
+    assert (more.run.n_computed, more.run.n_loaded) == (1, 2)
+    old = more.table[more.table["dataset"] != "new"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(old, first.table, check_exact=True)
+    alone = benchmark(("new", *_set(3)), stats=STATS, n_jobs=1, **SMALL).table
+    pd.testing.assert_frame_equal(more.table[more.table["dataset"] == "new"].reset_index(drop=True), alone,
+                                  check_exact=True)
+    # other options are another benchmark: refused, not mixed
+    with pytest.raises(mcref.store.StoreMismatchError):
+        benchmark(("a", *_set(1)), stats=STATS, n_jobs=1, store=store, **{**SMALL, "n_mc": 300})
+
+
+def test_changed_file_is_a_new_cell(tmp_path):
+    p = _write_csv(tmp_path / "m.csv", *_set(1))
+    store = tmp_path / "run.sqlite"
+    before = benchmark(p, stats=["ZMS"], n_jobs=1, store=store, **SMALL)
+    E, u = _set(1)
+    E2 = E.copy()
+    E2[0] += 1.0
+    _write_csv(p, E2, u)
+    after = benchmark(p, stats=["ZMS"], n_jobs=1, store=store, **SMALL)
+    assert (after.run.n_computed, after.run.n_loaded) == (1, 0)
+    assert after.table["sha256"][0] != before.table["sha256"][0]
+    assert after.table["estimate"][0] == pytest.approx(np.mean((E2 / u) ** 2), rel=1e-12)
+    assert after.table["seed"][0] != before.table["seed"][0]
+    _write_csv(p, E, u)  # back to the first content: read back
+    back = benchmark(p, stats=["ZMS"], n_jobs=1, store=store, **SMALL)
+    assert (back.run.n_computed, back.run.n_loaded) == (0, 1)
+    pd.testing.assert_frame_equal(back.table, before.table, check_exact=True)
+
+
+def test_dask_workers_get_the_data(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    sets = [("a", *_set(1)), ("b", *_set(2))]
+    ref = benchmark(sets, stats=["ZMS", "CC"], n_jobs=1, **SMALL).table
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  worker_dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:  # the worker is another process: the arrays travel
+            res = benchmark(sets, stats=["ZMS", "CC"], backend="dask", scheduler=client, **SMALL)
+    pd.testing.assert_frame_equal(res.table, ref, check_exact=True)
+
+
+# ------------------------------------------------------------------- result
+def test_str_csv_and_plot(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    res = benchmark([("cal", *_set(1)), ("mis", *_set(2, 1.6))], stats=STATS, n_jobs=1, **SMALL)
+    text = str(res)
+    lines = text.splitlines()
+    assert lines[0].startswith("benchmark: 2 dataset(s) x 3 statistic(s), B=200, N_MC=200, seed=7")
+    assert lines[1].split() == ["dataset", *STATS]
+    t = res.table
+    for name in ("cal", "mis"):
+        line = next(ln for ln in lines if ln.startswith(name + " "))
+        want = [v for v in t.loc[t["dataset"] == name, "verdict"]]
+        assert [w for w in want if w != "not testable"] == [w for w in line.split()[1:] if not re.match(r"^-?[\d.]", w)]
+    n = t["verdict"].value_counts()
+    assert f"{n.get('invalid', 0)} invalid" in text and "indicative only" in text
+    assert res.verdicts().loc["mis", "ZMS"] == "invalid"
+    res.to_csv(tmp_path / "t.csv")
+    back = pd.read_csv(tmp_path / "t.csv")
+    assert back.shape == t.shape and back["estimate"].tolist() == t["estimate"].tolist()
+    axes = res.plot()
+    assert len(axes) == 3 and [a.get_title().split()[0] for a in axes] == list(STATS)
+    assert [x.get_text() for x in axes[0].get_yticklabels()] == ["mis", "cal"]  # first dataset on top
+    assert axes[0].get_title() == "ZMS  (reference 1)" and "simulated" in axes[1].get_title()
+    plt.close(axes[0].figure)
+    _, one = plt.subplots()
+    with pytest.raises(ValueError, match=r"`ax` must hold one Axes per statistic \(3\), got 1"):
+        res.plot(ax=one)
+    plt.close("all")
+
+
+# ------------------------------------------------------------------- CLI
+def _cli(*args, cwd):
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    return subprocess.run([sys.executable, "-m", "mcref.cli", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=600)
+
+
+def test_cli_bench_end_to_end(files, tmp_path):
+    store, out = tmp_path / "run.sqlite", tmp_path / "t.csv"
+    r = _cli("bench", str(files), "--dataset", "Diffusion_RF", "--stat", "ZMS,CC", "--boot", "200", "--mc", "200",
+             "--bins", "5", "--seed", "3", "--store", str(store), "--csv", str(out), "--n-jobs", "2",
+             "--no-progress", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "benchmark: 3 dataset(s) x 2 statistic(s), B=200, N_MC=200, seed=3" in r.stdout
+    assert "(3 computed, 0 loaded" in r.stdout
+    t = pd.read_csv(out)
+    assert t["dataset"].tolist() == ["a", "a", "b", "b", "Diffusion_RF", "Diffusion_RF"]
+    api = benchmark([str(files), "Diffusion_RF"], stats=["ZMS", "CC"], n_jobs=1,
+                    **{**SMALL, "seed": 3}).table
+    assert t["estimate"].tolist() == api["estimate"].tolist() and t["verdict"].tolist() == api["verdict"].tolist()
+    r = _cli("bench", str(files), "--dataset", "Diffusion_RF", "--stat", "ZMS,CC", "--boot", "200", "--mc", "200",
+             "--bins", "5", "--store", str(store), "--no-progress", cwd=tmp_path)
+    assert r.returncode == 0 and "seed=3" in r.stdout and "(0 computed, 3 loaded" in r.stdout
+    r = _cli("bench", str(files / "nope.csv"), cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("mcref: error: PATH: '") and "is not a file" in r.stderr
+    r = _cli("bench", "--dataset", "QM9_E", "--boot", "50", cwd=tmp_path)
+    assert r.returncode == 2 and "--boot=50: too few for a verdict" in r.stderr
+    r = _cli("bench", cwd=tmp_path)
+    assert r.returncode == 2 and "give one or more PATHs" in r.stderr
+
+
+def test_cli_demo_is_a_benchmark_of_the_nine_sets(capsys):
+    from mcref.cli import main
+
+    assert main(["demo", "--boot", "100", "--mc", "100", "--n-jobs", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("benchmark: 9 dataset(s) x 5 statistic(s), B=100, N_MC=100, seed=0")
+    for name in mcref.datasets.names():
+        assert re.search(rf"^{re.escape(name)}\s+\S+ (valid|invalid|unreliable|not testable)", out, re.M)
+    assert "9 data sets in" in out
+
+
+# ------------------------------------------------------------------- HTML
+EVIL = "<b>x&y</b>'\""
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    d = tmp_path_factory.mktemp("html")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        res = benchmark([("cal", *_set(1)), (EVIL, *_set(2, 1.6)), ("small", *_set(4, m=60))], stats=STATS,
+                        n_jobs=1, **{**SMALL, "n_bins": 2})
+    path = res.to_html(d / "report")
+    return res, Path(path)
+
+
+def test_html_files_and_escaping(report):
+    res, index = report
+    d = index.parent
+    assert sorted(p.name for p in d.iterdir()) == [".mcref-report", "diagnostics", "index.html", "summary.png"]
+    assert sorted(p.name for p in (d / "diagnostics").iterdir()) == ["001.png", "002.png"]  # M = 60: none
+    text = index.read_text(encoding="utf-8")
+    assert EVIL not in text and html.escape(EVIL, quote=True) in text
+    assert not re.search(r"(src|href)\s*=\s*['\"]?(https?:)?//", text)  # nothing from the network
+    assert "M = 60 &lt; 100 points" in text
+    for rel in re.findall(r"<img src='([^']+)'|<img src=\"([^\"]+)\"", text):
+        assert (d / (rel[0] or rel[1])).is_file()
+    assert not [p for p in d.parent.iterdir() if p.name.startswith(".report.")]  # no temporary left
+
+
+def test_html_replaces_only_reports(report, tmp_path, monkeypatch):
+    res, _ = report
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "keep.txt").write_text("precious")
+    with pytest.raises(ValueError, match=r"exists, is not empty and is not an mcref report"):
+        res.to_html(other, diagnostics=False)
+    assert [p.name for p in other.iterdir()] == ["keep.txt"]
+    out = tmp_path / "rep"
+    res.to_html(out, diagnostics=False)
+    first = (out / "index.html").read_text()
+    import mcref.plots
+
+    def boom(*a, **k):
+        raise RuntimeError("figure failed")
+
+    monkeypatch.setattr(mcref.plots, "plot_report", boom)
+    with pytest.raises(RuntimeError, match="figure failed"):
+        res.to_html(out)  # fails midway: the earlier report stays whole, no temporary is left
+    assert (out / "index.html").read_text() == first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "rep"]
+    with pytest.raises(RuntimeError):
+        res.to_html(tmp_path / "fresh")
+    assert not (tmp_path / "fresh").exists()
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def _dump_dom(url: str) -> str:
+    exe = _chromium()
+    if exe is None:
+        pytest.skip("no chromium binary found (apt-get install chromium) for the headless-browser test")
+    r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+                        "--virtual-time-budget=5000", "--dump-dom", url],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "Uncaught" not in r.stderr, r.stderr[-2000:]
+    return r.stdout
+
+
+def test_html_in_a_headless_browser(report):
+    res, index = report
+    dom = _dump_dom(index.as_uri() + "#selftest")
+    assert re.search(r"<pre id=\"js-errors\"></pre>", dom), "JavaScript errors on the page"
+    n_img = 1 + 2  # the summary figure and two diagnostics figures
+    assert f"images loaded: {n_img}/{n_img}" in dom
+    assert f"selftest: ok ({len(res.datasets) * len(STATS)} rows)" in dom
+    body = re.search(r"<table class=\"sortable\" id=\"results\">.*?<tbody>(.*?)</tbody>", dom, re.S).group(1)
+    rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    assert len(rows) == len(res.datasets) * len(STATS)
+    pairs = {(html.unescape(re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)[0])),
+              re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)[2]) for r in rows}
+    assert pairs == {(d.name, s) for d in res.datasets for s in STATS}
+    # the verdict cells carry their colour class
+    for r in rows:
+        v = re.findall(r"<td class=\"txt (v-[a-z-]+)\" data-v=\"([a-z ]+)\">", r)[0]
+        assert v[0] == "v-" + v[1].replace(" ", "-")
+    assert "<b>x&amp;y</b>" not in dom  # the name is text, not markup
