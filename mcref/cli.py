@@ -342,6 +342,14 @@ def cmd_study(args) -> int:
     return 0
 
 
+def add_progress_flag(sp: argparse.ArgumentParser) -> None:
+    """``--progress/--no-progress`` on a data command; :func:`main` makes it the default
+    ``progress=`` of every library call the command makes (mcref._progress)."""
+    sp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bars on stderr (default: only on a terminal, for work longer than a few "
+                         "seconds; --progress also into a pipe or a log)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mcref", description="Calibration statistics of ML uncertainties: "
                                 "bootstrap CIs, simulated references, zeta-scores.")
@@ -371,6 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
         out = sp.add_mutually_exclusive_group()
         out.add_argument("--json", action="store_true", help="print JSON")
         out.add_argument("--csv", action="store_true", help="print CSV")
+        add_progress_flag(sp)
 
     sp = sub.add_parser("stats", help="statistics with bootstrap confidence intervals")
     data_args(sp)
@@ -421,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int, default=0, help="random seed (default 0: the demo is reproducible)")
     sp.add_argument("--stats-only", dest="validate", action="store_false",
                     help="only the statistics with BCa intervals (no simulated references)")
+    add_progress_flag(sp)
     sp.set_defaults(func=cmd_demo, validate=True)
 
     sp = sub.add_parser("study", help="simulation studies of the papers (parallel, resumable)",
@@ -523,8 +533,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     import warnings
 
     warnings.showwarning = _show_warning
+    from . import _progress
+
     try:
-        return args.func(args)
+        with _progress.default(getattr(args, "progress", None)):  # None: auto
+            return args.func(args)
     except ValueError as exc:
         print(f"mcref: error: {cli_words(str(exc))}", file=sys.stderr)
         return 2
@@ -535,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # Python flushes stdout at exit: send it nowhere
         return 0
     except KeyboardInterrupt:
+        _progress.end_line()  # a bar interrupted while it was drawn
         if args.command != "study":  # a study has already said what was kept and how to resume
             print("mcref: interrupted", file=sys.stderr)
         return 130
