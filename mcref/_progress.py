@@ -40,15 +40,17 @@ __all__ = ["session", "default", "end_line", "estimate_seconds", "Session", "Pha
 AUTO_SECONDS = 2.0
 #: minimum seconds between refreshes of a bar that is not on a terminal
 PIPE_INTERVAL = 10.0
-#: nanoseconds per element of work, by kind (2-core AMD EPYC VM, NUMBA_NUM_THREADS=2; see
-#: :func:`estimate_seconds` for what an element is)
+#: nanoseconds per element of work, by kind (see :func:`estimate_seconds` for what an element
+#: is). Measured at M = 50 000 (5 000 for the adaptive kinds) on the project's 2-core VM
+#: (NUMBA_NUM_THREADS=2) while it was shared (load ~9), divided by 3 for a quiet machine; only
+#: the order of magnitude matters against AUTO_SECONDS.
 COST_NS = {
-    "bootstrap": 8.0,  # one replicate × one point, equal-count bins, all statistics of a call
-    "bootstrap adaptive": 150.0,  # the same with bins re-cut per resample (NumPy sort)
-    "jackknife CC": 0.3,  # one left-out point × one point
-    "jackknife adaptive": 2.0,  # one left-out point × one point, bins re-cut
-    "references": 10.0,  # one repeat × one point × one generative distribution
-    "distfit bootstrap": 400.0,  # one replicate × one point (three KS fits)
+    "bootstrap": 7.5,  # one replicate × one point, equal-count bins, the five default statistics
+    "bootstrap adaptive": 50.0,  # the same with bins re-cut per resample (NumPy sort)
+    "jackknife CC": 0.4,  # one left-out point × one point
+    "jackknife adaptive": 3.3,  # one left-out point × one point, bins re-cut
+    "references": 16.0,  # one repeat × one point × one generative distribution
+    "distfit bootstrap": 320.0,  # one replicate × one point (three KS fits)
 }
 
 _CURRENT: ContextVar["Session | None"] = ContextVar("mcref_progress_session", default=None)
