@@ -301,3 +301,20 @@ def test_cli_progress_forced_into_a_pipe_is_sparse(long_csv):
     bars = proc.stderr.replace("\r", "\n").strip().splitlines()
     assert bars[0].startswith("distfit bootstrap:   0%") and bars[-1].startswith("distfit bootstrap: 100%")
     assert len(bars) <= 4, proc.stderr  # drawn at the start and the end, plus at most every PIPE_INTERVAL s
+
+
+def test_cli_flag_reaches_calls_made_below_the_command(long_csv):
+    """decimate calls mcref.bootstrap itself: --progress/--no-progress set the default of every call."""
+    base = [sys.executable, "-m", "mcref.cli", "decimate", long_csv, "--stat", "ZMS", "--boot", "200", "--steps", "3",
+            "--seed", "1"]
+    on = subprocess.run([*base, "--progress"], capture_output=True, text=True, timeout=600)
+    assert on.returncode == 0 and "bootstrap: 100%" in on.stderr, on.stderr
+    off = subprocess.run([*base, "--no-progress"], capture_output=True, text=True, timeout=600)
+    assert off.returncode == 0 and off.stderr == "" and off.stdout == on.stdout
+    from mcref.cli import build_parser
+
+    parser = build_parser()
+    for cmd in ("stats", "validate", "report", "fit", "decimate", "demo"):
+        assert parser.parse_args([cmd, "--progress"]).progress is True
+        assert parser.parse_args([cmd, "--no-progress"]).progress is False
+        assert parser.parse_args([cmd]).progress is None, cmd
