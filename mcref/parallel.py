@@ -40,8 +40,9 @@ BATCH_WORK = 5e7
 _local = threading.local()
 
 
-class _Stopped(Exception):
-    """Raised by :func:`checkpoint` in a worker whose run is stopping; ends the worker quietly."""
+class _Stopped(BaseException):
+    """Raised by :func:`checkpoint` in a worker whose run is stopping; ends the worker quietly
+    (a BaseException, like KeyboardInterrupt, so that ``except Exception`` does not catch it)."""
 
 
 @contextmanager
@@ -76,7 +77,8 @@ def batch_ranges(n_chunks: int, work_per_chunk: float, *, min_per_batch: int | N
     """Consecutive ``(first, stop)`` ranges covering ``range(n_chunks)``.
 
     Each range holds about ``BATCH_WORK / work_per_chunk`` chunks (~0.1 s), and at least
-    ``min_per_batch`` (default: twice numba's thread count, so that every thread has work).
+    ``min_per_batch`` (default: numba's thread count, so that every thread has work; with
+    chunks that costly, one each keeps a batch, and the wait for Ctrl-C, short).
     A kernel called once per range returns to Python between ranges, where a pending
     Ctrl-C is raised; its results are the same as one call over all chunks when every
     chunk owns its random stream and output slots.
@@ -91,7 +93,7 @@ def batch_ranges(n_chunks: int, work_per_chunk: float, *, min_per_batch: int | N
     """
     import numba
 
-    floor = 2 * numba.get_num_threads() if min_per_batch is None else int(min_per_batch)
+    floor = numba.get_num_threads() if min_per_batch is None else int(min_per_batch)
     per = max(1, floor, int(BATCH_WORK / max(float(work_per_chunk), 1.0)))
     for c in range(0, n_chunks, per):
         stop = min(c + per, n_chunks)
