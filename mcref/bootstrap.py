@@ -214,9 +214,22 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
     """Leave-one-out values of statistic ``inf`` (order: u-sorted positions).
 
     O(M) for mean-type statistics, O(M·N) for binned ones, O(M) per left-out point
-    (parallel, in batches of points) for CC; the naive M-fold recomputation lives in
-    ``tests/naive.py``. ``progress``: the session whose bar "jackknife <stat>" follows the
-    O(M²) cases.
+    (parallel, in batches of points) for CC and for adaptive bins; the naive M-fold
+    recomputation lives in ``tests/naive.py``.
+
+    Parameters
+    ----------
+    inf : StatInfo
+        The statistic.
+    prep : Prepared
+        The dataset, prepared by :func:`mcref.stats.prepare`.
+    progress : mcref._progress.Session, optional
+        The session of the calling public function: its bar "jackknife <stat>" follows the
+        O(M²) cases (default: no bar). The values do not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (M,)
     """
     out = np.empty(prep.M)
     if not _jackknife_quadratic(inf, prep):

@@ -83,8 +83,21 @@ def batch_ranges(n_chunks: int, work_per_chunk: float, *, min_per_batch: int | N
     Ctrl-C is raised; its results are the same as one call over all chunks when every
     chunk owns its random stream and output slots.
 
-    ``progress(stop)``, when given, is called after the caller's work on each range (when
-    the loop asks for the next one), with the number of chunks done.
+    Parameters
+    ----------
+    n_chunks : int
+        Number of chunks (>= 0).
+    work_per_chunk : float
+        Work of one chunk, in element operations (compared with ``BATCH_WORK``).
+    min_per_batch : int, optional
+        Fewest chunks per range (default: numba's thread count).
+    progress : callable ``(done: int) -> None``, optional
+        Called after the caller's work on each range (when the loop asks for the next one),
+        with the number of chunks done so far.
+
+    Yields
+    ------
+    (first, stop) : tuple of int
 
     Examples
     --------
