@@ -229,3 +229,14 @@ def check_seed(seed: Any) -> np.random.SeedSequence:
         "`seed` must be None, a non-negative integer, a numpy SeedSequence or a Generator; "
         f"got {seed!r}"
     )
+
+
+def check_progress(value: Any, name: str = "progress") -> bool | None:
+    """Return a ``progress=`` setting: None (auto: a bar on a terminal for a long call),
+    True (always) or False (never)."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return None if value is None else bool(value)
+    raise ValueError(
+        f"`{name}` must be None (auto: a progress bar on a terminal when the call is expected to "
+        f"take more than a few seconds), True (always) or False (never); got {value!r}"
+    )

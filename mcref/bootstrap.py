@@ -3,6 +3,12 @@
 Pipeline: validate → prepare (sort by u, bins, tie groups; once) → one numba-parallel
 resampling kernel → jackknife kernel (O(M) mean-type, O(M·N) binned, O(M²)/parallel
 for CC) → :func:`bca_levels` → quantiles.
+
+The resampling kernel and the O(M²) jackknife kernels are called in batches of about 0.1 s
+of work (:func:`mcref.parallel.batch_ranges`): Ctrl-C is raised between batches, and the
+progress bars of the phases "bootstrap" and "jackknife <stat>" advance there
+(:mod:`mcref._progress`). Batching changes no result: every chunk of replicates owns its
+stream and every left-out point its output slot.
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ from typing import Literal, Sequence
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._validation import as_float_array, check_choice, check_E_u, check_int, check_probability, check_seed
+from . import _progress
+from ._validation import (as_float_array, check_choice, check_E_u, check_int, check_probability, check_progress,
+                          check_seed)
 from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .binning import bin_starts
 from .intervals import ConfidenceInterval
@@ -135,7 +143,7 @@ def _interval(theta_hat: float, boot: np.ndarray, jack_fn, method: str, alpha: f
                 "all replicates on one side of the estimate or constant jackknife); "
                 "using the percentile interval"
             ),
-            stacklevel=4,
+            stacklevel=5,
         )
         method = "percentile"
     lo, hi = np.quantile(dist, [alpha / 2, 1 - alpha / 2])
@@ -144,17 +152,32 @@ def _interval(theta_hat: float, boot: np.ndarray, jack_fn, method: str, alpha: f
     return float(lo), float(hi), method, z0, a
 
 
-def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray) -> None:
+def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray, phase: _progress.Phase | None = None) -> None:
     """Leave-one-out values of a binned statistic under adaptive bins: the M − 1 points are
-    re-binned by the same rule for every left-out point (numba kernel, O(M) each)."""
+    re-binned by the same rule for every left-out point (numba kernel, O(M) each; called in
+    batches of points, see :func:`_by_batches`)."""
     from .kernels.binning import adaptive_jackknife_kernel
 
-    adaptive_jackknife_kernel(info(name).code, prep.u, prep.u2, prep.E2, prep.z2, prep.n_bins_requested, prep.min_count,
-                              prep.log, out)
+    def call(j0: int, part: np.ndarray) -> None:
+        adaptive_jackknife_kernel(info(name).code, prep.u, prep.u2, prep.E2, prep.z2, prep.n_bins_requested,
+                                  prep.min_count, prep.log, j0, part)
+
+    _by_batches(call, out, 10.0 * prep.M, phase, min_per_batch=1)
+
+
+def _by_batches(call, out: np.ndarray, work_per_point: float, phase: _progress.Phase | None,
+                min_per_batch: int | None = None) -> None:
+    """``call(j0, out[j0:j1])`` for consecutive batches of left-out points of about 0.1 s
+    (:func:`mcref.parallel.batch_ranges`): an O(M²) jackknife returns to Python between
+    batches, where Ctrl-C is raised and the bar advances. Every point owns its output slot,
+    so the values are those of one call over all points."""
+    cb = phase.chunks(1) if phase is not None else None
+    for j0, j1 in batch_ranges(out.size, work_per_point, min_per_batch=min_per_batch, progress=cb):
+        call(j0, out[j0:j1])
 
 
 def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepared, states: np.ndarray,
-                   boot: np.ndarray) -> None:
+                   boot: np.ndarray, progress=None) -> None:
     """Bootstrap with the bins of each resample re-cut by the adaptive rule (docs/methods.md,
     "Diagnostics"): O(M log M) per replicate in NumPy, slower than the equal-count kernel.
     Chunk c draws from a generator seeded by its xoshiro state, so results do not depend on
@@ -178,26 +201,52 @@ def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepar
                 boot[k, r] = K.finish_binned(codes[k], acc, float(m))  # the kernels' own formulas
             if other.size:
                 boot[~binned, r] = evaluate(prepare(Es, us, None), other)
+        if progress is not None:
+            progress(c + 1)
 
 
-def jackknife(inf: StatInfo, prep: Prepared) -> np.ndarray:
+def _jackknife_quadratic(inf: StatInfo, prep: Prepared) -> bool:
+    """The jackknife of ``inf`` costs O(M) per left-out point (CC, adaptive bins)."""
+    return inf.kind == "rank" or (inf.kind == "binned" and prep.binning == "adaptive")
+
+
+def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | None = None) -> np.ndarray:
     """Leave-one-out values of statistic ``inf`` (order: u-sorted positions).
 
     O(M) for mean-type statistics, O(M·N) for binned ones, O(M) per left-out point
-    (parallel) for CC; the naive M-fold recomputation lives in ``tests/naive.py``.
+    (parallel, in batches of points) for CC and for adaptive bins; the naive M-fold
+    recomputation lives in ``tests/naive.py``.
+
+    Parameters
+    ----------
+    inf : StatInfo
+        The statistic.
+    prep : Prepared
+        The dataset, prepared by :func:`mcref.stats.prepare`.
+    progress : mcref._progress.Session, optional
+        The session of the calling public function: its bar "jackknife <stat>" follows the
+        O(M²) cases (default: no bar). The values do not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (M,)
     """
     out = np.empty(prep.M)
-    if inf.kind == "mean":
-        K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, out)
-    elif inf.kind == "binned" and prep.binning == "adaptive":
-        _jack_adaptive(inf.name, prep, out)
-    elif inf.kind == "binned":
-        K.jack_binned_kernel(inf.code, bin_starts(prep.M - 1, prep.n_bins), prep.u2, prep.E2, prep.z2, out)
-    else:
-        ae = np.abs(prep.E)
-        ru = _avg_ranks(prep.u)
-        re = _avg_ranks(ae)
-        K.jack_cc_kernel(prep.u, ae, ru, re, out)
+    if not _jackknife_quadratic(inf, prep):
+        if inf.kind == "mean":
+            K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, out)
+        else:
+            K.jack_binned_kernel(inf.code, bin_starts(prep.M - 1, prep.n_bins), prep.u2, prep.E2, prep.z2, out)
+        return out
+    sess = progress if progress is not None else _progress.Session(False)
+    with sess.phase(f"jackknife {inf.name}", prep.M, "point") as phase:
+        if inf.kind == "binned":
+            _jack_adaptive(inf.name, prep, out, phase)
+        else:
+            ae = np.abs(prep.E)
+            ru = _avg_ranks(prep.u)
+            re = _avg_ranks(ae)
+            _by_batches(lambda j0, part: K.jack_cc_kernel(prep.u, ae, ru, re, j0, part), out, float(prep.M), phase)
     return out
 
 
@@ -237,9 +286,24 @@ def bootstrap_many(
     seed=None,
     binning: str = "equal",
     log: bool | None = None,
+    progress: bool | None = None,
 ) -> dict[str, BootstrapResult]:
-    """Bootstrap several statistics on the **same** resamples; see :func:`bootstrap`."""
+    """Bootstrap several statistics on the **same** resamples; see :func:`bootstrap`.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Statistics (see :func:`mcref.statistic`).
+    E, u, n_boot, method, n_bins, min_count, shrink, confidence_level, seed, binning, log, progress
+        As in :func:`bootstrap`.
+
+    Returns
+    -------
+    dict of str to BootstrapResult
+        One result per statistic, keyed by its canonical name.
+    """
     infos, E, u, n_boot, method, level, n_bins = _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins)
+    progress = check_progress(progress)
     binned = any(i.binned for i in infos)
     prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning, log=log)
     codes = np.array([i.code for i in infos], dtype=np.int64)
@@ -253,27 +317,48 @@ def bootstrap_many(
             f"need about 1000 replicates or more to be stable (5000 by default), and mcref refuses fewer than "
             f"{MIN_BOOT_BCA} (method='percentile' accepts fewer, for exploration)"
         )
+    with _progress.session(progress, seconds=_boot_seconds(infos, prep, n_boot, method)) as sess:
+        return _bootstrap_run(infos, E, u, prep, codes, est, ss, n_boot, method, level, sess)
+
+
+def _boot_seconds(infos: Sequence[StatInfo], prep: Prepared, n_boot: int, method: str) -> float:
+    """Expected duration of :func:`bootstrap_many` (:func:`mcref._progress.estimate_seconds`)."""
+    rebinned = prep.binning == "adaptive" and any(i.binned for i in infos)
+    work = {"bootstrap_adaptive" if rebinned else "bootstrap": n_boot * prep.M}
+    if method == "bca":
+        m2 = float(prep.M) ** 2
+        work["jackknife_CC"] = m2 * sum(i.kind == "rank" for i in infos)
+        work["jackknife_adaptive"] = m2 * sum(i.binned for i in infos) if prep.binning == "adaptive" else 0.0
+    return _progress.estimate_seconds(**work)
+
+
+def _bootstrap_run(infos, E, u, prep: Prepared, codes, est, ss, n_boot: int, method: str, level: float,
+                   sess: _progress.Session) -> dict[str, BootstrapResult]:
+    """The replicates (phase "bootstrap") and the intervals (phases "jackknife <stat>")."""
     n_chunks = -(-n_boot // CHUNK)
     states = chunk_states(ss, n_chunks)
     boot = np.empty((codes.size, n_boot))
-    if binned and prep.binning == "adaptive":
-        _boot_rebinned(codes, E, u, prep, states, boot)
-    else:
-        args = prep.kernel_args()
-        for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size):  # returns to Python (Ctrl-C) between batches
-            boot_kernel(codes, states[c0:c1], CHUNK, prep.tie_groups, *args,
-                        boot[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
+    with sess.phase("bootstrap", n_boot, "replicate") as phase:
+        if prep.binning == "adaptive" and any(i.binned for i in infos):
+            _boot_rebinned(codes, E, u, prep, states, boot, phase.chunks(CHUNK))
+        else:
+            args = prep.kernel_args()
+            # returns to Python (Ctrl-C, progress) between batches
+            for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size, progress=phase.chunks(CHUNK)):
+                boot_kernel(codes, states[c0:c1], CHUNK, prep.tie_groups, *args,
+                            boot[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
     alpha = 1.0 - level
     out = {}
     for k, inf in enumerate(infos):
         theta, b = float(est[k]), _finite_replicates(boot[k], inf.name)
         dist = np.append(b, theta)
-        lo, hi, used, z0, a = _interval(theta, b, lambda inf=inf: jackknife(inf, prep), method, alpha, inf.name)
+        lo, hi, used, z0, a = _interval(theta, b, lambda inf=inf: jackknife(inf, prep, progress=sess), method,
+                                        alpha, inf.name)
         if used == "bca" and not lo <= theta <= hi:
             warnings.warn(BiasedIntervalWarning(
                 f"the BCa interval of {inf.name}, [{lo:.4g}, {hi:.4g}], excludes the estimate {theta:.4g}: the "
                 f"statistic is strongly biased at this sample size (z0 = {z0:.2f}); BCa corrects the interval "
-                "for that bias, so compare it with a bias-corrected reference"), stacklevel=2)
+                "for that bias, so compare it with a bias-corrected reference"), stacklevel=3)
         out[inf.name] = BootstrapResult(
             name=inf.name, estimate=theta, bias=float(np.mean(dist) - theta), se=float(np.std(dist, ddof=1)),
             low=lo, high=hi, method=used, n_boot=n_boot, confidence_level=level, z0=z0, acceleration=a,
@@ -304,7 +389,7 @@ def _finite_replicates(b: np.ndarray, name: str) -> np.ndarray:
             "resamples, e.g. a bin with only zero errors or a single u value); they are left out of "
             "the interval, bias and se"
         ),
-        stacklevel=4,
+        stacklevel=5,
     )
     return b[ok]
 
@@ -323,6 +408,7 @@ def bootstrap(
     seed=None,
     binning: str = "equal",
     log: bool | None = None,
+    progress: bool | None = None,
 ) -> BootstrapResult:
     r"""Bootstrap confidence interval of a calibration statistic (BCa by default).
 
@@ -360,6 +446,11 @@ def bootstrap(
     seed : None, int, SeedSequence or Generator
         Seed of the random streams; the same seed gives bit-identical results for any
         number of threads.
+    progress : bool, optional
+        Progress bars on stderr for the phases "bootstrap" and, for an O(M²) jackknife
+        (CC, adaptive bins), "jackknife <stat>". None (default): only when stderr is a
+        terminal and the call is expected to take more than about 2 s; True: always (also
+        into a pipe, sparsely); False: never. The results do not depend on it.
 
     Returns
     -------
@@ -386,7 +477,9 @@ def bootstrap(
     bootstrap bias of ENCE and ZMSE noticeably; the estimate and the jackknife keep the
     input order. Resamples are multisets over the data pre-sorted by u, so no resample
     needs a sort: every statistic, CC included, costs O(M) per replicate. Replicates are
-    drawn in chunks of 64 from streams spawned by one ``SeedSequence``.
+    drawn in chunks of 64 from streams spawned by one ``SeedSequence``. The kernels are
+    called in batches of about 0.1 s, between which Ctrl-C is raised and the progress bar
+    advances (docs/methods.md, "Parallelism").
 
     References
     ----------
@@ -407,7 +500,7 @@ def bootstrap(
     """
     return bootstrap_many([name], E, u, n_boot=n_boot, method=method, n_bins=n_bins, min_count=min_count,
                           shrink=shrink, confidence_level=confidence_level, seed=seed, binning=binning,
-                          log=log)[info(name).name]
+                          log=log, progress=progress)[info(name).name]
 
 
 def resample_indices(u, n_boot: int, seed=None, *, n_bins: int | None = None) -> np.ndarray:

@@ -277,7 +277,7 @@ def cmd_demo(args) -> int:
         with warnings.catch_warnings():  # the summary says "indicative only"
             warnings.simplefilter("ignore", FewReplicatesWarning)
             res = benchmark("all", n_boot=args.boot, n_mc=args.mc, seed=args.seed, n_jobs=args.n_jobs,
-                            progress=not args.no_progress)
+                            progress=args.progress is not False)
         print(res)
     else:
         rows = []
@@ -315,7 +315,7 @@ def cmd_bench(args) -> int:
         res = benchmark(sources, stats=_stats_list(args.stat, DEMO_STATS), store=args.store, E=args.E, u=args.u,
                         pred=args.pred, ref=args.ref, u_is_variance=args.u_is_variance, n_jobs=args.n_jobs,
                         backend=args.backend, scheduler=args.scheduler, seed=args.seed,
-                        progress=not args.no_progress, **opts)
+                        progress=args.progress is not False, **opts)
     print(res)
     if args.csv:
         res.to_csv(args.csv)
@@ -361,7 +361,7 @@ def _bench_parser(sub) -> None:
     sp.add_argument("--pred", help="prediction column (E = ref - pred)")
     sp.add_argument("--ref", help="reference-value column (E = ref - pred)")
     sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
-    sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_progress_flag(sp)
     sp.set_defaults(func=cmd_bench)
 
 
@@ -491,6 +491,14 @@ def cmd_study_extrapolation(args) -> int:
     return 0
 
 
+def add_progress_flag(sp: argparse.ArgumentParser) -> None:
+    """``--progress/--no-progress`` on a data command; :func:`main` makes it the default
+    ``progress=`` of every library call the command makes (mcref._progress)."""
+    sp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bars on stderr (default: only on a terminal, for work longer than a few "
+                         "seconds; --progress also into a pipe or a log)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mcref", description="Calibration statistics of ML uncertainties: "
                                 "bootstrap CIs, simulated references, zeta-scores.")
@@ -521,6 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
         out = sp.add_mutually_exclusive_group()
         out.add_argument("--json", action="store_true", help="print JSON")
         out.add_argument("--csv", action="store_true", help="print CSV")
+        add_progress_flag(sp)
 
     sp = sub.add_parser("stats", help="statistics with bootstrap confidence intervals")
     data_args(sp)
@@ -572,7 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--stats-only", dest="validate", action="store_false",
                     help="only the statistics with BCa intervals (no simulated references)")
     sp.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")
-    sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_progress_flag(sp)
     sp.set_defaults(func=cmd_demo, validate=True)
 
     _bench_parser(sub)
@@ -705,11 +714,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import warnings
 
+    from . import _progress
     from ._warnings import MCRefWarning
 
     _shown.clear()
     try:
-        with warnings.catch_warnings():  # restored on return: main() may run inside a program or a test
+        # warning settings restored on return: main() may run inside a program or a test;
+        # the command's --progress/--no-progress is the default of every library call below it
+        with warnings.catch_warnings(), _progress.default(getattr(args, "progress", None)):
             warnings.simplefilter("default")
             warnings.simplefilter("always", MCRefWarning)  # said once each by _show_warning
             warnings.showwarning = _show_warning
@@ -724,6 +736,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # Python flushes stdout at exit: send it nowhere
         return 0
     except KeyboardInterrupt:
+        _progress.end_line()  # a bar interrupted while it was drawn
         # a study, bench or demo run: the runner has said what was kept and how to resume
         if args.command not in ("study", "bench") and not (args.command == "demo" and args.validate):
             print("mcref: interrupted", file=sys.stderr)

@@ -47,7 +47,8 @@ import numba
 import numpy as np
 from scipy import optimize, special
 
-from ._validation import as_float_array, check_E_u, check_int, check_seed
+from . import _progress
+from ._validation import as_float_array, check_E_u, check_int, check_progress, check_seed
 from .kernels import fit as KF
 from .kernels.rng import chunk_states
 from .kernels.special import FAMILY_F1, FAMILY_IG
@@ -360,7 +361,8 @@ def _robust_se(x: np.ndarray) -> float:
     return float(0.5 * (q84 - q16))
 
 
-def distfit(E: Any, u: Any, *, n_boot: int = DEFAULT_N_BOOT, seed: Any = None) -> DistFit:
+def distfit(E: Any, u: Any, *, n_boot: int = DEFAULT_N_BOOT, seed: Any = None,
+            progress: bool | None = None) -> DistFit:
     """Fit the distributions of u², E², Z² and Z of a dataset (see the module docstring).
 
     Parameters
@@ -373,6 +375,10 @@ def distfit(E: Any, u: Any, *, n_boot: int = DEFAULT_N_BOOT, seed: Any = None) -
     seed : None, int, SeedSequence or Generator
         Seeds the bootstrap (replicate b has its own stream: results do not depend on the
         number of threads).
+    progress : bool, optional
+        A progress bar "distfit bootstrap" on stderr. None (default): only when stderr is a
+        terminal and the bootstrap is expected to take more than about 2 s; True: always
+        (also into a pipe, sparsely); False: never. The fit does not depend on it.
 
     Returns
     -------
@@ -388,6 +394,7 @@ def distfit(E: Any, u: Any, *, n_boot: int = DEFAULT_N_BOOT, seed: Any = None) -
     """
     E, u = check_E_u(E, u, min_size=8)
     n_boot = check_int(n_boot, "n_boot", minimum=0)
+    progress = check_progress(progress)
     if n_boot == 1:
         raise ValueError("`n_boot` must be 0 (no bootstrap) or at least 2 (a standard deviation needs 2)")
     Z = E / u
@@ -429,7 +436,11 @@ def distfit(E: Any, u: Any, *, n_boot: int = DEFAULT_N_BOOT, seed: Any = None) -
         def replicate(b: int, _thread: int) -> None:  # nogil kernel: the threads run in parallel
             KF.boot_fit_replicate(X, orders, codes, Z, states[b], theta, lo, hi, blk, 0.05, _BOOT_XTOL, out[b])
 
-        map_chunks(replicate, n_boot, numba.get_num_threads())  # Ctrl-C stops it within a replicate
+        seconds = _progress.estimate_seconds(distfit_bootstrap=float(n_boot) * E.size)
+        with _progress.session(progress, seconds=seconds) as sess, \
+                sess.phase("distfit bootstrap", n_boot, "replicate") as phase:
+            # Ctrl-C stops it within a replicate
+            map_chunks(replicate, n_boot, numba.get_num_threads(), progress=phase.chunks(1))
         boot = {"nu_u2": out[:, 0], "sigma_u2": out[:, 1], "nu_E2": out[:, 2], "sigma_E2": out[:, 3],
                 "nu_Z2": out[:, 4], "sigma_Z2": out[:, 5], "mean_Z": out[:, 6], "sd_Z": out[:, 7],
                 "bias_Z": 100.0 * np.abs(out[:, 6]) / out[:, 7]}

@@ -13,14 +13,22 @@ chunk in hand) before the interrupt propagates. No orphan threads are left runni
 :func:`batch_ranges` serves the numba ``prange`` kernels (the bootstrap): Python cannot raise ``KeyboardInterrupt`` while a compiled kernel runs, so such
 a kernel is called once per batch of chunks, each batch about 0.1 s of work; the interrupt
 is raised when the batch in hand returns.
+
+Both take an optional ``progress`` callback, called in the calling thread with the number of
+chunks done so far (after each batch; every ~50 ms while threads run): the progress bars of
+:mod:`mcref._progress` are drawn from these loops, and drawing them changes nothing in the
+work. A long chunk may call :func:`checkpoint` between its steps, so that a stopped
+:func:`map_chunks` does not wait for the whole chunk.
 """
 
 from __future__ import annotations
 
+import signal
 import threading
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
-__all__ = ["map_chunks", "batch_ranges"]
+__all__ = ["map_chunks", "batch_ranges", "checkpoint"]
 
 #: seconds between checks of the main thread while it waits for the workers
 _POLL = 0.05
@@ -28,14 +36,68 @@ _POLL = 0.05
 BATCH_WORK = 5e7
 
 
-def batch_ranges(n_chunks: int, work_per_chunk: float, *, min_per_batch: int | None = None):
+#: per-thread state of the map_chunks worker running on this thread (its run's stop event)
+_local = threading.local()
+
+
+class _Stopped(BaseException):
+    """Raised by :func:`checkpoint` in a worker whose run is stopping; ends the worker quietly
+    (a BaseException, like KeyboardInterrupt, so that ``except Exception`` does not catch it)."""
+
+
+@contextmanager
+def _sigint_deferred():
+    """Hold SIGINT (POSIX, main thread) while threads are started: a KeyboardInterrupt raised
+    inside ``Thread.start`` can break its internal lock (``RuntimeError: release unlocked
+    lock``) and leave a thread half-started. The held signal is delivered on exit."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def checkpoint() -> None:
+    """Return at once, unless called in a :func:`map_chunks` worker whose run is being stopped
+    (Ctrl-C in the caller, or an error in another worker): then end the chunk in hand early.
+
+    A chunk made of several long steps calls it between them; the partial chunk's output is
+    never used, since the run raises.
+    """
+    stop = getattr(_local, "stop", None)
+    if stop is not None and stop.is_set():
+        raise _Stopped
+
+
+def batch_ranges(n_chunks: int, work_per_chunk: float, *, min_per_batch: int | None = None,
+                 progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, int]]:
     """Consecutive ``(first, stop)`` ranges covering ``range(n_chunks)``.
 
     Each range holds about ``BATCH_WORK / work_per_chunk`` chunks (~0.1 s), and at least
-    ``min_per_batch`` (default: twice numba's thread count, so that every thread has work).
+    ``min_per_batch`` (default: numba's thread count, so that every thread has work; with
+    chunks that costly, one each keeps a batch, and the wait for Ctrl-C, short).
     A kernel called once per range returns to Python between ranges, where a pending
     Ctrl-C is raised; its results are the same as one call over all chunks when every
     chunk owns its random stream and output slots.
+
+    Parameters
+    ----------
+    n_chunks : int
+        Number of chunks (>= 0).
+    work_per_chunk : float
+        Work of one chunk, in element operations (compared with ``BATCH_WORK``).
+    min_per_batch : int, optional
+        Fewest chunks per range (default: numba's thread count).
+    progress : callable ``(done: int) -> None``, optional
+        Called after the caller's work on each range (when the loop asks for the next one),
+        with the number of chunks done so far.
+
+    Yields
+    ------
+    (first, stop) : tuple of int
 
     Examples
     --------
@@ -44,12 +106,17 @@ def batch_ranges(n_chunks: int, work_per_chunk: float, *, min_per_batch: int | N
     """
     import numba
 
-    floor = 2 * numba.get_num_threads() if min_per_batch is None else int(min_per_batch)
+    floor = numba.get_num_threads() if min_per_batch is None else int(min_per_batch)
     per = max(1, floor, int(BATCH_WORK / max(float(work_per_chunk), 1.0)))
-    return [(c, min(c + per, n_chunks)) for c in range(0, n_chunks, per)]
+    for c in range(0, n_chunks, per):
+        stop = min(c + per, n_chunks)
+        yield c, stop
+        if progress is not None:
+            progress(stop)
 
 
-def map_chunks(fn: Callable[[int, int], None], n_chunks: int, n_threads: int = 1) -> None:
+def map_chunks(fn: Callable[[int, int], None], n_chunks: int, n_threads: int = 1, *,
+               progress: Callable[[int], None] | None = None) -> None:
     """Call ``fn(chunk, thread)`` for every ``chunk`` in ``range(n_chunks)`` on ``n_threads`` threads.
 
     Thread ``t`` takes chunks ``t, t + T, t + 2T, …`` (a fixed assignment: per-thread
@@ -63,12 +130,15 @@ def map_chunks(fn: Callable[[int, int], None], n_chunks: int, n_threads: int = 1
         Number of chunks (>= 0).
     n_threads : int, default: 1
         Worker threads; 1 runs every chunk in the calling thread.
+    progress : callable ``(done: int) -> None``, optional
+        Called in the calling thread with the number of chunks done so far: after each
+        chunk (one thread), or whenever it changed, every ~50 ms (threads).
 
     Raises
     ------
     KeyboardInterrupt
-        Promptly (within about 50 ms plus the chunk in hand) on Ctrl-C; the workers
-        are stopped and joined first.
+        Promptly (within about 50 ms plus the chunk in hand, or its step up to the next
+        :func:`checkpoint`) on Ctrl-C; the workers are stopped and joined first.
     Exception
         The first exception raised by ``fn`` (the other workers stop after their chunk).
 
@@ -87,32 +157,49 @@ def map_chunks(fn: Callable[[int, int], None], n_chunks: int, n_threads: int = 1
     if n_threads == 1:
         for c in range(n_chunks):
             fn(c, 0)
+            if progress is not None:
+                progress(c + 1)
         return
     stop = threading.Event()
     errors: list[BaseException] = []
+    done = [0] * n_threads  # chunks finished, one slot per thread (written by that thread only)
 
     def worker(t: int) -> None:
+        _local.stop = stop
         try:
             for c in range(t, n_chunks, n_threads):
                 if stop.is_set():
                     return
                 fn(c, t)
+                done[t] += 1
+        except _Stopped:
+            return
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             errors.append(exc)
             stop.set()
+        finally:
+            _local.stop = None
 
     threads = [threading.Thread(target=worker, args=(t,), daemon=True, name=f"mcref-chunks-{t}")
                for t in range(n_threads)]
-    for th in threads:
-        th.start()
+    reported = 0
     try:
+        with _sigint_deferred():  # every thread is started before a Ctrl-C can be raised
+            for th in threads:
+                th.start()
         for th in threads:
             while th.is_alive():
                 th.join(_POLL)
+                if progress is not None and sum(done) != reported:
+                    reported = sum(done)
+                    progress(reported)
+        if progress is not None and not errors and sum(done) != reported:
+            progress(sum(done))
     except BaseException:
         stop.set()
         for th in threads:
-            th.join()
+            if th.ident is not None:  # started
+                th.join()
         raise
     if errors:
         raise errors[0]

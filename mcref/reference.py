@@ -13,7 +13,8 @@ GIL), and the t(ν) mixing variates from a further stream keyed by the distribut
 label. A pool of threads runs the chunks through a nogil numba kernel; every chunk
 writes its own columns, so results are bit-identical for any thread count. Every D of
 one call sees the same normal deviates (common random numbers), so differences between
-D carry a small paired standard error.
+D carry a small paired standard error. The chunk loop is the progress phase
+"references <D, …>" (:mod:`mcref._progress`); a chunk checks for Ctrl-C between its D.
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-from ._validation import as_float_array, check_choice, check_int, check_seed, check_u
+from . import _progress
+from ._validation import as_float_array, check_choice, check_int, check_progress, check_seed, check_u
 from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
 from .intervals import ConfidenceInterval
 from .kernels.fastrank import make_rank_scratch
 from .kernels.reference import mc_chunk_kernel
-from .parallel import map_chunks
+from .parallel import checkpoint, map_chunks
 from .stats import StatInfo, info
 
 __all__ = ["ReferenceResult", "PairedDifference", "Simulation", "simulate", "simulated_reference", "K_SENSITIVITY"]
@@ -279,6 +281,7 @@ def simulate(
     E=None,
     seed=None,
     n_threads: int | None = None,
+    progress: bool | None = None,
 ) -> Simulation:
     """Monte Carlo draws of several statistics under several D, from common random numbers.
 
@@ -300,6 +303,10 @@ def simulate(
         Same seed ⇒ bit-identical samples for any ``n_threads``.
     n_threads : int, optional
         Worker threads (default: numba's thread count).
+    progress : bool, optional
+        A progress bar "references <D, …>" on stderr. None (default): only when stderr is a
+        terminal and the call is expected to take more than about 2 s; True: always (also
+        into a pipe, sparsely); False: never. The samples do not depend on it.
 
     Returns
     -------
@@ -312,6 +319,7 @@ def simulate(
         raise ValueError("`names` must list at least one statistic")
     u = check_u(u, min_size=2)
     n_mc = check_int(n_mc, "n_mc", minimum=2)  # a standard error needs two repeats
+    progress = check_progress(progress)
     Z = None
     if E is not None:
         E = as_float_array(E, "E")
@@ -359,6 +367,8 @@ def simulate(
         g = np.random.Generator(np.random.PCG64(children[c]))
         g.standard_normal(out=z)
         for d, dist in enumerate(dlist):
+            if d:
+                checkpoint()  # a stopped run (Ctrl-C) does not wait for the chunk's other D
             out = samples[d, :, r0:r0 + nrep]
             if dist.kind == "user":
                 v = dist._user_draw(_mix_rng(children[c], dist), (nrep, m))
@@ -377,7 +387,10 @@ def simulate(
             out[...] = tmp
 
     # threads over chunks; Ctrl-C stops them between chunks (mcref.parallel)
-    map_chunks(work, n_chunks, T)
+    seconds = _progress.estimate_seconds(references=float(n_mc) * m * len(dlist))
+    with _progress.session(progress, seconds=seconds) as sess, \
+            sess.phase("references " + ", ".join(labels), n_mc, "repeat") as phase:
+        map_chunks(work, n_chunks, T, progress=phase.chunks(CHUNK))
     return Simulation(names=tuple(i.name for i in infos), dists=dlist, samples=samples, n_bins=nb)
 
 
@@ -398,6 +411,7 @@ def simulated_reference(
     seed=None,
     keep_samples: bool = False,
     n_threads: int | None = None,
+    progress: bool | None = None,
 ):
     r"""Simulated reference value of a statistic for the uncertainties ``u``
     (docs/methods.md, "Simulated references").
@@ -432,6 +446,11 @@ def simulated_reference(
     keep_samples : bool, default: False
         Keep the θ_k in the result.
     n_threads : int, optional
+        Worker threads (default: numba's thread count).
+    progress : bool, optional
+        A progress bar of the Monte Carlo repeats on stderr (``method="mc"``). None
+        (default): only when stderr is a terminal and the call is expected to take more
+        than about 2 s; True: always; False: never. The result does not depend on it.
 
     Returns
     -------
@@ -459,6 +478,7 @@ def simulated_reference(
     True
     """
     method = check_choice(method, "method", ("mc", "exact", "asymptotic"))
+    progress = check_progress(progress)
     if names is not None:
         if name is not None:
             raise ValueError("give the statistics either as `name` or as `names`, not both")
@@ -484,6 +504,6 @@ def simulated_reference(
         return res if many else res[info(name).name]
     sim = simulate(names, u, dists=[dist], n_mc=n_mc, n_bins=n_bins, min_count=min_count, shrink=shrink, E=E,
                    binning=binning, log=log,
-                   seed=seed, n_threads=n_threads)
+                   seed=seed, n_threads=n_threads, progress=progress)
     res = {nm: sim.reference(nm, sim.dists[0], keep_samples=keep_samples) for nm in sim.names}
     return res if many else res[info(name).name]

@@ -47,7 +47,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._validation import check_choice, check_E_u, check_int, check_probability
+from . import _progress
+from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, TieOrderWarning
 from .bootstrap import BootstrapResult, bootstrap_many
 from .generative import get_distribution
@@ -367,6 +368,7 @@ def validate(
     alpha: float = 0.05,
     seed=None,
     name: str = "",
+    progress: bool | None = None,
 ) -> ValidationTable:
     """Validate the calibration of a dataset (E, u): the workflow of docs/methods.md, "Verdicts".
 
@@ -403,10 +405,22 @@ def validate(
         One seed for the whole table: the bootstrap and the simulation get spawned children.
     name : str
         Dataset name shown in the table.
+    progress : bool, optional
+        Progress bars on stderr, one per phase: "bootstrap", "jackknife CC" (the O(M²)
+        jackknife of CC's BCa interval) and "references <D, …>". None (default): only when
+        stderr is a terminal and the whole table is expected to take more than about 2 s;
+        True: always (also into a pipe or a log, refreshed sparsely); False: never. The
+        table does not depend on it.
 
     Returns
     -------
     ValidationTable
+
+    Notes
+    -----
+    Every long phase returns to Python at least every ~0.1 s of work (bootstrap and
+    jackknife in batches, references in chunks), so Ctrl-C stops the call within about a
+    second (docs/methods.md, "Parallelism").
 
     Examples
     --------
@@ -425,6 +439,7 @@ def validate(
         raise ValueError(f"`k_sensitivity` must be > 0, got {k_sensitivity}")
     rule = check_choice(rule, "rule", RULES)
     alpha = check_probability(alpha, "alpha")
+    progress = check_progress(progress)
     if isinstance(stats, str):
         stats = [stats]
     infos = [info(s) for s in stats]
@@ -449,6 +464,23 @@ def validate(
     seed_seq = check_seed(seed)
     seed_used = seed_seq.entropy  # drawn from the OS when seed is None: recorded so the table can be reproduced
     ss_boot, ss_sim, ss_ties = seed_seq.spawn(3)  # the first two as before a third child existed
+    with _progress.session(progress, seconds=_validate_seconds(infos, E.size, n_boot, n_mc, len(dists), binning)):
+        return _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
+                             k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties)
+
+
+def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binning: str) -> float:
+    """Expected duration of :func:`validate` (:func:`mcref._progress.estimate_seconds`)."""
+    adaptive = binning == "adaptive" and any(i.binned for i in infos)
+    return _progress.estimate_seconds(**{"bootstrap_adaptive" if adaptive else "bootstrap": float(n_boot) * m},
+                                      jackknife_CC=float(m) ** 2 * sum(i.kind == "rank" for i in infos),
+                                      jackknife_adaptive=float(m) ** 2 * sum(i.binned for i in infos) * adaptive,
+                                      references=float(n_mc) * m * n_dists)
+
+
+def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
+                  rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties) -> ValidationTable:
+    """The work of :func:`validate`, inside its progress session (arguments checked)."""
     with warnings.catch_warnings():
         # the table marks an interval that excludes its estimate ("!" and excludes_estimate)
         warnings.simplefilter("ignore", BiasedIntervalWarning)

@@ -83,17 +83,18 @@ def adaptive_starts_kernel(xs, n_bins, min_count, log, out):
 
 
 @njit(**NJIT)
-def adaptive_jackknife_kernel(code, us, u2, e2, z2, n_bins, min_count, log, out):
+def adaptive_jackknife_kernel(code, us, u2, e2, z2, n_bins, min_count, log, j0, out):
     """Leave-one-out values of the binned statistic ``code`` (ENCE, ZMSE, UCE of
     :mod:`mcref.kernels.stats`) with the adaptive bins of the M − 1 points recomputed for
-    every left-out point; inputs sorted by u. Bin sums come from prefix sums, as in the
-    equal-count jackknife."""
+    every left-out point; inputs sorted by u; ``out[p]`` for left-out point ``j0 + p``.
+    Bin sums come from prefix sums, as in the equal-count jackknife."""
     m = us.shape[0]
     cu2, ce2, cz2 = prefix_sums(u2, e2, z2)
     xs = np.empty(m - 1)
     st = np.empty(m + 1, dtype=np.int64)
     acc = np.empty((m, 4))
-    for j in range(m):
+    for p in range(out.shape[0]):
+        j = j0 + p
         k = 0
         for i in range(m):
             if i != j:
@@ -112,4 +113,4 @@ def adaptive_jackknife_kernel(code, us, u2, e2, z2, n_bins, min_count, log, out)
                 acc[b, 1] -= u2[j]
                 acc[b, 2] -= e2[j]
                 acc[b, 3] -= z2[j]
-        out[j] = finish_binned(code, acc[:nb], np.float64(m - 1))
+        out[p] = finish_binned(code, acc[:nb], np.float64(m - 1))

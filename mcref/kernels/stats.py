@@ -361,15 +361,17 @@ def jack_binned_kernel(code, starts_m1, u2, E2, z2, out):
 
 
 @njit(**NJIT_PARALLEL)
-def jack_cc_kernel(us, ae, ru, re, out):
-    """Leave-one-out Spearman ρ in O(M) per point (O(M²) in all, parallel over points).
+def jack_cc_kernel(us, ae, ru, re, j0, out):
+    """Leave-one-out Spearman ρ in O(M) per point (O(M²) in all, parallel over points):
+    ``out[p]`` for left-out point ``j0 + p`` (callers cut the points into batches).
 
     Removing point j lowers the average rank of point i by 1 if its value is above
     the left-out one, by ½ if tied, by 0 otherwise (for u and |E| alike).
     """
     m = us.shape[0]
     mid = 0.5 * m  # mean rank of M-1 points
-    for j in prange(m):
+    for p in prange(out.shape[0]):
+        j = j0 + p
         uj = us[j]
         ej = ae[j]
         sxy = 0.0
@@ -387,4 +389,4 @@ def jack_cc_kernel(us, ae, ru, re, out):
         sxy -= x * y
         sxx -= x * x
         syy -= y * y
-        out[j] = sxy / np.sqrt(sxx * syy)
+        out[p] = sxy / np.sqrt(sxx * syy)
