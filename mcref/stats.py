@@ -151,10 +151,11 @@ class Prepared:
 
 
 def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int = 30, shrink: bool = False,
-            binning: str = "equal", log: bool | None = None) -> Prepared:
+            binning: str = "equal", log: bool | None = None, ranks: bool = True) -> Prepared:
     """Sort a validated dataset by u and precompute bins and tie groups.
 
     ``n_bins=None`` means that no binned statistic is evaluated (one dummy bin).
+    ``ranks=False`` skips the order of |E| (only CC needs it): ``eord`` is then empty.
     ``binning="adaptive"`` cuts the bins of :func:`mcref.binning.adaptive_starts` (``log``
     grid by default) instead of equal counts.
     """
@@ -189,13 +190,44 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     us = np.ascontiguousarray(u[order])
     z = Es / us
     ae = np.abs(Es)
-    eord = np.argsort(ae, kind="stable").astype(np.int64)
+    eord = np.argsort(ae, kind="stable").astype(np.int64) if ranks else np.empty(0, dtype=np.int64)
     return Prepared(
         order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),
         zshift=float(np.mean(z)), starts=starts, ugs=_tie_starts(us), eord=eord,
-        egs=_tie_starts(ae[eord]), n_bins=nb, binning=binning, log=log,
+        egs=_tie_starts(ae[eord]) if ranks else np.array([0, m], dtype=np.int64), n_bins=nb, binning=binning, log=log,
         n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count),
     )
+
+
+def check_E_u_once(E, u, *, min_size: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mcref._validation.check_E_u` in one pass over the data.
+
+    A numba scan (:func:`mcref.kernels.stats.scan_E_u`) gets the non-finite count and the
+    extremes of |E|, u and |E/u|; the same rules as ``check_E_u`` are applied to them. Only
+    when a rule fails does ``check_E_u`` itself run, to raise its exact message.
+    """
+    try:
+        E1 = np.ascontiguousarray(E, dtype=np.float64)
+        u1 = np.ascontiguousarray(u, dtype=np.float64)
+    except (TypeError, ValueError):
+        return check_E_u(E, u, min_size=min_size)
+    if E1.ndim != 1 or u1.ndim != 1 or E1.shape != u1.shape or E1.size < max(min_size, 1):
+        return check_E_u(E, u, min_size=min_size)
+    scan = np.empty(5)
+    K.scan_E_u(E1, u1, scan)
+    bad, emax, umin, umax, zmax = (float(v) for v in scan)
+    n = E1.size
+    tiny, huge = float(np.finfo(np.float64).tiny), float(np.finfo(np.float64).max)
+
+    def fits(big: float) -> bool:  # the sum of n squares up to big² stays finite
+        t = big * big * n
+        return t <= huge and np.isfinite(t)
+
+    ok = (bad == 0 and umin > 0 and umin * umin >= tiny and fits(umax) and fits(emax) and fits(zmax)
+          and not (0 < emax and emax * emax < tiny) and not (0 < zmax and zmax * zmax < tiny))
+    if not ok:
+        return check_E_u(E, u, min_size=min_size)
+    return E1, u1
 
 
 def _codes(names_: Sequence[str]) -> tuple[list[StatInfo], np.ndarray]:
@@ -268,13 +300,28 @@ def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int 
     >>> sorted(statistics(["ZMS", "CC"], E, u))
     ['CC', 'ZMS']
     """
-    E, u = check_E_u(E, u)
+    from ._validation import check_choice
+
+    E, u = check_E_u_once(E, u)
     infos, codes = _codes(names_)
-    binned = any(i.binned for i in infos)
-    prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning, log=log)
-    vals = evaluate(prep, codes)
-    check_defined(infos, vals, prep)
-    _warn_ties(infos, prep)
+    binning = check_choice(binning, "binning", ("equal", "adaptive"))
+    vals = np.empty(codes.size)
+    mean = np.array([i.kind == "mean" for i in infos], dtype=bool)
+    if mean.any():  # moments of the unsorted data: no sort, no prepared arrays
+        mvals = np.empty(int(mean.sum()))
+        K.moments_kernel(codes[mean], E, u, mvals)
+        vals[mean] = mvals
+        check_defined([i for i, k in zip(infos, mean) if k], mvals, None)
+    if not mean.all():  # one shared sort for the binned statistics and CC
+        binned = any(i.binned for i in infos)
+        ranks = any(i.kind == "rank" for i in infos)
+        prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning,
+                       log=log, ranks=ranks)
+        rest = [i for i, k in zip(infos, mean) if not k]
+        rvals = evaluate(prep, codes[~mean])
+        vals[~mean] = rvals
+        check_defined(rest, rvals, prep)
+        _warn_ties(infos, prep)
     return {i.name: float(v) for i, v in zip(infos, vals)}
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._config import NJIT, NJIT_PARALLEL
+from ._config import NJIT, NJIT_EXACT, NJIT_PARALLEL
 
 ZMS, MZ, VARZ, MSE, MV, RCE, RCE2, NLL, CC, ENCE, ZMSE, UCE = range(12)
 N_CODES = 12
@@ -276,6 +276,95 @@ def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs,
             out[k] = finish_binned(c, acc, np.float64(z.shape[0]))
         else:
             out[k] = rank_corr(w, ugs, eord, egs, xu)
+
+
+@njit(**NJIT_EXACT)
+def scan_E_u(E, u, out):
+    """One pass over unsorted (E, u): ``out = (#non-finite, max|E|, min u, max u, max|E/u|)``.
+
+    Exact IEEE arithmetic (no fastmath), so that ``E/u`` and the extremes are those that
+    ``mcref._validation.check_E_u`` computes with NumPy; u <= 0 makes ``min u`` <= 0.
+    """
+    bad = 0
+    emax = 0.0
+    umin = np.inf
+    umax = 0.0
+    zmax = 0.0
+    for i in range(E.shape[0]):
+        e = E[i]
+        v = u[i]
+        if not (np.isfinite(e) and np.isfinite(v)):
+            bad += 1
+            continue
+        ae = abs(e)
+        az = abs(e / v)
+        emax = max(emax, ae)
+        umin = min(umin, v)
+        umax = max(umax, abs(v))
+        zmax = max(zmax, az)
+    out[0] = bad
+    out[1] = emax
+    out[2] = umin
+    out[3] = umax
+    out[4] = zmax
+
+
+@njit(**NJIT)
+def moments_kernel(codes, E, u, out):
+    """Mean-type statistics ``codes`` of unsorted (E, u) from the sums they need only.
+
+    z = E/u; one pass accumulates Σz, Σz², ΣE², Σu² and, for NLL only, Σ ln u²; VarZ
+    adds a second pass for Σ(z − c)², c = Σz/n (see :func:`mean_sums`). No sort, no
+    temporary array: :func:`finish_mean` gives the values (docs/methods.md, "Statistics").
+    """
+    need_z = False
+    need_var = False
+    need_z2 = False
+    need_e2 = False
+    need_u2 = False
+    need_ln = False
+    for c in codes:
+        need_z |= c == MZ
+        need_var |= c == VARZ
+        need_z2 |= (c == ZMS) | (c == NLL)
+        need_e2 |= (c == MSE) | (c == RCE) | (c == RCE2)
+        need_u2 |= (c == MV) | (c == RCE) | (c == RCE2)
+        need_ln |= c == NLL
+    m = E.shape[0]
+    sz = 0.0
+    sz2 = 0.0
+    se2 = 0.0
+    su2 = 0.0
+    sl = 0.0
+    if need_z or need_var:
+        for i in range(m):
+            sz += E[i] / u[i]
+    if need_z2:
+        for i in range(m):
+            z = E[i] / u[i]
+            sz2 += z * z
+    if need_e2:
+        for i in range(m):
+            se2 += E[i] * E[i]
+    if need_u2:
+        for i in range(m):
+            su2 += u[i] * u[i]
+    if need_ln:
+        for i in range(m):
+            sl += np.log(u[i] * u[i])
+    szc2 = 0.0
+    if need_var:
+        c = sz / m
+        szc = 0.0
+        for i in range(m):
+            zc = E[i] / u[i] - c
+            szc += zc
+            szc2 += zc * zc
+        szc2 -= szc * szc / m
+    s = np.empty(N_SUMS)
+    pack_sums(s, np.float64(m), sz, szc2, sz2, se2, su2, sl)
+    for k in range(codes.shape[0]):
+        out[k] = finish_mean(codes[k], s)
 
 
 # --------------------------------------------------------------------------- jackknife
