@@ -241,7 +241,8 @@ def bootstrap_many(
     """Bootstrap several statistics on the **same** resamples; see :func:`bootstrap`."""
     infos, E, u, n_boot, method, level, n_bins = _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins)
     binned = any(i.binned for i in infos)
-    prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning, log=log)
+    prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning, log=log,
+                   ranks=any(i.kind == "rank" for i in infos))
     codes = np.array([i.code for i in infos], dtype=np.int64)
     est = evaluate(prep, codes)
     check_defined(infos, est, prep)

@@ -98,6 +98,23 @@ def predefined_reference(name: str, E, u) -> float | None:
     return None if ref is None else float(ref(np.asarray(E, float), np.asarray(u, float)))
 
 
+def rank_slots(eord: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(slot, eslot)`` of :func:`mcref.kernels.stats.rank_corr` from ``eord`` (u-sorted
+    positions in |E| order).
+
+    Block b holds the |E| positions [b·B, (b + 1)·B), B = ``RANK_BLOCK``; ``slot[i]`` is
+    the block of point i times B plus the rank of i, in u order, among that block's
+    points; ``eslot[k] = slot[eord[k]]`` lies in the block of k. Once per dataset.
+    """
+    m = eord.size
+    block = np.empty(m, dtype=np.int64)
+    block[eord] = np.arange(m, dtype=np.int64) // K.RANK_BLOCK
+    slot = np.empty(m, dtype=np.int64)
+    slot[np.argsort(block, kind="stable")] = np.arange(m, dtype=np.int64)
+    slot = slot.astype(np.int32)  # M < 2**31: half the index traffic of int64
+    return slot, np.ascontiguousarray(slot[eord])
+
+
 def _tie_starts(sorted_values: np.ndarray) -> np.ndarray:
     """Starts of the runs of equal values in a sorted array, with the length appended."""
     m = sorted_values.size
@@ -111,7 +128,8 @@ class Prepared:
 
     ``order`` maps sorted positions to input indices. ``eord`` is the stable order of
     |E| over sorted positions and ``egs``/``ugs`` the starts of the tie groups of |E|
-    and u. ``starts`` are the equal-count bin starts (None when no binned statistic).
+    and u; ``slot``/``eslot`` place the points for the rank pass (:func:`rank_slots`).
+    ``starts`` are the equal-count bin starts (None when no binned statistic).
     """
 
     order: np.ndarray
@@ -128,6 +146,8 @@ class Prepared:
     eord: np.ndarray
     egs: np.ndarray
     n_bins: int
+    slot: np.ndarray = None
+    eslot: np.ndarray = None
     binning: str = "equal"
     log: bool = True
     n_bins_requested: int = 0
@@ -147,7 +167,7 @@ class Prepared:
     def kernel_args(self) -> tuple:
         """Arguments shared by :func:`eval_weighted` and the bootstrap kernel."""
         return (self.z, self.zshift, self.z2, self.E2, self.u2, self.lnu2,
-                self.starts, self.ugs, self.eord, self.egs)
+                self.starts, self.ugs, self.slot, self.eslot, self.egs)
 
 
 def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int = 30, shrink: bool = False,
@@ -191,11 +211,12 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     z = Es / us
     ae = np.abs(Es)
     eord = np.argsort(ae, kind="stable").astype(np.int64) if ranks else np.empty(0, dtype=np.int64)
+    slot, eslot = rank_slots(eord) if ranks else (np.empty(0, np.int32), np.empty(0, np.int32))
     return Prepared(
         order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),
         zshift=float(np.mean(z)), starts=starts, ugs=_tie_starts(us), eord=eord,
         egs=_tie_starts(ae[eord]) if ranks else np.array([0, m], dtype=np.int64), n_bins=nb, binning=binning, log=log,
-        n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count),
+        n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count), slot=slot, eslot=eslot,
     )
 
 
@@ -239,12 +260,10 @@ def evaluate(prep: Prepared, codes: np.ndarray) -> np.ndarray:
     """Statistics ``codes`` on the prepared data (all weights 1)."""
     out = np.empty(codes.size)
     w = np.ones(prep.M, dtype=np.int64)
-    s = np.empty(K.N_SUMS)
     acc = np.empty((prep.n_bins, 4))
-    cs = np.empty(prep.M + 1, dtype=np.int64)
     corr = np.zeros((prep.n_bins + 1, 2))
-    xu = np.empty(prep.M)
-    K.eval_weighted(codes, w, *prep.kernel_args(), s, acc, cs, False, corr, xu, out)
+    buf = np.empty((prep.M if (codes == K.CC).any() else 0, 2))
+    K.eval_weighted(codes, w, *prep.kernel_args(), np.empty(K.N_RAW), np.empty(K.N_SUMS), acc, corr, buf, out)
     return out
 
 
