@@ -9,6 +9,7 @@ and prepares a dataset once (stable sort by u, bins, tie groups) for the kernels
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -220,6 +221,10 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     )
 
 
+_TINY = float(np.finfo(np.float64).tiny)
+_HUGE = float(np.finfo(np.float64).max)
+
+
 def check_E_u_once(E, u, *, min_size: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """:func:`mcref._validation.check_E_u` in one pass over the data.
 
@@ -236,16 +241,13 @@ def check_E_u_once(E, u, *, min_size: int = 2) -> tuple[np.ndarray, np.ndarray]:
         return check_E_u(E, u, min_size=min_size)
     scan = np.empty(5)
     K.scan_E_u(E1, u1, scan)
-    bad, emax, umin, umax, zmax = (float(v) for v in scan)
+    bad, emax, umin, umax, zmax = scan.tolist()
     n = E1.size
-    tiny, huge = float(np.finfo(np.float64).tiny), float(np.finfo(np.float64).max)
-
-    def fits(big: float) -> bool:  # the sum of n squares up to big² stays finite
+    ok = bad == 0 and umin > 0 and umin * umin >= _TINY and not (0 < emax and emax * emax < _TINY) \
+        and not (0 < zmax and zmax * zmax < _TINY)
+    for big in (umax, emax, zmax):  # the sum of n squares up to big² stays finite
         t = big * big * n
-        return t <= huge and np.isfinite(t)
-
-    ok = (bad == 0 and umin > 0 and umin * umin >= tiny and fits(umax) and fits(emax) and fits(zmax)
-          and not (0 < emax and emax * emax < tiny) and not (0 < zmax and zmax * zmax < tiny))
+        ok = ok and t <= _HUGE and math.isfinite(t)
     if not ok:
         return check_E_u(E, u, min_size=min_size)
     return E1, u1
@@ -325,6 +327,10 @@ def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int 
     infos, codes = _codes(names_)
     binning = check_choice(binning, "binning", ("equal", "adaptive"))
     vals = np.empty(codes.size)
+    if all(i.kind == "mean" for i in infos):  # the common small call: one kernel, no sort
+        K.moments_kernel(codes, E, u, vals)
+        check_defined(infos, vals, None)
+        return {i.name: float(v) for i, v in zip(infos, vals)}
     mean = np.array([i.kind == "mean" for i in infos], dtype=bool)
     if mean.any():  # moments of the unsorted data: no sort, no prepared arrays
         mvals = np.empty(int(mean.sum()))
