@@ -108,11 +108,10 @@ def rank_slots(eord: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     points; ``eslot[k] = slot[eord[k]]`` lies in the block of k. Once per dataset.
     """
     m = eord.size
-    block = np.empty(m, dtype=np.int64)
-    block[eord] = np.arange(m, dtype=np.int64) // K.RANK_BLOCK
-    slot = np.empty(m, dtype=np.int64)
-    slot[np.argsort(block, kind="stable")] = np.arange(m, dtype=np.int64)
-    slot = slot.astype(np.int32)  # M < 2**31: half the index traffic of int64
+    slot = np.empty(m, dtype=np.int32)  # M < 2**31: half the index traffic of int64
+    for b0 in range(0, m, K.RANK_BLOCK):  # block b's points are eord[b0:b1]; u order = position order
+        b1 = min(b0 + K.RANK_BLOCK, m)
+        slot[np.sort(eord[b0:b1])] = np.arange(b0, b1, dtype=np.int32)
     return slot, np.ascontiguousarray(slot[eord])
 
 
