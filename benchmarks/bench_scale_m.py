@@ -8,16 +8,18 @@ medians of repeats interleaved across the rows of one M (``_common.interleaved_m
 so load on the machine hits every row alike. B is chosen per row and M so that one call
 takes about ``--target`` seconds (0.5 s).
 
-The bootstrap rows time the public call with ``method="percentile"``: the resampling
-kernel plus the preparation (sort by u, ranks) once per call; the BCa jackknife (O(M²)
-for CC) is left out. ``--save before.json`` keeps a run's table, ``--compare before.json``
+The bootstrap rows time the public call with ``method="percentile"`` (the BCa jackknife,
+O(M²) for CC, is left out) at B and B/2 replicates: their difference is the cost per
+replicate, without the one-off validation and sort by u of a call (printed apart). ``--save before.json`` keeps a run's table, ``--compare before.json``
 prints it beside the current one, e.g. before and after a change:
 
     PYTHONPATH=/path/to/old python benchmarks/bench_scale_m.py --save /tmp/before.json
     python benchmarks/bench_scale_m.py --compare /tmp/before.json
 
 Rows are entries of :data:`ROWS`: ``row(E, u, target_s) -> (call, work)`` where ``call()``
-runs once and ``work`` is the number of element·replicates it processes. New engines add
+runs once and ``work`` is the number of element·replicates it processes, or ``(call,
+call_half, work)`` to time the difference of two calls (the bootstrap rows: B and B/2
+replicates, so the one-off sort of a call cancels and is printed apart). New engines add
 theirs with :func:`add_row` (e.g. the simulated references: work = M·N_MC).
 
 Run: ``python benchmarks/bench_scale_m.py [--quick] [--threads 1] [--ms 1e3,1e4,1e5,1e6]``.
@@ -59,24 +61,27 @@ def _calibrated(make: Callable[[int], Callable[[], object]], m: int, target_s: f
                 b_max: int = 1 << 20) -> tuple[Callable[[], object], float]:
     """A call with B (a multiple of ``unit``) such that it takes about ``target_s``; (call, M·B)."""
     b = unit
-    while True:
-        call = make(b)
+    for _ in range(8):
         t0 = time.perf_counter()
-        call()
+        make(b)()
         t = time.perf_counter() - t0
-        if t >= target_s / 4 or b >= b_max:
+        nb = max(unit, min(b_max, int(round(b * target_s / max(t, 1e-6) / unit)) * unit))
+        if abs(nb - b) <= 0.2 * b or b >= b_max:
             break
-        b = min(b_max, b * max(2, int(target_s / 4 / max(t, 1e-6))))
-        b = -(-b // unit) * unit
-    b = max(unit, min(b_max, int(round(b * target_s / max(t, 1e-9) / unit)) * unit))
+        b = min(nb, 8 * b)  # a fixed cost per call makes t grow slower than b: approach in steps
     return make(b), float(m) * b
 
 
 def _boot_row(name: str) -> Row:
+    """Marginal cost per replicate: calls with B and B/2 replicates (B for about ``target_s``),
+    timed alike; (t_B − t_B/2) / (M·B/2) leaves out the one-off work of a call (validation,
+    sort by u, ranks), which :func:`measure` reports apart as 2·t_B/2 − t_B."""
     def row(E, u, target_s):
         def make(b):
             return lambda: mcref.bootstrap(name, E, u, n_boot=b, method="percentile", n_bins=N_BINS, seed=1)
-        return _calibrated(make, E.size, target_s)
+        call, work = _calibrated(make, E.size, target_s, unit=128)
+        b = int(round(work / E.size))
+        return call, make(b // 2), work / 2
     return row
 
 
@@ -112,19 +117,30 @@ def _floor(E, u, target_s):
 def measure(ms, target_s: float, repeats: int, threads: int) -> dict[str, dict[int, float]]:
     """ns per element·replicate per thread, ``table[row][M]``."""
     table: dict[str, dict[int, float]] = {k: {} for k in [*ROWS, FLOOR]}
+    fixed: dict[str, dict[int, float]] = {}
     for m in ms:
         rng = np.random.default_rng(m)
         u = rng.lognormal(0.0, 0.5, m)
         E = u * rng.normal(size=m)
-        calls, work = {}, {}
+        calls, work, halves = {}, {}, []
         for name, row in [*ROWS.items(), (FLOOR, _floor)]:
-            calls[name], work[name] = row(E, u, target_s)
+            got = row(E, u, target_s)
+            calls[name], work[name] = got[0], got[-1]
+            if len(got) == 3:  # (call, call with half the replicates, work of the difference)
+                calls[name + " /2"] = got[1]
+                halves.append(name)
         med = interleaved_medians(calls, repeats)
-        for name in calls:
+        for name in work:
             # the floor is one NumPy thread whatever --threads: per thread it is its own time
             t = threads if name != FLOOR else 1
-            table[name][m] = med[name] * t / work[name] * 1e9
+            dt = med[name] - med[name + " /2"] if name in halves else med[name]
+            table[name][m] = dt * t / work[name] * 1e9
+            if name in halves:
+                fixed.setdefault(name, {})[m] = 2 * med[name + " /2"] - med[name]
         print(f"# M = {m:.0e} done", file=sys.stderr, flush=True)
+    for name, row in fixed.items():
+        print(f"# {name}: one-off cost per call (validation, sort, ranks) "
+              + ", ".join(f"M={m:.0e} {1e3 * t:.3g} ms" for m, t in row.items()), file=sys.stderr)
     return table
 
 
