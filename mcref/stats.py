@@ -9,6 +9,7 @@ and prepares a dataset once (stable sort by u, bins, tie groups) for the kernels
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -98,6 +99,22 @@ def predefined_reference(name: str, E, u) -> float | None:
     return None if ref is None else float(ref(np.asarray(E, float), np.asarray(u, float)))
 
 
+def rank_slots(eord: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(slot, eslot)`` of :func:`mcref.kernels.stats.rank_corr` from ``eord`` (u-sorted
+    positions in |E| order).
+
+    Block b holds the |E| positions [b·B, (b + 1)·B), B = ``RANK_BLOCK``; ``slot[i]`` is
+    the block of point i times B plus the rank of i, in u order, among that block's
+    points; ``eslot[k] = slot[eord[k]]`` lies in the block of k. Once per dataset.
+    """
+    m = eord.size
+    slot = np.empty(m, dtype=np.int32)  # M < 2**31: half the index traffic of int64
+    for b0 in range(0, m, K.RANK_BLOCK):  # block b's points are eord[b0:b1]; u order = position order
+        b1 = min(b0 + K.RANK_BLOCK, m)
+        slot[np.sort(eord[b0:b1])] = np.arange(b0, b1, dtype=np.int32)
+    return slot, np.ascontiguousarray(slot[eord])
+
+
 def _tie_starts(sorted_values: np.ndarray) -> np.ndarray:
     """Starts of the runs of equal values in a sorted array, with the length appended."""
     m = sorted_values.size
@@ -111,7 +128,8 @@ class Prepared:
 
     ``order`` maps sorted positions to input indices. ``eord`` is the stable order of
     |E| over sorted positions and ``egs``/``ugs`` the starts of the tie groups of |E|
-    and u. ``starts`` are the equal-count bin starts (None when no binned statistic).
+    and u; ``slot``/``eslot`` place the points for the rank pass (:func:`rank_slots`).
+    ``starts`` are the equal-count bin starts (None when no binned statistic).
     """
 
     order: np.ndarray
@@ -128,6 +146,8 @@ class Prepared:
     eord: np.ndarray
     egs: np.ndarray
     n_bins: int
+    slot: np.ndarray = None
+    eslot: np.ndarray = None
     binning: str = "equal"
     log: bool = True
     n_bins_requested: int = 0
@@ -147,14 +167,15 @@ class Prepared:
     def kernel_args(self) -> tuple:
         """Arguments shared by :func:`eval_weighted` and the bootstrap kernel."""
         return (self.z, self.zshift, self.z2, self.E2, self.u2, self.lnu2,
-                self.starts, self.ugs, self.eord, self.egs)
+                self.starts, self.ugs, self.slot, self.eslot, self.egs)
 
 
 def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int = 30, shrink: bool = False,
-            binning: str = "equal", log: bool | None = None) -> Prepared:
+            binning: str = "equal", log: bool | None = None, ranks: bool = True) -> Prepared:
     """Sort a validated dataset by u and precompute bins and tie groups.
 
     ``n_bins=None`` means that no binned statistic is evaluated (one dummy bin).
+    ``ranks=False`` skips the order of |E| (only CC needs it): ``eord`` is then empty.
     ``binning="adaptive"`` cuts the bins of :func:`mcref.binning.adaptive_starts` (``log``
     grid by default) instead of equal counts.
     """
@@ -189,13 +210,46 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     us = np.ascontiguousarray(u[order])
     z = Es / us
     ae = np.abs(Es)
-    eord = np.argsort(ae, kind="stable").astype(np.int64)
+    eord = np.argsort(ae, kind="stable").astype(np.int64) if ranks else np.empty(0, dtype=np.int64)
+    slot, eslot = rank_slots(eord) if ranks else (np.empty(0, np.int32), np.empty(0, np.int32))
     return Prepared(
         order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),
         zshift=float(np.mean(z)), starts=starts, ugs=_tie_starts(us), eord=eord,
-        egs=_tie_starts(ae[eord]), n_bins=nb, binning=binning, log=log,
-        n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count),
+        egs=_tie_starts(ae[eord]) if ranks else np.array([0, m], dtype=np.int64), n_bins=nb, binning=binning, log=log,
+        n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count), slot=slot, eslot=eslot,
     )
+
+
+_TINY = float(np.finfo(np.float64).tiny)
+_HUGE = float(np.finfo(np.float64).max)
+
+
+def check_E_u_once(E, u, *, min_size: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mcref._validation.check_E_u` in one pass over the data.
+
+    A numba scan (:func:`mcref.kernels.stats.scan_E_u`) gets the non-finite count and the
+    extremes of |E|, u and |E/u|; the same rules as ``check_E_u`` are applied to them. Only
+    when a rule fails does ``check_E_u`` itself run, to raise its exact message.
+    """
+    try:
+        E1 = np.ascontiguousarray(E, dtype=np.float64)
+        u1 = np.ascontiguousarray(u, dtype=np.float64)
+    except (TypeError, ValueError):
+        return check_E_u(E, u, min_size=min_size)
+    if E1.ndim != 1 or u1.ndim != 1 or E1.shape != u1.shape or E1.size < max(min_size, 1):
+        return check_E_u(E, u, min_size=min_size)
+    scan = np.empty(5)
+    K.scan_E_u(E1, u1, scan)
+    bad, emax, umin, umax, zmax = scan.tolist()
+    n = E1.size
+    ok = bad == 0 and umin > 0 and umin * umin >= _TINY and not (0 < emax and emax * emax < _TINY) \
+        and not (0 < zmax and zmax * zmax < _TINY)
+    for big in (umax, emax, zmax):  # the sum of n squares up to big² stays finite
+        t = big * big * n
+        ok = ok and t <= _HUGE and math.isfinite(t)
+    if not ok:
+        return check_E_u(E, u, min_size=min_size)
+    return E1, u1
 
 
 def _codes(names_: Sequence[str]) -> tuple[list[StatInfo], np.ndarray]:
@@ -207,12 +261,10 @@ def evaluate(prep: Prepared, codes: np.ndarray) -> np.ndarray:
     """Statistics ``codes`` on the prepared data (all weights 1)."""
     out = np.empty(codes.size)
     w = np.ones(prep.M, dtype=np.int64)
-    s = np.empty(K.N_SUMS)
     acc = np.empty((prep.n_bins, 4))
-    cs = np.empty(prep.M + 1, dtype=np.int64)
     corr = np.zeros((prep.n_bins + 1, 2))
-    xu = np.empty(prep.M)
-    K.eval_weighted(codes, w, *prep.kernel_args(), s, acc, cs, False, corr, xu, out)
+    buf = np.empty((prep.M if (codes == K.CC).any() else 0, 2))
+    K.eval_weighted(codes, w, *prep.kernel_args(), np.empty(K.N_RAW), np.empty(K.N_SUMS), acc, corr, buf, out)
     return out
 
 
@@ -268,13 +320,32 @@ def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int 
     >>> sorted(statistics(["ZMS", "CC"], E, u))
     ['CC', 'ZMS']
     """
-    E, u = check_E_u(E, u)
+    from ._validation import check_choice
+
+    E, u = check_E_u_once(E, u)
     infos, codes = _codes(names_)
-    binned = any(i.binned for i in infos)
-    prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning, log=log)
-    vals = evaluate(prep, codes)
-    check_defined(infos, vals, prep)
-    _warn_ties(infos, prep)
+    binning = check_choice(binning, "binning", ("equal", "adaptive"))
+    vals = np.empty(codes.size)
+    if all(i.kind == "mean" for i in infos):  # the common small call: one kernel, no sort
+        K.moments_kernel(codes, E, u, vals)
+        check_defined(infos, vals, None)
+        return {i.name: float(v) for i, v in zip(infos, vals)}
+    mean = np.array([i.kind == "mean" for i in infos], dtype=bool)
+    if mean.any():  # moments of the unsorted data: no sort, no prepared arrays
+        mvals = np.empty(int(mean.sum()))
+        K.moments_kernel(codes[mean], E, u, mvals)
+        vals[mean] = mvals
+        check_defined([i for i, k in zip(infos, mean) if k], mvals, None)
+    if not mean.all():  # one shared sort for the binned statistics and CC
+        binned = any(i.binned for i in infos)
+        ranks = any(i.kind == "rank" for i in infos)
+        prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning,
+                       log=log, ranks=ranks)
+        rest = [i for i, k in zip(infos, mean) if not k]
+        rvals = evaluate(prep, codes[~mean])
+        vals[~mean] = rvals
+        check_defined(rest, rvals, prep)
+        _warn_ties(infos, prep)
     return {i.name: float(v) for i, v in zip(infos, vals)}
 
 

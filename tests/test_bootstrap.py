@@ -558,3 +558,71 @@ def test_single_replicate_and_string_names():
     close(r["ZMS"].distribution[0], naive.zms(E[idx[0]], u[idx[0]]))
     # case-insensitive name; the result is keyed by the registry name
     assert BS.bootstrap("zms", E, u, n_boot=5, seed=3, method="percentile").name == "ZMS"
+
+
+# --------------------------------------------------------------------------- 8. resampling generator
+
+
+def _gof(observed, probs, n):
+    """χ² goodness of fit with cells of expected count < 5 pooled into the last one."""
+    exp = probs * n
+    keep = exp >= 5
+    obs = np.append(observed[keep], observed[~keep].sum())
+    exp = np.append(exp[keep], exp[~keep].sum())
+    if exp[-1] == 0:
+        obs, exp = obs[:-1], exp[:-1]
+    return sps.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue
+
+
+@pytest.mark.parametrize("n,a,d", [(1, 1, 2), (37, 1, 3), (1000, 256, 744), (5000, 512, 1000), (300, 7, 7),
+                                   (50, 0, 9)])
+def test_binomial_rational_is_binomial(n, a, d):
+    """Bin(n, a/d) from random bits (:func:`binomial_rational`) against the exact pmf."""
+    from mcref.kernels.rng import binomial_rational, chunk_states, load_state
+
+    from numba import njit
+
+    @njit
+    def draws(s, n, a, d, k):
+        st = load_state(s)
+        out = np.empty(k, dtype=np.int64)
+        for i in range(k):
+            out[i], st = binomial_rational(st, n, a, d)
+        return out
+
+    x = draws(chunk_states(np.random.SeedSequence(5), 1)[0], n, a, d, 20_000)
+    if a in (0, d):
+        assert np.all(x == (n if a == d else 0))
+        return
+    obs = np.bincount(x, minlength=n + 1)
+    assert _gof(obs, sps.binom.pmf(np.arange(n + 1), n, a / d), x.size) > 1e-3
+
+
+@pytest.mark.parametrize("m", [1, 2, 255, 256, 300, 1000, 2 * 256 + 17])
+def test_multinomial_counts_are_bootstrap_counts(m):
+    """The counts drawn leaf by leaf are those of M i.i.d. uniform draws: they sum to M, each
+    count is Binomial(M, 1/M), two counts have covariance −1/M, and no cell (leaf or
+    remainder) is favoured."""
+    from mcref.kernels.rng import STACK_ROWS, chunk_states, multinomial_counts
+
+    reps = 4000 if m <= 300 else 1500
+    s = chunk_states(np.random.SeedSequence(m), 1)[0]
+    w = np.empty(m, dtype=np.int64)
+    stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+    W = np.empty((reps, m), dtype=np.int64)
+    for r in range(reps):
+        multinomial_counts(s, m, m, w, stack)
+        W[r] = w
+    assert np.all(W.sum(axis=1) == m)
+    if m == 1:
+        return
+    obs = np.bincount(W.ravel(), minlength=m + 1)[:m + 1]
+    assert _gof(obs, sps.binom.pmf(np.arange(m + 1), m, 1 / m), W.size) > 1e-3
+    # per-cell totals over the replicates: each ~ Bin(reps·M, 1/M), independent of position
+    tot = W.sum(axis=0)
+    assert sps.chisquare(tot).pvalue > 1e-3
+    # neighbours across a leaf boundary and far apart: covariance −1/M (multinomial)
+    for i, j in [(0, 1), (m // 2, m - 1), (min(255, m - 2), min(256, m - 1))]:
+        if i != j:
+            c = np.cov(W[:, i], W[:, j])[0, 1]
+            assert abs(c + 1 / m) < 5 * np.sqrt((1 + 1 / m) / reps), (i, j, c)

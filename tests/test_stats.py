@@ -88,10 +88,11 @@ def test_stable_order_of_ties_matters_for_binned():
             b = S.statistic(name, E[perm], u[perm], n_bins=3, min_count=30)
         close(a, naive.statistic(name, E, u, 3))
         close(b, naive.statistic(name, E[perm], u[perm], 3))
-    # the middle bin straddles the tie run, so the two orders give different values
+    # the middle bin straddles the tie run, so the two orders give different values (ENCE;
+    # not UCE here: with MV_b > MSE_b in every bin it equals MV − MSE whatever the order)
     with pytest.warns(mcref.TieOrderWarning):
-        assert S.statistic("UCE", E, u, n_bins=3, min_count=30) != S.statistic("UCE", E[perm], u[perm], n_bins=3,
-                                                                                min_count=30)
+        assert abs(S.statistic("ENCE", E, u, n_bins=3, min_count=30)
+                   - S.statistic("ENCE", E[perm], u[perm], n_bins=3, min_count=30)) > 0.01
 
 
 def test_cc_with_ties_matches_spearmanr(gen):
@@ -266,3 +267,78 @@ def test_undefined_statistics_raise():
         S.statistic("CC", E, np.ones(90))
     with pytest.raises(ValueError, match=r"statistic CC is undefined"):
         S.statistic("CC", np.full(90, 2.0), u)
+
+
+# --------------------------------------------------------------------------- cheap small calls
+
+
+def _moments_numpy(E, u):
+    z = E / u
+    mse, mv = np.mean(E**2), np.mean(u**2)
+    return {"ZMS": np.mean(z**2), "MZ": np.mean(z), "VarZ": np.var(z, ddof=1), "MSE": mse, "MV": mv,
+            "RCE": (np.sqrt(mv) - np.sqrt(mse)) / np.sqrt(mv), "RCE2": (mv - mse) / mv,
+            "NLL": 0.5 * (np.mean(z**2) + np.mean(np.log(u**2)) + np.log(2 * np.pi))}
+
+
+def test_moment_statistics_never_sort(monkeypatch):
+    """Mean-type statistics are moments of the unsorted data: neither the prepare (sort,
+    bins, ranks) path nor any argsort runs, and the values are the NumPy formulas."""
+    def boom(*args, **kwargs):
+        raise AssertionError("the sort/prepare path ran for a moment statistic")
+
+    monkeypatch.setattr(S, "prepare", boom)
+    monkeypatch.setattr(S, "evaluate", boom)
+    monkeypatch.setattr(np, "argsort", boom)
+    E, u = _data(1001)
+    want = _moments_numpy(E, u)
+    got = S.statistics(list(want), E, u)
+    assert list(got) == list(want)
+    for name, v in want.items():
+        close(got[name], v)
+        close(S.statistic(name, E, u), v)
+
+
+def test_mixed_request_sorts_once(monkeypatch):
+    """Binned statistics and CC share one prepare (one sort by u); |E| is ordered only for CC."""
+    calls = []
+    real = S.prepare
+
+    def counting(*args, **kwargs):
+        prep = real(*args, **kwargs)
+        calls.append(prep)
+        return prep
+
+    monkeypatch.setattr(S, "prepare", counting)
+    E, u = _data(600)
+    got = S.statistics(["ZMS", "ENCE", "CC", "UCE", "MV"], E, u, n_bins=10)
+    assert len(calls) == 1 and calls[0].eord.size == E.size
+    for name, v in got.items():
+        want = _moments_numpy(E, u)[name] if name in ("ZMS", "MV") else naive.statistic(name, E, u, 10)
+        close(v, want)
+    calls.clear()
+    S.statistics(["ENCE", "ZMSE"], E, u, n_bins=10)
+    assert len(calls) == 1 and calls[0].eord.size == 0  # no CC: no order of |E|
+
+
+@pytest.mark.parametrize("E,u", [
+    ([1e-170, 0.0, 1e-170], [1.0, 1.0, 1.0]),    # squares of E underflow
+    ([1.0, 2.0, 3.0], [1e-170, 1.0, 1.0]),       # u² underflows
+    ([1e154, 1.0, 1.0], [1.0, 1.0, 1.0]),        # ΣE² overflows
+    ([1.0, 1.0, 1.0], [1e-160, 1e160, 1.0]),     # u² over- and underflow
+    ([1e150, 1.0, 1.0], [1e-10, 1.0, 1.0]),      # Z² overflows
+    ([1.0, 2.0], [1.0, -2.0]),                   # u <= 0
+    ([1.0, np.nan], [1.0, 2.0]),
+])
+def test_one_pass_check_equals_check_E_u(E, u):
+    """The one-pass input check accepts and refuses exactly what check_E_u does, with its message."""
+    from mcref._validation import check_E_u
+
+    with pytest.raises(ValueError) as want:
+        check_E_u(E, u)
+    with pytest.raises(ValueError, match=str(want.value).replace("(", r"\(").replace(")", r"\)")
+                       .replace("[", r"\[").replace("*", r"\*").replace("+", r"\+").replace(".", r"\.")):
+        S.statistic("ZMS", E, u)
+    # and data just inside the limits pass both
+    E2, u2 = np.array([1e-150, 0.0, 3.0]), np.array([1e-150, 1.0, 1.0])
+    check_E_u(E2, u2)
+    close(S.statistic("ZMS", E2, u2), _moments_numpy(E2, u2)["ZMS"])

@@ -5,8 +5,11 @@ xoshiro256** state ``states[c]`` and writes only its own columns of ``out``, so 
 result does not depend on the number of threads (docs/methods.md, "Random numbers",
 "Code conventions").
 A resample is drawn as multiplicities over the data pre-sorted by u (no sort per
-resample). Summing the mean-type statistics by gathering over drawn indices was
-measured slower (random 64-byte row loads) than counting then one sequential pass.
+resample), generated in order, leaf by leaf, by conditional binomial splitting
+(:func:`mcref.kernels.rng.multinomial_leaf`); the mean and bin sums are accumulated on
+each leaf while its counts are in L1. Memory is then walked in order whatever M: the
+per-element cost stays flat from M = 10⁴ to 10⁶, where M random increments of a count
+array (the previous generator) missed the cache (docs/methods.md, "Bootstrap").
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import numpy as np
 from numba import njit, prange
 
 from ._config import NJIT, NJIT_PARALLEL
-from .rng import bounded_draws, bounded_one
-from .stats import N_SUMS, eval_weighted, is_binned_code, prefix_counts
+from .rng import (STACK_ROWS, bounded_one, load_state, multinomial_counts, multinomial_leaf, multinomial_start,
+                  store_state)
+from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, mean_acc, needs, prefix_counts
 
 
 @njit(**NJIT)
@@ -131,42 +135,59 @@ def split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, emit, row):
 
 
 @njit(**NJIT_PARALLEL)
-def boot_kernel(codes, states, chunk, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, out):
+def boot_kernel(codes, states, chunk, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslot, egs, out):
     """Fill ``out[k, r]`` with statistic ``codes[k]`` on bootstrap resample ``r``.
 
-    A resample is drawn directly as multiplicities ``w`` over the data sorted by u
-    (M bounded draws, each incrementing a count); tied runs that straddle a bin cut get
-    a random split of their copies between the bins (:func:`split_ties`); then
-    :func:`eval_weighted` evaluates it: no index array, no sort, O(M) per replicate.
+    A resample is drawn directly as multiplicities ``w`` over the data sorted by u, leaf
+    by leaf in order (:func:`mcref.kernels.rng.multinomial_leaf`); each leaf's mean sums
+    and bin sums are added while it is in cache (:func:`mean_acc`, :func:`bin_acc`). Tied
+    runs that straddle a bin cut then get a random split of their copies between the bins
+    (:func:`split_ties`), and CC its rank pass (:func:`rank_corr`): no index array, no
+    sort, O(M) per replicate with sequential memory access.
     """
     m = z.shape[0]
     n_codes = codes.shape[0]
     n_boot = out.shape[1]
     n_chunks = states.shape[0]
     n_bins = starts.shape[0] - 1
-    need_ties = False
+    need, need_bins = needs(codes)
+    need_ties = need_bins and groups.shape[0] > 0
+    need_cc = False
     for c in codes:
-        if is_binned_code(c):
-            need_ties = groups.shape[0] > 0
+        need_cc |= c == CC
     for ch in prange(n_chunks):
-        st = states[ch].copy()
+        sarr = states[ch].copy()
         w = np.empty(m, dtype=np.int64)
+        stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+        raw = np.empty(N_RAW)
         s = np.empty(N_SUMS)
         acc = np.empty((n_bins, 4))
-        cs = np.empty(m + 1, dtype=np.int64)
+        cs = np.empty(m + 1 if need_ties else 0, dtype=np.int64)
         corr = np.zeros((n_bins + 1, 2))
         cuts = np.empty(n_bins + 1, dtype=np.int64)
-        row = np.empty(m + 1, dtype=np.int64)
-        xu = np.empty(m)
+        row = np.empty(m + 1 if need_ties else 0, dtype=np.int64)
+        buf = np.empty((m if need_cc else 0, 2))
         res = np.empty(n_codes)
         for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
-            w[:] = 0
-            bounded_draws(st, m, m, w, True)
+            raw[:] = 0.0
+            acc[:, :] = 0.0
+            b = 0
+            p = 0
+            st = load_state(sarr)
+            sp = multinomial_start(stack, m, m)
+            while sp > 0:
+                lo, hi, sp, st = multinomial_leaf(st, stack, sp, w)
+                if need:
+                    mean_acc(w, lo, hi, need, z, zshift, z2, E2, u2, lnu2, raw)
+                if need_bins:
+                    b, p = bin_acc(w, lo, hi, starts, u2, E2, z2, acc, b, p)
+            store_state(sarr, st)
             if need_ties:
                 prefix_counts(w, cs)
-                split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
-            eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, cs, need_ties,
-                          corr, xu, res)
+                split_ties(sarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
+            if need_bins:
+                bin_finish(starts, acc, corr)
+            finish_codes(codes, raw, s, acc, np.float64(m), w, ugs, slot, eslot, egs, buf, res)
             for k in range(n_codes):
                 out[k, r] = res[k]
 
@@ -182,13 +203,13 @@ def boot_indices_kernel(states, chunk, m, groups, starts, out):
     for ch in prange(states.shape[0]):
         st = states[ch].copy()
         w = np.empty(m, dtype=np.int64)
+        stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
         cuts = np.empty(n_bins + 1, dtype=np.int64)
         corr = np.empty((n_bins + 1, 2))
         cs = np.empty(m + 1, dtype=np.int64)
         dummy = np.empty(1)
         for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
-            w[:] = 0
-            bounded_draws(st, m, m, w, True)
+            multinomial_counts(st, m, m, w, stack)
             row = out[r]
             k = 0
             for i in range(m):

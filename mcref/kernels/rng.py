@@ -130,3 +130,142 @@ def fill_indices(s, n, out):
 def next_double(s):
     """Uniform double in [0, 1) with 53 random bits."""
     return np.float64(next_u64(s) >> uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+# --------------------------------------------------------------------------- multinomial counts
+
+#: leaves of the multinomial splitting tree hold 2**LEAF_BITS points (their counts stay in L1)
+LEAF_BITS = 8
+#: rows of the explicit stack of :func:`multinomial_leaf` (tree depth + 2 is enough)
+STACK_ROWS = 64
+
+
+@njit(**NJIT)
+def popcount(x):
+    """Number of set bits of the 64-bit word ``x`` (LLVM turns this into ``popcnt``)."""
+    x = x - ((x >> uint64(1)) & uint64(0x5555555555555555))
+    x = (x & uint64(0x3333333333333333)) + ((x >> uint64(2)) & uint64(0x3333333333333333))
+    x = (x + (x >> uint64(4))) & uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * uint64(0x0101010101010101)) >> uint64(56))
+
+
+@njit(**NJIT)
+def ones_in_bits(st, k):
+    """Number of ones among ``k`` fresh random bits, i.e. Binomial(k, ½): (count, state tuple)."""
+    c = 0
+    while k >= 64:
+        r, st = step(st)
+        c += popcount(r)
+        k -= 64
+    if k > 0:
+        r, st = step(st)
+        c += popcount(r >> uint64(64 - k))
+    return c, st
+
+
+@njit(**NJIT)
+def binomial_rational(st, n, a, d):
+    """Binomial(n, a/d) exactly (0 <= a <= d < 2**62), from random bits: (count, state tuple).
+
+    Trial j succeeds iff its uniform U_j < p = a/d. All trials compare U_j with p bit by
+    bit at once: at binary digit t of p (long division of a by d), the undecided trials
+    whose digit of U_j is 0 where p has 1 succeed, those with 1 where p has 0 fail, the
+    others stay undecided; how many have a 1 is Binomial(undecided, ½), the popcount of
+    that many random bits. About 2n bits in all (n when p = ½); once the remaining
+    digits of p are all 0 the undecided trials fail (U_j = p has probability 0).
+    """
+    succ = 0
+    r = a
+    und = n
+    while und > 0 and r != 0:
+        r <<= 1
+        ones, st = ones_in_bits(st, und)
+        if r >= d:  # digit 1: U's digit 0 < 1 succeeds, 1 stays undecided
+            r -= d
+            succ += und - ones
+            und = ones
+        else:  # digit 0: U's digit 1 > 0 fails, 0 stays undecided
+            und -= ones
+    return succ, st
+
+
+@njit(**NJIT)
+def multinomial_start(stack, m, n):
+    """Start the counts of ``n`` uniform draws over ``m`` cells: push the root; returns the stack size."""
+    stack[0, 0] = 0
+    stack[0, 1] = m
+    stack[0, 2] = n
+    return 1
+
+
+@njit(**NJIT)
+def multinomial_leaf(st, stack, sp, w):
+    """Next leaf, in cell order, of the equal-probability multinomial (docs/methods.md, "Bootstrap").
+
+    The ``k`` draws that fall in cells ``[lo, hi)`` split between its left part (``a``
+    cells, a multiple of the leaf size 2**LEAF_BITS) and the rest as Binomial(k, a/(hi − lo))
+    (:func:`binomial_rational`); given the split, each part's draws are again i.i.d.
+    uniform over it, so splitting down to leaves and drawing each leaf's ``k`` cells
+    there gives exactly the counts of ``n`` i.i.d. uniform draws over all cells: a
+    bootstrap resample as multiplicities. A full leaf (2**LEAF_BITS cells) takes 8-bit
+    fields of 64-bit words, the last, shorter leaf Lemire's bounded draws. The leaves come
+    out left to right and ``w[lo:hi]`` is written only then, so memory is touched in
+    order, in cache-sized pieces, whatever M.
+
+    ``stack`` (STACK_ROWS, 3) holds pending ``(lo, hi, k)``; ``st`` is a state tuple.
+    Returns ``(lo, hi, sp, st)``: ``w[lo:hi]`` now holds the leaf's counts; stop when
+    ``sp == 0``.
+    """
+    leaf = np.int64(1) << LEAF_BITS
+    while True:
+        sp -= 1
+        lo = stack[sp, 0]
+        hi = stack[sp, 1]
+        k = stack[sp, 2]
+        d = hi - lo
+        if d <= leaf:
+            break
+        a = (((d >> LEAF_BITS) + 1) >> 1) << LEAF_BITS  # half of the full leaves, rounded up
+        kl, st = binomial_rational(st, k, a, d)
+        stack[sp, 0] = lo + a  # right part below the left one: the left is popped first
+        stack[sp, 1] = hi
+        stack[sp, 2] = k - kl
+        stack[sp + 1, 0] = lo
+        stack[sp + 1, 1] = lo + a
+        stack[sp + 1, 2] = kl
+        sp += 2
+    seg = w[lo:hi]
+    seg[:] = 0
+    if d == leaf:
+        fields = 64 // LEAF_BITS
+        fmask = uint64(leaf - 1)
+        while k > 0:
+            r, st = step(st)
+            for t in range(min(k, fields)):
+                seg[np.int64((r >> uint64(LEAF_BITS * t)) & fmask)] += 1
+            k -= fields
+    else:
+        n64 = uint64(d)
+        mask = uint64(0xFFFFFFFF)
+        threshold = (uint64(1) << uint64(32)) % n64
+        i = 0
+        while i < k:
+            r, st = step(st)
+            for half in range(2):
+                x = (r >> uint64(32 * half)) & mask
+                prod = x * n64
+                if (prod & mask) >= threshold and i < k:
+                    seg[np.int64(prod >> uint64(32))] += 1
+                    i += 1
+    return lo, hi, sp, st
+
+
+@njit(**NJIT)
+def multinomial_counts(s, m, n, w, stack):
+    """``w[i]`` = how many of ``n`` i.i.d. uniform draws over ``[0, m)`` hit ``i``, written in
+    order leaf by leaf (:func:`multinomial_leaf`); advances the state array ``s``."""
+    st = load_state(s)
+    sp = multinomial_start(stack, m, n)
+    while sp > 0:
+        _lo, _hi, sp, st = multinomial_leaf(st, stack, sp, w)
+    store_state(s, st)

@@ -6,13 +6,18 @@ bootstrap resample is the multiset with counts ``w``, so no resample needs a sor
 (docs/methods.md, "Bootstrap"). One evaluator, :func:`eval_weighted`, serves both; it
 computes any subset of the statistics in at most three O(M) passes:
 
-* mean pass — weighted sums of z, z², E², u², ln u² (ZMS, MZ, VarZ, MSE, MV, RCE, RCE2, NLL);
+* mean pass — weighted sums of z, z², E², u², ln u², only those the requested
+  statistics need (:func:`mean_acc`; ZMS, MZ, VarZ, MSE, MV, RCE, RCE2, NLL);
 * bin pass — walks the sorted points with their multiplicities; equal-count bin
   boundaries are fixed positions of the expanded sequence, and a point whose copies
-  straddle a boundary is split (ENCE, ZMSE, UCE);
+  straddle a boundary is split (:func:`bin_acc`; ENCE, ZMSE, UCE);
 * rank pass — average ranks of u from its tie groups, of |E| from the pre-sorted
-  order of |E| and its tie groups, both with multiplicities (CC = Pearson correlation
-  of the average ranks, i.e. Spearman's ρ with ties).
+  order of |E| and its tie groups, both with multiplicities (:func:`rank_corr`; CC =
+  Pearson correlation of the average ranks, i.e. Spearman's ρ with ties).
+
+The mean and bin passes work on any range of points, so the bootstrap runs them on each
+leaf of counts as it is drawn (:mod:`mcref.kernels.bootstrap`). Moments of unsorted data
+(:func:`moments_kernel`) need no sort at all.
 
 Statistic codes are the integer constants below; the registry in :mod:`mcref.stats`
 maps names to codes.
@@ -23,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._config import NJIT, NJIT_PARALLEL
+from ._config import NJIT, NJIT_EXACT, NJIT_PARALLEL
 
 ZMS, MZ, VARZ, MSE, MV, RCE, RCE2, NLL, CC, ENCE, ZMSE, UCE = range(12)
 N_CODES = 12
@@ -105,34 +110,99 @@ def finish_binned(code, acc, n_total):
     return tot / n_bins
 
 
+# bits of the sums a set of mean-type statistics needs (:func:`mean_need`)
+NEED_Z, NEED_ZC, NEED_Z2, NEED_E2, NEED_U2, NEED_LN = 1, 2, 4, 8, 16, 32
+NEED_ALL = 63
+#: raw accumulators of :func:`mean_acc`: n, Σz, Σ(z−c), Σ(z−c)², Σz², ΣE², Σu², Σln u²
+N_RAW = 8
+
+
 @njit(**NJIT)
-def mean_sums(w, z, zshift, z2, E2, u2, lnu2, s):
-    """Weighted sums of the mean pass into ``s`` (length N_SUMS); ``w`` are multiplicities.
+def mean_need(codes):
+    """Bit mask (NEED_*) of the sums that the mean-type statistics among ``codes`` need."""
+    need = 0
+    for c in codes:
+        if c == MZ:
+            need |= NEED_Z
+        elif c == VARZ:
+            need |= NEED_ZC
+        elif c == ZMS:
+            need |= NEED_Z2
+        elif c == MSE:
+            need |= NEED_E2
+        elif c == MV:
+            need |= NEED_U2
+        elif c == RCE or c == RCE2:
+            need |= NEED_E2 | NEED_U2
+        elif c == NLL:
+            need |= NEED_Z2 | NEED_LN
+    return need
+
+
+@njit(**NJIT)
+def mean_acc(w, lo, hi, need, z, zshift, z2, E2, u2, lnu2, raw):
+    """Add the weighted sums of points ``[lo, hi)`` that ``need`` asks for to ``raw`` (N_RAW).
+
+    One short loop per sum, each reading ``w`` and one data array: a statistic reads only
+    its own arrays (ZMS: z² alone). The bootstrap calls it once per leaf of counts, while
+    they are in L1 (docs/methods.md, "Bootstrap"). Loops run over slices, so numba emits
+    no negative-index checks and they vectorize.
+    """
+    ww = w[lo:hi]
+    n = 0
+    for i in range(ww.shape[0]):
+        n += ww[i]
+    raw[0] += np.float64(n)
+    if need & NEED_Z:
+        raw[1] += wsum(ww, z[lo:hi])
+    if need & NEED_ZC:
+        zz = z[lo:hi]
+        a = 0.0
+        b = 0.0
+        for i in range(ww.shape[0]):
+            wi = np.float64(ww[i])
+            zc = zz[i] - zshift
+            a += wi * zc
+            b += wi * zc * zc
+        raw[2] += a
+        raw[3] += b
+    if need & NEED_Z2:
+        raw[4] += wsum(ww, z2[lo:hi])
+    if need & NEED_E2:
+        raw[5] += wsum(ww, E2[lo:hi])
+    if need & NEED_U2:
+        raw[6] += wsum(ww, u2[lo:hi])
+    if need & NEED_LN:
+        raw[7] += wsum(ww, lnu2[lo:hi])
+
+
+@njit(**NJIT)
+def wsum(w, x):
+    """Σ w_i x_i (integer weights)."""
+    a = 0.0
+    for i in range(w.shape[0]):
+        a += np.float64(w[i]) * x[i]
+    return a
+
+
+@njit(**NJIT)
+def mean_finish(raw, s):
+    """Mean-pass sums ``s`` (N_SUMS) from the raw accumulators of :func:`mean_acc`.
 
     VarZ uses the shifted values z − c (c = ``zshift``, the data mean of z) and the
     one-pass formula Σw(z−c)² − (Σw(z−c))²/n, exact up to rounding and free of
     cancellation when c is near the mean.
     """
-    s0 = 0.0
-    sz = 0.0
-    szc = 0.0
-    szc2 = 0.0
-    sz2 = 0.0
-    se2 = 0.0
-    su2 = 0.0
-    sl = 0.0
-    for i in range(w.shape[0]):
-        wi = np.float64(w[i])
-        zc = z[i] - zshift
-        s0 += wi
-        sz += wi * z[i]
-        szc += wi * zc
-        szc2 += wi * zc * zc
-        sz2 += wi * z2[i]
-        se2 += wi * E2[i]
-        su2 += wi * u2[i]
-        sl += wi * lnu2[i]
-    pack_sums(s, s0, sz, szc2 - szc * szc / s0, sz2, se2, su2, sl)
+    n = raw[0]
+    pack_sums(s, n, raw[1], raw[3] - raw[2] * raw[2] / n, raw[4], raw[5], raw[6], raw[7])
+
+
+@njit(**NJIT)
+def mean_sums(w, z, zshift, z2, E2, u2, lnu2, s):
+    """All the weighted sums of the mean pass into ``s`` (N_SUMS); ``w`` are multiplicities."""
+    raw = np.zeros(N_RAW)
+    mean_acc(w, 0, w.shape[0], NEED_ALL, z, zshift, z2, E2, u2, lnu2, raw)
+    mean_finish(raw, s)
 
 
 @njit(**NJIT)
@@ -158,52 +228,84 @@ def prefix_counts(w, cs):
 
 
 @njit(**NJIT)
-def bin_sums(w, starts, u2, E2, z2, acc, cs, cs_ready, corr):
-    """Per-bin weighted sums ``acc[b] = (n_b, Σu², ΣE², Σz²)`` over equal-count bins.
+def bin_acc(w, lo, hi, starts, u2, E2, z2, acc, b, p):
+    """Add points ``[lo, hi)`` with multiplicities ``w`` to the equal-count bin sums
+    ``acc[b] += (·, Σu², ΣE², Σz²)``; returns the updated ``(b, p)``.
 
-    Points are in u order; the expanded sequence (point i repeated w[i] times) is cut
-    at the fixed positions ``starts``. With the prefix sums ``cs`` of w (scratch of
-    length M + 1), the points holding a bin's first and last positions are found by
-    binary search (with ``cs_ready`` the caller has filled ``cs`` already); the interior
-    points enter a contiguous weighted sum (looped over slices, so numba emits no
-    negative-index checks and the loop vectorizes) and the two end points only with the
-    copies that fall inside the bin.
-
-    ``corr[b] = (ΔΣE², ΔΣz²)`` moves sums from bin b to bin b − 1 (b ≥ 1): the
-    bootstrap's random order of tied copies at a cut (:func:`mcref.kernels.bootstrap.split_ties`);
-    zeros keep the input order.
+    Points are in u order; ``p`` copies precede point ``lo`` and the current bin is ``b``
+    (start with 0, 0). The expanded sequence (point i repeated w[i] times) is cut at the
+    fixed positions ``starts``: the points whose copies all fall in bin b enter it in one
+    contiguous weighted loop (:func:`wsum3`), and a point whose copies straddle a cut is
+    split between the bins. The bootstrap calls it once per leaf of counts; the counts
+    ``acc[:, 0]`` are set by :func:`bin_finish`.
     """
     n_bins = starts.shape[0] - 1
-    if not cs_ready:
-        prefix_counts(w, cs)
+    ww = w[lo:hi]  # slices: no negative-index checks, the loops vectorize
+    n = ww.shape[0]
+    k = 0
+    for i in range(n):
+        k += ww[i]
+    if b < n_bins and p + k < starts[b + 1]:  # no cut inside: the common case
+        su, se, sz = wsum3(ww, u2[lo:hi], E2[lo:hi], z2[lo:hi])
+        acc[b, 1] += su
+        acc[b, 2] += se
+        acc[b, 3] += sz
+        return b, p + k
+    j0 = 0
+    while j0 < n and b < n_bins:
+        room = starts[b + 1] - p
+        c = 0
+        j = j0
+        while j < n and c + ww[j] <= room:  # points wholly inside bin b
+            c += ww[j]
+            j += 1
+        su, se, sz = wsum3(ww[j0:j], u2[lo + j0:lo + j], E2[lo + j0:lo + j], z2[lo + j0:lo + j])
+        acc[b, 1] += su
+        acc[b, 2] += se
+        acc[b, 3] += sz
+        p += c
+        if p == starts[b + 1]:
+            b += 1
+        if j == n:
+            break
+        i = lo + j  # its copies straddle the cut at starts[b + 1]
+        left = ww[j]
+        while left > 0 and b < n_bins:
+            take = min(left, starts[b + 1] - p)
+            t = np.float64(take)
+            acc[b, 1] += t * u2[i]
+            acc[b, 2] += t * E2[i]
+            acc[b, 3] += t * z2[i]
+            p += take
+            left -= take
+            if p == starts[b + 1]:
+                b += 1
+        j0 = j + 1
+    return b, p
+
+
+@njit(**NJIT)
+def wsum3(w, x, y, v):
+    """(Σ w_i x_i, Σ w_i y_i, Σ w_i v_i), integer weights, one pass."""
+    a = 0.0
+    c = 0.0
+    d = 0.0
+    for i in range(w.shape[0]):
+        wi = np.float64(w[i])
+        a += wi * x[i]
+        c += wi * y[i]
+        d += wi * v[i]
+    return a, c, d
+
+
+@njit(**NJIT)
+def bin_finish(starts, acc, corr):
+    """Bin counts into ``acc[:, 0]``, then ``corr[b] = (ΔΣE², ΔΣz²)`` moved from bin b to
+    bin b − 1 (b ≥ 1): the bootstrap's random order of tied copies at a cut
+    (:func:`mcref.kernels.bootstrap.split_ties`); zeros keep the input order."""
+    n_bins = starts.shape[0] - 1
     for b in range(n_bins):
-        lo = starts[b]
-        hi = starts[b + 1]
-        # point holding position P: cs[i] <= P < cs[i + 1]
-        i0 = np.searchsorted(cs, lo, side="right") - 1
-        i1 = np.searchsorted(cs, hi - 1, side="right") - 1
-        if i0 == i1:
-            k0 = np.float64(hi - lo)
-            k1 = 0.0
-        else:
-            k0 = np.float64(cs[i0 + 1] - lo)  # copies of i0 inside the bin
-            k1 = np.float64(hi - cs[i1])  # copies of i1 inside the bin
-        su = k0 * u2[i0] + k1 * u2[i1]
-        se = k0 * E2[i0] + k1 * E2[i1]
-        sz = k0 * z2[i0] + k1 * z2[i1]
-        ww = w[i0 + 1:i1]
-        uu = u2[i0 + 1:i1]
-        ee = E2[i0 + 1:i1]
-        zz = z2[i0 + 1:i1]
-        for k in range(ww.shape[0]):
-            wk = np.float64(ww[k])
-            su += wk * uu[k]
-            se += wk * ee[k]
-            sz += wk * zz[k]
-        acc[b, 0] = np.float64(hi - lo)
-        acc[b, 1] = su
-        acc[b, 2] = se
-        acc[b, 3] = sz
+        acc[b, 0] = np.float64(starts[b + 1] - starts[b])
     for b in range(1, n_bins):
         acc[b - 1, 2] += corr[b, 0]
         acc[b, 2] -= corr[b, 0]
@@ -212,70 +314,237 @@ def bin_sums(w, starts, u2, E2, z2, acc, cs, cs_ready, corr):
 
 
 @njit(**NJIT)
-def rank_corr(w, ugs, eord, egs, xu):
-    """Spearman ρ of (u, |E|) with multiplicities ``w``: Pearson correlation of average ranks.
+def bin_sums(w, starts, u2, E2, z2, acc, corr):
+    """Per-bin weighted sums ``acc[b] = (n_b, Σu², ΣE², Σz²)`` over equal-count bins of the
+    multiset (sorted points, multiplicities ``w``): :func:`bin_acc` over all points, then
+    :func:`bin_finish`."""
+    acc[:, :] = 0.0
+    bin_acc(w, 0, w.shape[0], starts, u2, E2, z2, acc, 0, 0)
+    bin_finish(starts, acc, corr)
 
-    ``ugs`` are the starts of the tie groups of u (sorted order, last = M); ``eord`` is
-    the order of the points by |E| and ``egs`` the starts of its tie groups. A tie
-    group of total multiplicity C starting after p copies gets rank p + (C + 1)/2.
-    ``xu`` is scratch (M,) for the centred u-ranks.
-    """
-    n = 0.0
-    for i in range(w.shape[0]):
-        n += np.float64(w[i])
-    mid = 0.5 * (n + 1.0)
-    p = 0.0
-    sxx = 0.0
-    for g in range(ugs.shape[0] - 1):
-        c = 0.0
-        for i in range(ugs[g], ugs[g + 1]):
-            c += np.float64(w[i])
-        r = p + 0.5 * (c + 1.0) - mid
-        for i in range(ugs[g], ugs[g + 1]):
-            xu[i] = r
-        sxx += c * r * r
-        p += c
-    p = 0.0
-    syy = 0.0
-    sxy = 0.0
-    for g in range(egs.shape[0] - 1):
-        c = 0.0
-        sx = 0.0
-        for k in range(egs[g], egs[g + 1]):
-            i = eord[k]
-            wi = np.float64(w[i])
-            c += wi
-            sx += wi * xu[i]
-        r = p + 0.5 * (c + 1.0) - mid
-        sxy += r * sx
-        syy += c * r * r
-        p += c
-    return sxy / np.sqrt(sxx * syy)
+
+#: positions of the |E| order per block of :func:`rank_corr` (32 Ki points: 512 KiB of ``buf``, in L2)
+RANK_BLOCK = 1 << 15
 
 
 @njit(**NJIT)
-def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, eord, egs, s, acc, cs, cs_ready, corr, xu,
-                  out):
-    """Evaluate the statistics ``codes`` on the multiset (sorted data, multiplicities ``w``)."""
-    need_mean = False
-    need_bins = False
-    for c in codes:
-        if is_mean_code(c):
-            need_mean = True
-        elif is_binned_code(c):
-            need_bins = True
-    if need_mean:
-        mean_sums(w, z, zshift, z2, E2, u2, lnu2, s)
-    if need_bins:
-        bin_sums(w, starts, u2, E2, z2, acc, cs, cs_ready, corr)
+def touch(buf, lo, hi):
+    """Read one value per cache line of ``buf[lo:hi]`` (sequential, prefetched): brings a
+    block into cache before :func:`rank_corr` reads it at random."""
+    t = 0.0
+    for j in range(lo, hi, 4):
+        t += buf[j, 0]
+    return t
+
+
+@njit(**NJIT)
+def rank_corr(w, ugs, slot, eslot, egs, buf):
+    """Spearman ρ of (u, |E|) with multiplicities ``w``: Pearson correlation of average ranks.
+
+    ``ugs`` are the starts of the tie groups of u (sorted order, last = M) and ``egs``
+    those of |E| over the points in |E| order. A tie group of total multiplicity C
+    starting after p copies gets the centred rank x = p + (C + 1)/2 − (n + 1)/2, and
+    Σ C x² = (n³ − n − Σ(C³ − C))/12 (ties among copies included). The u pass writes,
+    for point i, ``buf[slot[i]] = (w_i, w_i·x_i)``; the |E| pass reads ``buf[eslot[k]]``
+    for the k-th point by |E| and sums y·Σ w x over its groups. ``slot`` places the
+    points by blocks of RANK_BLOCK positions of the |E| order (``mcref.stats.rank_slots``),
+    so the u pass writes M/RANK_BLOCK sequential streams and the |E| pass reads at random
+    only inside one cache-sized block (docs/methods.md, "Bootstrap"). ``buf`` is scratch
+    (M, 2); running positions are integers (1-cycle dependency chain).
+    """
+    m = w.shape[0]
+    n = 0
+    for i in range(m):
+        n += w[i]
+    mid = 0.5 * np.float64(n + 1)
+    p = 0
+    tu = 0.0  # Σ (C³ − C) over the tie groups of u
+    if ugs.shape[0] == m + 1:  # no tied u: one point per group, ugs not read
+        for i in range(m):
+            ci = w[i]
+            c = np.float64(ci)
+            j = slot[i]
+            buf[j, 0] = c
+            buf[j, 1] = c * (np.float64(p) + 0.5 * (c + 1.0) - mid)
+            tu += c * (c * c - 1.0)
+            p += ci
+    else:
+        for g in range(ugs.shape[0] - 1):
+            ci = 0
+            for i in range(ugs[g], ugs[g + 1]):
+                ci += w[i]
+            c = np.float64(ci)
+            r = np.float64(p) + 0.5 * (c + 1.0) - mid
+            for i in range(ugs[g], ugs[g + 1]):
+                wi = np.float64(w[i])
+                j = slot[i]
+                buf[j, 0] = wi
+                buf[j, 1] = wi * r
+            tu += c * (c * c - 1.0)
+            p += ci
+    p = 0
+    te = 0.0
+    sxy = 0.0
+    warm = 0.0
+    if egs.shape[0] == m + 1:  # no tied |E|
+        for b0 in range(0, m, RANK_BLOCK):
+            b1 = min(b0 + RANK_BLOCK, m)
+            warm += touch(buf, b0, b1)
+            for k in range(b0, b1):
+                j = eslot[k]
+                c = buf[j, 0]
+                sxy += (np.float64(p) + 0.5 * (c + 1.0) - mid) * buf[j, 1]
+                te += c * (c * c - 1.0)
+                p += np.int64(c)
+    else:
+        nxt = 0
+        for g in range(egs.shape[0] - 1):
+            c = 0.0
+            sx = 0.0
+            for k in range(egs[g], egs[g + 1]):
+                if k == nxt:
+                    warm += touch(buf, k, min(k + RANK_BLOCK, m))
+                    nxt += RANK_BLOCK
+                j = eslot[k]
+                c += buf[j, 0]
+                sx += buf[j, 1]
+            sxy += (np.float64(p) + 0.5 * (c + 1.0) - mid) * sx
+            te += c * (c * c - 1.0)
+            p += np.int64(c)
+    sxy += 0.0 * warm  # keeps the touches (no nnan/ninf: not folded away)
+    nf = np.float64(n)
+    cube = nf * (nf * nf - 1.0)
+    return sxy / np.sqrt((cube - tu) * (cube - te)) * 12.0
+
+
+
+
+@njit(**NJIT)
+def finish_codes(codes, raw, s, acc, n_total, w, ugs, slot, eslot, egs, buf, out):
+    """``out[k]`` = statistic ``codes[k]`` from the mean sums ``raw`` (:func:`mean_acc`), the
+    bin sums ``acc`` (:func:`bin_acc`, :func:`bin_finish`) and, for CC, the ranks of the
+    multiset ``w`` (:func:`rank_corr`); ``s`` is scratch (N_SUMS)."""
+    mean_finish(raw, s)
     for k in range(codes.shape[0]):
         c = codes[k]
         if is_mean_code(c):
             out[k] = finish_mean(c, s)
         elif is_binned_code(c):
-            out[k] = finish_binned(c, acc, np.float64(z.shape[0]))
+            out[k] = finish_binned(c, acc, n_total)
         else:
-            out[k] = rank_corr(w, ugs, eord, egs, xu)
+            out[k] = rank_corr(w, ugs, slot, eslot, egs, buf)
+
+
+@njit(**NJIT)
+def needs(codes):
+    """(mean-sum bits, any binned statistic) of ``codes``."""
+    need_bins = False
+    for c in codes:
+        if is_binned_code(c):
+            need_bins = True
+    return mean_need(codes), need_bins
+
+
+@njit(**NJIT)
+def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslot, egs, raw, s, acc, corr, buf,
+                  out):
+    """Evaluate the statistics ``codes`` on the multiset (sorted data, multiplicities ``w``)."""
+    need, need_bins = needs(codes)
+    raw[:] = 0.0
+    if need:
+        mean_acc(w, 0, w.shape[0], need, z, zshift, z2, E2, u2, lnu2, raw)
+    if need_bins:
+        bin_sums(w, starts, u2, E2, z2, acc, corr)
+    finish_codes(codes, raw, s, acc, np.float64(z.shape[0]), w, ugs, slot, eslot, egs, buf, out)
+
+
+@njit(**NJIT_EXACT)
+def scan_E_u(E, u, out):
+    """One pass over unsorted (E, u): ``out = (#non-finite, max|E|, min u, max u, max|E/u|)``.
+
+    Exact IEEE arithmetic (no fastmath), so that ``E/u`` and the extremes are those that
+    ``mcref._validation.check_E_u`` computes with NumPy; u <= 0 makes ``min u`` <= 0.
+    """
+    bad = 0
+    emax = 0.0
+    umin = np.inf
+    umax = 0.0
+    zmax = 0.0
+    for i in range(E.shape[0]):
+        e = E[i]
+        v = u[i]
+        if not (np.isfinite(e) and np.isfinite(v)):
+            bad += 1
+            continue
+        ae = abs(e)
+        az = abs(e / v)
+        emax = max(emax, ae)
+        umin = min(umin, v)
+        umax = max(umax, abs(v))
+        zmax = max(zmax, az)
+    out[0] = bad
+    out[1] = emax
+    out[2] = umin
+    out[3] = umax
+    out[4] = zmax
+
+
+@njit(**NJIT)
+def moments_kernel(codes, E, u, out):
+    """Mean-type statistics ``codes`` of unsorted (E, u) from the sums they need only.
+
+    z = E/u; one pass accumulates Σz, Σz², ΣE², Σu² and, for NLL only, Σ ln u²; VarZ
+    adds a second pass for Σ(z − c)², c = Σz/n (see :func:`mean_sums`). No sort, no
+    temporary array: :func:`finish_mean` gives the values (docs/methods.md, "Statistics").
+    """
+    need_z = False
+    need_var = False
+    need_z2 = False
+    need_e2 = False
+    need_u2 = False
+    need_ln = False
+    for c in codes:
+        need_z |= c == MZ
+        need_var |= c == VARZ
+        need_z2 |= (c == ZMS) | (c == NLL)
+        need_e2 |= (c == MSE) | (c == RCE) | (c == RCE2)
+        need_u2 |= (c == MV) | (c == RCE) | (c == RCE2)
+        need_ln |= c == NLL
+    m = E.shape[0]
+    sz = 0.0
+    sz2 = 0.0
+    se2 = 0.0
+    su2 = 0.0
+    sl = 0.0
+    if need_z or need_var:
+        for i in range(m):
+            sz += E[i] / u[i]
+    if need_z2:
+        for i in range(m):
+            z = E[i] / u[i]
+            sz2 += z * z
+    if need_e2:
+        for i in range(m):
+            se2 += E[i] * E[i]
+    if need_u2:
+        for i in range(m):
+            su2 += u[i] * u[i]
+    if need_ln:
+        for i in range(m):
+            sl += np.log(u[i] * u[i])
+    szc2 = 0.0
+    if need_var:
+        c = sz / m
+        szc = 0.0
+        for i in range(m):
+            zc = E[i] / u[i] - c
+            szc += zc
+            szc2 += zc * zc
+        szc2 -= szc * szc / m
+    s = np.empty(N_SUMS)
+    pack_sums(s, np.float64(m), sz, szc2, sz2, se2, su2, sl)
+    for k in range(codes.shape[0]):
+        out[k] = finish_mean(codes[k], s)
 
 
 # --------------------------------------------------------------------------- jackknife
