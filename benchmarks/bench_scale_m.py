@@ -89,6 +89,22 @@ for _name in ("ZMS", "ENCE", "CC"):
     add_row(f"bootstrap {_name}")(_boot_row(_name))
 
 
+def _ref_row(name: str, dist: str) -> Row:
+    """Simulated references (``mcref.simulate``) of one statistic under one D: marginal cost
+    per repeat from N_MC and N_MC/2 repeats (the one-off preparation of u cancels)."""
+    def row(E, u, target_s):
+        def make(n):
+            return lambda: mcref.simulate([name], u, dists=[dist], n_mc=n, n_bins=N_BINS, seed=1, progress=False)
+        call, work = _calibrated(make, E.size, target_s, unit=128)
+        n = int(round(work / E.size))
+        return call, make(n // 2), work / 2
+    return row
+
+
+for _name, _dist in (("ENCE", "normal"), ("ZMSE", "normal"), ("ENCE", "t6"), ("CC", "normal")):
+    add_row(f"references {_name} {_dist}")(_ref_row(_name, _dist))
+
+
 def _repeat(fn: Callable[[], object], m: int, target_s: float) -> tuple[Callable[[], object], float]:
     """``fn`` run R times per call (R so that the call takes about ``target_s``); (call, M·R)."""
     def make(r):

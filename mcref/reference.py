@@ -32,6 +32,7 @@ from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
 from .intervals import ConfidenceInterval
 from .kernels.fastrank import make_rank_scratch
+from .kernels.rng import chunk_states
 from .kernels.reference import mc_chunk_kernel
 from .parallel import checkpoint, map_chunks
 from .stats import StatInfo, info
@@ -254,9 +255,23 @@ def _prepare_u(u: np.ndarray, n_bins: int, binning: str = "equal", log: bool = T
                    xu=np.ascontiguousarray(xu), sxx=float(np.sum(xu * xu)))
 
 
-def _mix_rng(child: np.random.SeedSequence, dist: Distribution) -> np.random.Generator:
-    key = child.spawn_key + (1 << 32, dist.stream_key())
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(child.entropy, spawn_key=key)))
+def _mix_seed(ss: np.random.SeedSequence, chunk: int, dist: Distribution) -> np.random.SeedSequence:
+    """The stream of chunk ``chunk``'s mixing variates under ``dist``: keyed by the chunk and
+    the distribution's label (:meth:`Distribution.stream_key`), so it does not depend on which
+    other D are simulated, or in which order."""
+    key = ss.spawn_key + (chunk, 1 << 32, dist.stream_key())
+    return np.random.SeedSequence(ss.entropy, spawn_key=key)
+
+
+def _mix_state(ss: np.random.SeedSequence, chunk: int, dist: Distribution) -> np.ndarray:
+    s = _mix_seed(ss, chunk, dist).generate_state(4, np.uint64)
+    if not s.any():  # the all-zero state is xoshiro's one forbidden state
+        s[0] = np.uint64(0x9E3779B97F4A7C15)
+    return s
+
+
+def _mix_rng(ss: np.random.SeedSequence, chunk: int, dist: Distribution) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(_mix_seed(ss, chunk, dist)))
 
 
 def _n_threads(n_threads: int | None) -> int:
@@ -350,41 +365,36 @@ def simulate(
     codes = np.array([i.code for i in infos], dtype=np.int64)
     ss = check_seed(seed)
     n_chunks = -(-n_mc // CHUNK)
-    children = ss.spawn(n_chunks)
     samples = np.empty((len(dlist), codes.size, n_mc))
     m = u.size
     T = min(_n_threads(n_threads), n_chunks)
     buffers = [None] * T  # per-thread scratch, allocated by the thread on its first chunk
 
+    zstates = chunk_states(ss, n_chunks)  # one normal stream per chunk: common random numbers across D
+    no_state = np.empty(0, dtype=np.uint64)
+
     def work(c: int, t: int) -> None:
         if buffers[t] is None:
-            buffers[t] = (np.empty((CHUNK, m)), np.empty((CHUNK, m)), np.empty(m), np.empty(m),
-                          make_rank_scratch(m))
-        zbuf, vbuf, eps, a, scratch = buffers[t]
+            buffers[t] = (np.empty((1, m)), np.empty((1, m)), np.empty(m), np.empty(m), make_rank_scratch(m))
+        zrow, vrow, eps, a, scratch = buffers[t]
         r0 = c * CHUNK
         nrep = min(CHUNK, n_mc - r0)
-        z = zbuf[:nrep]
-        g = np.random.Generator(np.random.PCG64(children[c]))
-        g.standard_normal(out=z)
         for d, dist in enumerate(dlist):
             if d:
                 checkpoint()  # a stopped run (Ctrl-C) does not wait for the chunk's other D
-            out = samples[d, :, r0:r0 + nrep]
-            if dist.kind == "user":
-                v = dist._user_draw(_mix_rng(children[c], dist), (nrep, m))
-                kz, kv = v, v
-            elif dist.needs_mixing:
-                v = vbuf[:nrep]
-                _mix_rng(children[c], dist).standard_gamma(0.5 * dist.nu, out=v)
-                v *= 2.0
-                kz, kv = z, v
-            else:
-                kz, kv = z, z
             emp = dist.values if dist.values is not None else fx.u[:1]
+            nu = dist.nu if dist.kind == "t" else 0.0
             tmp = np.empty((codes.size, nrep))
-            mc_chunk_kernel(codes, dist.code, dist.nu if dist.kind == "t" else 0.0, kz, kv, emp, fx.u,
-                            fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, tmp)
-            out[...] = tmp
+            if dist.kind == "user":  # drawn by the user's Python function
+                v = dist._user_draw(_mix_rng(ss, c, dist), (nrep, m))
+                mc_chunk_kernel(codes, dist.code, nu, nrep, no_state, no_state, v, v, emp, fx.u, fx.starts,
+                                fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, tmp)
+            else:  # every D replays the chunk's normal stream; a t(ν) D adds its own χ² stream
+                zs = zstates[c].copy()
+                vs = _mix_state(ss, c, dist) if dist.needs_mixing else no_state
+                mc_chunk_kernel(codes, dist.code, nu, nrep, zs, vs, zrow, vrow, emp, fx.u, fx.starts,
+                                fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, tmp)
+            samples[d, :, r0:r0 + nrep] = tmp
 
     # threads over chunks; Ctrl-C stops them between chunks (mcref.parallel)
     seconds = _progress.estimate_seconds(references=float(n_mc) * m * len(dlist))

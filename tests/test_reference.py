@@ -14,21 +14,32 @@ import mcref
 from mcref import exact
 from mcref.generative import get_distribution
 from mcref.kernels.generative import transform
-from mcref.reference import CHUNK, _mix_rng, simulate, simulated_reference
+from mcref.kernels.rng import chunk_states
+from mcref.kernels.variates import fill_gamma, fill_normal
+from mcref.reference import CHUNK, _mix_state, simulate, simulated_reference
 
 ALL = ["ZMS", "MZ", "VarZ", "MSE", "MV", "RCE", "RCE2", "NLL", "CC", "ENCE", "ZMSE", "UCE"]
 
 
 def _draws(u_sorted, dist, n_mc, seed):
-    """Re-create the engine's ε for every repeat from its documented streams."""
+    """Re-create the engine's ε for every repeat from its documented streams: per chunk, one
+    xoshiro256** normal stream (``chunk_states``) drawn row after row, and for t(ν) a χ²_ν
+    stream keyed by the chunk and the distribution (``_mix_state``)."""
     d = get_distribution(dist)
     ss = np.random.SeedSequence(seed)
-    children = ss.spawn(-(-n_mc // CHUNK))
+    n_chunks = -(-n_mc // CHUNK)
+    states = chunk_states(np.random.SeedSequence(seed), n_chunks)
     out = []
-    for c, child in enumerate(children):
+    for c in range(n_chunks):
         nrep = min(CHUNK, n_mc - c * CHUNK)
-        z = np.random.Generator(np.random.PCG64(child)).standard_normal((nrep, u_sorted.size))
-        v = 2.0 * _mix_rng(child, d).standard_gamma(0.5 * d.nu, size=z.shape) if d.needs_mixing else z
+        z = np.empty((nrep, u_sorted.size))
+        fill_normal(states[c].copy(), z)
+        if d.needs_mixing:
+            v = np.empty_like(z)
+            fill_gamma(_mix_state(ss, c, d), 0.5 * d.nu, v)
+            v *= 2.0
+        else:
+            v = z
         for r in range(nrep):
             eps = np.empty(u_sorted.size)
             transform(d.code, d.nu if d.kind == "t" else 0.0, z[r], v[r], u_sorted[:1], eps)

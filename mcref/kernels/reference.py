@@ -14,20 +14,27 @@ from numba import njit
 
 from ._config import NJIT
 from .fastrank import spearman_fixed_u
-from .generative import transform
+from .generative import STUDENT_T, transform
+from .variates import fill_gamma, fill_normal
 from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_mean_code, pack_sums
 
 
 @njit(**NJIT)
-def mc_chunk_kernel(codes, dcode, nu, zbuf, vbuf, emp, u, starts, su2_bins, su2, slnu2,
+def mc_chunk_kernel(codes, dcode, nu, n_rep, zstate, vstate, zbuf, vbuf, emp, u, starts, su2_bins, su2, slnu2,
                     xu, sxx, eps, a, rank_scratch, out):
-    """Statistics ``codes`` for each repeat r of the chunk: ε = D(zbuf[r], vbuf[r]),
-    E* = u·ε (u sorted), ``out[k, r]`` = statistic k on (E*, u).
+    """Statistics ``codes`` for each repeat r of the chunk: ε = D(z, v), E* = u·ε (u sorted),
+    ``out[k, r]`` = statistic k on (E*, u).
 
-    z* = E*/u is taken as ε itself (equal up to rounding).
+    The deviates are drawn here, one repeat at a time, from the chunk's xoshiro256**
+    streams (:mod:`.variates`): z ~ N(0, 1) from ``zstate`` (ziggurat) and, for a t(ν) D,
+    v ~ χ²_ν = 2·Gamma(ν/2) from ``vstate``; ``zbuf``/``vbuf`` (one row each) are the
+    scratch rows they are drawn into, so nothing of size repeats × M is materialised.
+    With an empty ``zstate`` (a user-supplied D, drawn in Python) the rows r of
+    ``zbuf``/``vbuf`` are read instead. z* = E*/u is taken as ε itself (equal up to rounding).
     """
-    n_rep = zbuf.shape[0]
     m = u.shape[0]
+    draw = zstate.shape[0] == 4
+    mixing = dcode == STUDENT_T
     n_bins = starts.shape[0] - 1
     need_cc = False
     for c in codes:
@@ -36,7 +43,18 @@ def mc_chunk_kernel(codes, dcode, nu, zbuf, vbuf, emp, u, starts, su2_bins, su2,
     acc = np.empty((n_bins, 4))
     s = np.empty(N_SUMS)
     for r in range(n_rep):
-        transform(dcode, nu, zbuf[r], vbuf[r], emp, eps)
+        if draw:
+            zr = zbuf[0]
+            vr = vbuf[0]
+            fill_normal(zstate, zr)
+            if mixing:
+                fill_gamma(vstate, 0.5 * nu, vr)
+                for i in range(m):
+                    vr[i] *= 2.0
+        else:
+            zr = zbuf[r]
+            vr = vbuf[r]
+        transform(dcode, nu, zr, vr, emp, eps)
         tz = 0.0
         tz2 = 0.0
         te2 = 0.0
