@@ -24,6 +24,13 @@ For every statistic of the table:
    instead, and calls a disagreement between D ``not testable`` only when the statistic is
    D-sensitive. Both verdicts are in every row (``verdict`` and ``verdict_paper``).
 
+7. the **joint verdict** (:attr:`ValidationTable.joint`): one Monte Carlo test of all the
+   statistics at once under the D that decides (the empirical D by default) — every
+   simulated set's per-statistic p-values by leave-one-out ranks, combined (``combine``),
+   and the data's combination ranked among the simulated ones; exact under the true D like
+   each per-statistic test, so a calibrated model is called invalid about 5 % of the time
+   in all, not 5 % per statistic. The per-statistic verdicts stay as the diagnosis.
+
 Why the default changed: on calibrated data ENCE, ZMSE and UCE are biased upwards at
 finite M; BCa corrects the interval for that bias while θ_ref is the mean of the same
 biased statistic, so ζ_Sim rejects ~40 % of perfectly calibrated datasets under the true D.
@@ -47,6 +54,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ._joint import DEFAULT_COMBINE, JointVerdict, check_combine, joint_verdict
 from ._validation import check_choice, check_E_u, check_int, check_probability
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, TieOrderWarning
 from .bootstrap import BootstrapResult, bootstrap_many
@@ -57,7 +65,7 @@ from .stats import info, tie_spread
 from .zeta import zeta, zeta_sim2
 
 __all__ = ["ValidationRow", "ValidationTable", "validate", "DEFAULT_STATS", "VALIDATE_DISTS", "RULES",
-           "alternative_for"]
+           "alternative_for", "JointVerdict"]
 
 DEFAULT_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
 #: the D of validate: the papers' normal and t(6), and the data's own standardized Z
@@ -82,6 +90,8 @@ LEGEND = (
     "  D-sens        the references of two D differ by more than 2 combined standard uncertainties",
     "  verdict       valid / invalid / not testable / unreliable (docs/methods.md, 'Verdicts'); paper: the",
     "                published rule, for comparison",
+    "  joint verdict one Monte Carlo test of all the statistics at once (their p-values combined and ranked",
+    "                among the simulated sets'; docs/methods.md, 'Joint verdict'): the model-level verdict",
 )
 
 
@@ -183,7 +193,9 @@ class ValidationRow:
 
 @dataclass(frozen=True)
 class ValidationTable:
-    """Result of :func:`validate`: one :class:`ValidationRow` per statistic plus the shape screen."""
+    """Result of :func:`validate`: one :class:`ValidationRow` per statistic, the shape screen,
+    and the model-level :class:`~mcref.JointVerdict` ``joint`` (docs/methods.md,
+    "Joint verdict"; printed under the table, ``"joint"`` in JSON, ``joint_*`` columns in CSV)."""
 
     rows: list[ValidationRow]
     shape: ShapeScreen
@@ -198,6 +210,8 @@ class ValidationTable:
     seed: int | None = None
     binned: bool = True
     explain: bool = False
+    #: the model-level verdict (docs/methods.md, "Joint verdict")
+    joint: JointVerdict | None = None
 
     def __getitem__(self, stat: str) -> ValidationRow:
         nm = info(stat).name
@@ -228,13 +242,16 @@ class ValidationTable:
             "n_boot": self.n_boot, "n_mc": self.n_mc,
             "dists": list(self.dists), "rule": self.rule, "alpha": self.alpha, "shape": {k: clean(v) for k, v in asdict(self.shape).items()},
             "rows": [{k: clean(v) for k, v in rec.items()} for rec in self.records()],
+            "joint": {k: clean(v) for k, v in self.joint.flat().items()} if self.joint else None,
         }
         return json.dumps(doc, indent=2)
 
     def to_csv(self) -> str:
         """CSV, one row per statistic; the dataset name and the seed are the first columns (so
         that every row says how to reproduce it)."""
-        recs = [{"dataset": self.name, "seed": self.seed, **r} for r in self.records()]
+        # the joint verdict is one per table: repeated on every row, as the dataset and the seed
+        jv = {f"joint_{k}": v for k, v in self.joint.flat().items()} if self.joint else {}
+        recs = [{"dataset": self.name, "seed": self.seed, **r, **jv} for r in self.records()]
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=list(recs[0]))
         w.writeheader()
@@ -302,7 +319,8 @@ class ValidationTable:
             notes.extend(LEGEND)
         else:
             notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
-        return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), screen, *notes])
+        joint = [self.joint.line(self.n_mc)] if self.joint else []
+        return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), *joint, screen, *notes])
 
     def explained(self) -> str:
         """The table with the legend of its columns."""
@@ -365,6 +383,7 @@ def validate(
     k_sensitivity: float = 2.0,
     rule: str = "mc",
     alpha: float = 0.05,
+    combine: str = DEFAULT_COMBINE,
     seed=None,
     name: str = "",
 ) -> ValidationTable:
@@ -399,6 +418,9 @@ def validate(
         verdicts are reported in every row.
     alpha : float, default: 0.05
         Level of the Monte Carlo test.
+    combine : {"minp", "fisher", "cauchy"}, default: "fisher"
+        Combination of the per-statistic p-values in the joint verdict
+        (:attr:`ValidationTable.joint`, docs/methods.md "Joint verdict").
     seed : None, int or SeedSequence
         One seed for the whole table: the bootstrap and the simulation get spawned children.
     name : str
@@ -425,6 +447,7 @@ def validate(
         raise ValueError(f"`k_sensitivity` must be > 0, got {k_sensitivity}")
     rule = check_choice(rule, "rule", RULES)
     alpha = check_probability(alpha, "alpha")
+    combine = check_combine(combine)
     if isinstance(stats, str):
         stats = [stats]
     infos = [info(s) for s in stats]
@@ -489,5 +512,9 @@ def validate(
             verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
             tie_range=ties.get(inf.name),
         ))
+    # the model-level verdict: every statistic of the table by its simulated law (docs/methods.md, "Joint verdict")
+    joint = joint_verdict(sim, {r.name: r.estimate for r in rows}, {r.name: r.alternative for r in rows},
+                          stats=names, combine=combine, alpha=alpha)
     return ValidationTable(rows=rows, shape=screen, M=E.size, n_bins=sim.n_bins, n_boot=n_boot, n_mc=n_mc,
-                           dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned)
+                           dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned,
+                           joint=joint)
