@@ -31,11 +31,12 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = ["COMBINATIONS", "DEFAULT_COMBINE", "JointTest", "JointVerdict", "loo_pvalues", "combine_pvalues",
-           "joint_test", "joint_tests", "joint_verdict", "permutation_distribution"]
+           "joint_test", "joint_tests", "joint_verdict", "permutation_distribution",
+           "resolve_distribution", "untestable", "PERMUTATION_INVARIANT"]
 
 COMBINATIONS = ("minp", "fisher", "cauchy")
 #: the default combination, chosen by measured power (docs/methods.md, "Joint verdict")
-DEFAULT_COMBINE = "fisher"
+DEFAULT_COMBINE = "minp"
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 
@@ -141,7 +142,7 @@ def combine_pvalues(p, combine: str = DEFAULT_COMBINE, *, n_pool: int | None = N
     ----------
     p : array_like, shape (S,) or (S, N)
         p-values, one row per statistic (and one column per set).
-    combine : {"minp", "fisher", "cauchy"}, default: "fisher"
+    combine : {"minp", "fisher", "cauchy"}, default: "minp"
     n_pool : int, optional
         N, the pool size of the Monte Carlo p-values (for the Cauchy cap; default: the
         number of columns of ``p``, or no cap for a 1-D ``p``).
@@ -223,7 +224,7 @@ def joint_test(samples, observed, alternative="two-sided", *, combine: str = DEF
         The data's estimates, in the order of the rows.
     alternative : str or sequence of str, default: "two-sided"
         Direction per statistic (:func:`mcref.validate.alternative_for`).
-    combine : {"minp", "fisher", "cauchy"}, default: "fisher"
+    combine : {"minp", "fisher", "cauchy"}, default: "minp"
 
     Returns
     -------
@@ -313,11 +314,10 @@ class JointVerdict:
     combine : str
         ``"minp"``, ``"fisher"`` or ``"cauchy"``.
     stats : tuple of str
-        The statistics combined: every statistic of the table, each by its simulated
-        distribution (ZMS and RCE included, whatever their per-statistic rule; statistics
-        the shape screen calls ``unreliable`` too: the Monte Carlo test does not use the
-        bootstrap interval the screen is about, and a set chosen from the data would
-        break the exactness argument).
+        The statistics combined: those the per-statistic rule decides, i.e. every
+        statistic of the table but those the shape screen calls ``unreliable``, each by
+        its simulated distribution (ZMS and RCE too, although their per-statistic verdict
+        uses ζ_BS); under the permutation D, not ZMS (constant under it).
     verdict : str
         ``"valid"`` (p > α), ``"invalid"`` (p ≤ α); without the empirical D, ``"not
         testable"`` when the D disagree.
@@ -328,6 +328,8 @@ class JointVerdict:
     alpha : float
     p_dist : dict[str, float]
         Joint p-value under every simulated D.
+    excluded : tuple of str
+        Statistics left out because the shape screen calls them ``unreliable``.
     """
 
     p: float
@@ -340,37 +342,55 @@ class JointVerdict:
     driver_p: float
     alpha: float
     p_dist: dict[str, float] = field(default_factory=dict)
+    excluded: tuple[str, ...] = ()
 
     def line(self, n_mc: int | None = None) -> str:
         """The one-line summary printed under the table."""
         ptxt = f"{self.p:.3f}" if self.p >= 0.001 or n_mc is None else f"<{1 / (n_mc + 1):.1g}"
         rel = ">" if self.p > self.alpha else "<="
-        return (f"joint verdict: {self.verdict} (p = {ptxt} ± {self.se:.1g} {rel} {self.alpha:g}; {self.combine} "
-                f"combination of {', '.join(self.stats)} under the {self.dist} D; smallest p: {self.driver} "
-                f"{self.driver_p:.3g})")
+        out = (f"joint verdict: {self.verdict} (p = {ptxt} ± {self.se:.1g} {rel} {self.alpha:g}; {self.combine} "
+               f"combination of {', '.join(self.stats)} under the {self.dist} D; smallest p: {self.driver} "
+               f"{self.driver_p:.3g})")
+        if self.excluded:
+            out += f"; left out as unreliable: {', '.join(self.excluded)}"
+        return out
 
     def flat(self) -> dict[str, Any]:
         """The verdict as a flat dict (JSON/CSV export; the statistics joined by ``+``)."""
         return {"p": self.p, "se": self.se, "dist": self.dist, "combine": self.combine,
                 "stats": "+".join(self.stats), "verdict": self.verdict, "driver": self.driver,
-                "driver_p": self.driver_p, "alpha": self.alpha,
+                "driver_p": self.driver_p, "alpha": self.alpha, "excluded": "+".join(self.excluded),
                 **{f"p_{d}": v for d, v in self.p_dist.items()}}
 
 
+#: statistics that the permutation D cannot test: they do not depend on which Z goes with which u
+#: (ZMS = mean Z²; its simulated values differ from the data's only by rounding)
+PERMUTATION_INVARIANT = ("ZMS",)
+
+
+def untestable(name: str, dist_label: str) -> bool:
+    """Whether statistic ``name`` is constant under the D labelled ``dist_label`` (ZMS under
+    ``"permutation"``): its p-value is 1 by definition and it leaves the joint test."""
+    return dist_label == "permutation" and name in PERMUTATION_INVARIANT
+
+
 def joint_verdict(sim, estimates: dict[str, float], alternatives: dict[str, str], *, stats: Sequence[str],
-                  combine: str = DEFAULT_COMBINE, alpha: float = 0.05) -> JointVerdict:
+                  combine: str = DEFAULT_COMBINE, alpha: float = 0.05,
+                  excluded: Sequence[str] = ()) -> JointVerdict | None:
     """The joint verdict of a table: :func:`joint_test` of ``stats`` under every D of ``sim``
     (a :class:`mcref.Simulation`); the empirical D decides when present, else every D must
-    agree (as the per-statistic rule)."""
+    agree (as the per-statistic rule). None when ``stats`` is empty."""
     combine = check_combine(combine)
     stats = tuple(stats)
     if not stats:
-        raise ValueError("`stats` must name at least one statistic")
+        return None
     labels = [d.label for d in sim.dists]
-    rows = [sim.names.index(s) for s in stats]
-    obs = [estimates[s] for s in stats]
-    alts = [alternatives[s] for s in stats]
-    tests = {d: joint_test(sim.samples[i][rows], obs, alts, combine=combine) for i, d in enumerate(labels)}
+    tests, covers = {}, {}
+    for i, d in enumerate(labels):
+        cover = [s for s in stats if not untestable(s, d)] or list(stats)
+        covers[d] = cover
+        tests[d] = joint_test(sim.samples[i][[sim.names.index(s) for s in cover]], [estimates[s] for s in cover],
+                              [alternatives[s] for s in cover], combine=combine)
     if "empirical" in tests:
         dist = "empirical"
         verdict = "valid" if tests[dist].p > alpha else "invalid"
@@ -380,16 +400,27 @@ def joint_verdict(sim, estimates: dict[str, float], alternatives: dict[str, str]
         verdict = "valid" if all(ok) else "invalid" if not any(ok) else "not testable"
     t = tests[dist]
     j = int(np.argmin(t.p_stats))
-    return JointVerdict(p=t.p, se=t.se, dist=dist, combine=combine, stats=stats, verdict=verdict,
-                        driver=stats[j], driver_p=float(t.p_stats[j]), alpha=alpha,
-                        p_dist={d: r.p for d, r in tests.items()})
+    return JointVerdict(p=t.p, se=t.se, dist=dist, combine=combine, stats=tuple(covers[dist]), verdict=verdict,
+                        driver=covers[dist][j], driver_p=float(t.p_stats[j]), alpha=alpha,
+                        p_dist={d: r.p for d, r in tests.items()}, excluded=tuple(excluded))
+
+
+def resolve_distribution(spec, Z):
+    """:func:`mcref.get_distribution`, plus ``"permutation"`` (:func:`permutation_distribution`
+    of the data's Z), as :func:`mcref.validate` accepts it in ``dists``."""
+    if isinstance(spec, str) and spec.strip().lower() == "permutation":
+        return permutation_distribution(Z)
+    from .generative import get_distribution
+
+    return get_distribution(spec, Z=Z)
 
 
 def permutation_distribution(Z):
     """A D for :func:`mcref.simulate` that assigns the data's own Z to u at random
     (without replacement): the permutation test of "Z independent of u" (docs/methods.md,
-    "Joint verdict"). Exact under any D, but it keeps the data's average calibration, so
-    it tests consistency only (CC, ENCE, ZMSE, UCE), not ZMS."""
+    "Joint verdict"; ``dists=("permutation", ...)`` in :func:`mcref.validate`). Exact
+    under any D, but it keeps the data's average calibration, so it tests consistency
+    only (CC, ENCE, ZMSE, UCE, and RCE through the pairing of Z with u), not ZMS."""
     from .generative import Distribution
 
     z = np.ascontiguousarray(np.asarray(Z, dtype=np.float64))

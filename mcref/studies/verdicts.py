@@ -17,7 +17,8 @@ errors, draws ``n_rep`` datasets and applies every score of :func:`mcref.validat
 * ``joint`` — the joint verdict of :func:`mcref.validate` (docs/methods.md, "Joint
   verdict"), p_joint ≤ α, per test D, ``"empirical"`` and ``"permutation"``, for every
   combination (the ``stat`` column holds the combination: ``minp``, ``fisher``,
-  ``cauchy``), over all the statistics;
+  ``cauchy``, over the statistics the shape screen leaves, as validate; ``minp:all``, …
+  over all the statistics);
 * ``stat="any"`` — the table read as a model verdict: score ``invalid``/``mc``, at least
   one statistic declared invalid by the default rule; score ``p``, at least one
   per-statistic p ≤ α under that D;
@@ -55,7 +56,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from .. import datasets as _datasets
-from .._joint import joint_tests, permutation_distribution
+from .._joint import joint_tests, permutation_distribution, untestable
 from .._validation import check_int, check_probability, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from ..bootstrap import bootstrap_many
@@ -182,8 +183,9 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
             if emp is not None:  # the default rule of validate decides with the empirical D
                 pv["empirical"] = emp.p_value(s, "empirical", th, alternative=alt)[0]
                 flag(s, "p", "empirical", i, pv["empirical"] <= alpha)
-            if perm is not None:
-                pvals["permutation"][s] = perm.p_value(s, "permutation", th, alternative=alt)[0]
+            if perm is not None:  # ZMS is constant under permutations: p = 1, as validate reports it
+                pvals["permutation"][s] = (1.0 if untestable(s, "permutation")
+                                           else perm.p_value(s, "permutation", th, alternative=alt)[0])
                 flag(s, "p", "permutation", i, pvals["permutation"][s] <= alpha)
             for d in pv:
                 pvals[d][s] = pv[d]
@@ -212,15 +214,20 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
                 n_verdicts += 1
         if n_verdicts:  # the table read as a model verdict: at least one statistic declared invalid ...
             flag("any", "invalid", "mc", i, invalid_any)
-        # ... and the joint verdict of validate (docs/methods.md, "Joint verdict"): every
-        # statistic, under each simulated D, every combination
-        obs = [est[s] for s in stats]
-        alts = [alternative_for(s) for s in stats]
+        # ... and the joint verdict of validate (docs/methods.md, "Joint verdict"): the statistics
+        # the shape screen leaves (``comb``) and all of them (``comb:all``), under each D
+        decided = [s for s in stats if not screen.unreliable(s)]
         for d, (sm, lab) in pooled.items():
             flag("any", "p", d, i, min(pvals[d].values()) <= alpha)
-            x = sm.samples[[dd.label for dd in sm.dists].index(lab)][[sm.names.index(s) for s in stats]]
-            for comb, jt in joint_tests(x, obs, alts).items():
-                flag(comb, "joint", d, i, jt.p <= alpha)
+            dd = [x.label for x in sm.dists].index(lab)
+            for cover, suffix in ((decided, ""), (stats, ":all")):
+                cover = [s for s in cover if not untestable(s, d)] or cover
+                if not cover:  # validate gives no joint verdict: counted as not rejected
+                    continue
+                x = sm.samples[dd][[sm.names.index(s) for s in cover]]
+                jts = joint_tests(x, [est[s] for s in cover], [alternative_for(s) for s in cover])
+                for comb, jt in jts.items():
+                    flag(comb + suffix, "joint", d, i, jt.p <= alpha)
     rows = []
     for (s, score, d), arr in flags.items():
         rate, lo, hi = _rate(arr)
