@@ -13,8 +13,9 @@ in three parts and prints, per cell, the rejection rate of
   five statistics (``:all``), and under the true D (exact) where it was simulated;
 * the best single statistic (largest rejection rate of the per-statistic default verdict).
 
-A. size: calibrated data, u² ~ IG(3, 3) (source ``"IG(6)"``) with M = 500 and 2000, and the
-   u of the built-in set Diffusion_RF (M = 2040); true D normal and t(6);
+A. size: calibrated data, u² ~ IG(3, 3) and IG(4, 4) (sources ``"IG(6)"``, ``"IG(8)"``) with
+   M = 500 and 2000, and the u of the built-in set Diffusion_RF (M = 2040); true D normal
+   and t(6);
 B. power: u² ~ IG(3, 3), M = 500 and 2000, true D normal: E = 0.9·u·ε, E = 1.1·u·ε,
    reported u ∝ u^0.5 (same mean square), upper half of u too small by 1.25;
 C. heavy tails: u² ~ IG(4, 4) (source ``"IG(8)"``), M = 2000, true D a unit-variance t(3):
@@ -52,7 +53,8 @@ def settings(quick: bool) -> dict:
     if quick:
         common.update(n_rep=40, n_mc=300, n_mc_empirical=300, n_boot=200)
     return dict(
-        A=dict(common, u=("IG(6)", "Diffusion_RF"), M=(500, 2000), D=("normal", "t6"), test_dists=("normal", "t6")),
+        A=dict(common, u=("IG(6)", "IG(8)", "Diffusion_RF"), M=(500, 2000), D=("normal", "t6"),
+               test_dists=("normal", "t6")),
         B=dict(common, u=("IG(6)",), M=(500, 2000), scenario=POWER, test_dists=("normal",)),
         C=dict(common, u=("IG(8)",), M=(2000,), D=("t3",), scenario=("calibrated", *POWER), test_dists=("t3",),
                n_perm=common["n_mc_empirical"]),

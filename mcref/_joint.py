@@ -379,23 +379,25 @@ def joint_verdict(sim, estimates: dict[str, float], alternatives: dict[str, str]
                   excluded: Sequence[str] = ()) -> JointVerdict | None:
     """The joint verdict of a table: :func:`joint_test` of ``stats`` under every D of ``sim``
     (a :class:`mcref.Simulation`); the empirical D decides when present, else every D must
-    agree (as the per-statistic rule). None when ``stats`` is empty."""
+    agree (as the per-statistic rule). None when no statistic is left to test (``stats``
+    empty, or only ZMS under the permutation D)."""
     combine = check_combine(combine)
     stats = tuple(stats)
-    if not stats:
-        return None
-    labels = [d.label for d in sim.dists]
     tests, covers = {}, {}
-    for i, d in enumerate(labels):
-        cover = [s for s in stats if not untestable(s, d)] or list(stats)
+    for i, d in enumerate(d.label for d in sim.dists):
+        cover = [s for s in stats if not untestable(s, d)]
+        if not cover:
+            continue
         covers[d] = cover
         tests[d] = joint_test(sim.samples[i][[sim.names.index(s) for s in cover]], [estimates[s] for s in cover],
                               [alternatives[s] for s in cover], combine=combine)
+    if not tests:
+        return None
     if "empirical" in tests:
         dist = "empirical"
         verdict = "valid" if tests[dist].p > alpha else "invalid"
     else:
-        dist = max(labels, key=lambda d: tests[d].p)  # the first of the largest
+        dist = max(tests, key=lambda d: tests[d].p)  # the first of the largest
         ok = [t.p > alpha for t in tests.values()]
         verdict = "valid" if all(ok) else "invalid" if not any(ok) else "not testable"
     t = tests[dist]

@@ -210,7 +210,7 @@ class ValidationTable:
     seed: int | None = None
     binned: bool = True
     explain: bool = False
-    #: the model-level verdict (docs/methods.md, "Joint verdict"); None when the shape screen flags every statistic
+    #: the model-level verdict (docs/methods.md, "Joint verdict"); None when no statistic is left to test
     joint: JointVerdict | None = None
 
     def __getitem__(self, stat: str) -> ValidationRow:
@@ -320,7 +320,8 @@ class ValidationTable:
         else:
             notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
         joint = (self.joint.line(self.n_mc) if self.joint
-                 else "joint verdict: none (the shape screen calls every statistic unreliable)")
+                 else "joint verdict: none (no statistic left to test: the shape screen calls every statistic "
+                      "unreliable, or only ZMS under the permutation D)")
         return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), joint, screen, *notes])
 
     def explained(self) -> str:

@@ -302,7 +302,7 @@ def test_validate_joint_leaves_out_unreliable_statistics():
     with pytest.warns(mcref.FewReplicatesWarning):
         tab = mcref.validate(E, u, stats=["ZMS"], n_boot=200, n_mc=200, seed=0)
     assert tab["ZMS"].shape_flag and tab.joint is None
-    assert "joint verdict: none (the shape screen calls every statistic unreliable)" in str(tab)
+    assert "joint verdict: none (no statistic left to test: the shape screen calls every" in str(tab)
     assert json.loads(tab.to_json())["joint"] is None
 
 
@@ -323,3 +323,6 @@ def test_validate_permutation_d():
                              dists=("permutation",))
     assert scl.joint.stats == ("ENCE",) and scl.joint.p > 0.05  # blind to the scale ...
     assert scl["ZMS"].verdict == "invalid"  # ... which ZMS catches by its predefined reference
+    with pytest.warns(mcref.FewReplicatesWarning):
+        zms = mcref.validate(1.5 * u * eps, u, stats=["ZMS"], n_boot=300, n_mc=300, seed=2, dists=("permutation",))
+    assert zms.joint is None  # nothing the permutation D can test

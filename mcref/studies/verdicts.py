@@ -23,8 +23,8 @@ errors, draws ``n_rep`` datasets and applies every score of :func:`mcref.validat
   one statistic declared invalid by the default rule; score ``p``, at least one
   per-statistic p ≤ α under that D;
 * ``"permutation"`` (``n_perm > 0``) — the Monte Carlo test against the data's own Z
-  shuffled across the reported u (exact for "Z independent of u" under any D; blind to a
-  pure scale error, so ZMS is constant under it).
+  shuffled across the reported u (exact for "Z independent of u" under any D; ZMS is
+  constant under it, p = 1, and a pure scale error is invisible to it).
 
 On calibrated data (scenario ``"calibrated"``) the rejection rate of a score is its size
 (false-rejection rate; a sound 95 % test has 5 %); on miscalibrated data it is its power.
@@ -221,7 +221,7 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
             flag("any", "p", d, i, min(pvals[d].values()) <= alpha)
             dd = [x.label for x in sm.dists].index(lab)
             for cover, suffix in ((decided, ""), (stats, ":all")):
-                cover = [s for s in cover if not untestable(s, d)] or cover
+                cover = [s for s in cover if not untestable(s, d)]
                 if not cover:  # validate gives no joint verdict: counted as not rejected
                     continue
                 x = sm.samples[dd][[sm.names.index(s) for s in cover]]
