@@ -326,3 +326,21 @@ def test_validate_permutation_d():
     with pytest.warns(mcref.FewReplicatesWarning):
         zms = mcref.validate(1.5 * u * eps, u, stats=["ZMS"], n_boot=300, n_mc=300, seed=2, dists=("permutation",))
     assert zms.joint is None  # nothing the permutation D can test
+
+
+def test_validate_joint_does_not_depend_on_the_thread_count():
+    import numba
+
+    rng = np.random.default_rng(12)
+    u = rng.uniform(0.5, 2.0, 800)
+    E = u * rng.normal(size=800)
+    before = numba.get_num_threads()
+    out = []
+    try:
+        for t in sorted({1, before}):
+            numba.set_num_threads(t)
+            with pytest.warns(mcref.FewReplicatesWarning):
+                out.append(mcref.validate(E, u, n_boot=200, n_mc=300, seed=5).joint)
+    finally:
+        numba.set_num_threads(before)
+    assert all(j == out[0] for j in out)
