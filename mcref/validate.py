@@ -444,6 +444,8 @@ def validate(
     >>> tab = validate(E, u, stats=["ZMS", "CC"], n_boot=500, n_mc=500, seed=0)
     >>> tab["ZMS"].verdict
     'valid'
+    >>> tab.joint.verdict, tab.joint.stats  # one Monte Carlo test of both rows at once
+    ('valid', ('ZMS', 'CC'))
     """
     from ._validation import check_seed
 
