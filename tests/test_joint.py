@@ -1,0 +1,346 @@
+"""Joint verdict (mcref._joint): leave-one-out p-values and the joint p-value against
+brute-force O(n²) versions, uniformity under an exact null, power, and validate's
+``joint`` field."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+import scipy.stats as sps
+
+import mcref
+from mcref._joint import COMBINATIONS, combine_pvalues, joint_test, joint_tests, loo_pvalues, permutation_distribution
+
+
+# ----------------------------------------------------------------------------------------
+# brute-force references: the definitions, one member at a time
+# ----------------------------------------------------------------------------------------
+def naive_loo(x, alt):
+    N = len(x)
+    out = np.empty(N)
+    for i in range(N):
+        others = [x[j] for j in range(N) if j != i]
+        ge = sum(o >= x[i] for o in others)
+        le = sum(o <= x[i] for o in others)
+        pg, pl = (1 + ge) / N, (1 + le) / N
+        out[i] = pg if alt == "greater" else pl if alt == "less" else min(1.0, 2 * min(pg, pl))
+    return out
+
+
+def naive_joint(samples, observed, alts, combine):
+    S, n = samples.shape
+    pool = np.column_stack([observed, samples])
+    N = n + 1
+    P = np.array([naive_loo(list(pool[s]), alts[s]) for s in range(S)])
+    T, F = [], []
+    for k in range(N):
+        p = P[:, k]
+        fisher = -2 * sum(math.log(v) for v in p)
+        F.append(fisher)
+        if combine == "minp":
+            T.append(-min(p))
+        elif combine == "fisher":
+            T.append(fisher)
+        else:
+            T.append(sum(math.tan((0.5 - min(v, 1 - 1 / N)) * math.pi) for v in p) / S)
+    count = 0
+    for k in range(1, N):
+        if combine == "minp":
+            count += T[k] > T[0] or (T[k] == T[0] and F[k] >= F[0])
+        else:
+            count += T[k] >= T[0]
+    return (1 + count) / N, P[:, 0]
+
+
+@pytest.mark.parametrize("alt", ["two-sided", "greater", "less"])
+def test_loo_pvalues_match_brute_force_with_ties(alt):
+    rng = np.random.default_rng(0)
+    for size in (2, 3, 17, 200):
+        x = rng.integers(0, 6, size).astype(float)  # many ties
+        np.testing.assert_array_equal(loo_pvalues(x, alt), naive_loo(list(x), alt))
+        y = rng.normal(size=size)
+        np.testing.assert_array_equal(loo_pvalues(y, alt), naive_loo(list(y), alt))
+
+
+def test_loo_pvalues_rows_take_their_own_direction():
+    rng = np.random.default_rng(1)
+    x = np.round(rng.normal(size=(3, 60)), 1)
+    alts = ["greater", "two-sided", "less"]
+    got = loo_pvalues(x, alts)
+    for s in range(3):
+        np.testing.assert_array_equal(got[s], naive_loo(list(x[s]), alts[s]))
+
+
+@pytest.mark.parametrize("combine", COMBINATIONS)
+def test_joint_pvalue_matches_brute_force(combine):
+    rng = np.random.default_rng(2)
+    alts = ["two-sided", "two-sided", "greater", "greater"]
+    for trial in range(6):
+        n = int(rng.integers(5, 120))
+        # correlated statistics, half of the trials with ties (rounded)
+        base = rng.normal(size=n + 1)
+        X = np.vstack([base + rng.normal(size=n + 1) * w for w in (0.3, 1.0, 0.5, 2.0)])
+        if trial % 2:
+            X = np.round(X, 0)
+        sims, obs = X[:, 1:], X[:, 0]
+        got = joint_test(sims, obs, alts, combine=combine)
+        want_p, want_pobs = naive_joint(sims, obs, alts, combine)
+        assert got.p == want_p
+        np.testing.assert_array_equal(got.p_stats, want_pobs)
+        assert got.se == pytest.approx(math.sqrt(want_p * (1 - want_p) / n))
+
+
+def test_data_pvalues_are_those_of_simulation_p_value():
+    """The data's per-statistic p inside the joint test is Simulation.p_value (an independent code path)."""
+    rng = np.random.default_rng(3)
+    u = rng.lognormal(0, 0.4, 600)
+    E = u * rng.normal(size=600)
+    names = ["ZMS", "RCE", "CC", "ENCE", "ZMSE"]
+    sim = mcref.simulate(names, u, dists=["normal"], n_mc=300, E=E, seed=4)
+    est = mcref.statistics(names, E, u)
+    from mcref.validate import alternative_for
+
+    alts = [alternative_for(s) for s in names]
+    res = joint_test(sim.samples[0], [est[s] for s in names], alts)
+    for j, s in enumerate(names):
+        assert res.p_stats[j] == sim.p_value(s, "normal", est[s], alternative=alts[j])[0]
+
+
+@pytest.mark.parametrize("combine", COMBINATIONS)
+def test_joint_pvalue_is_uniform_under_an_exact_null(combine):
+    """The data are one more draw from the simulated law (dependent statistics, mixed
+    directions): P(p_joint <= 0.05) = 0.05 exactly with n = 199 (continuous statistics)."""
+    rng = np.random.default_rng(10 + COMBINATIONS.index(combine))
+    reps, n = 2000, 199
+    alts = ["two-sided", "greater", "greater", "two-sided"]
+    L = np.array([[1, 0, 0, 0], [0.6, 0.8, 0, 0], [0.5, 0.5, 0.7, 0], [-0.3, 0.2, 0.1, 0.9]])
+    rejects = 0
+    for _ in range(reps):
+        X = L @ rng.standard_t(5, size=(4, n + 1))
+        X[1:3] = X[1:3] ** 2  # one-sided discrepancies: non-negative, skewed
+        rejects += joint_test(X[:, 1:], X[:, 0], alts, combine=combine).p <= 0.05
+    assert sps.binomtest(rejects, reps, 0.05).pvalue > 0.01, rejects
+
+
+@pytest.mark.parametrize("combine", COMBINATIONS)
+def test_joint_pvalue_is_conservative_with_heavy_ties(combine):
+    rng = np.random.default_rng(20 + COMBINATIONS.index(combine))
+    reps, n = 1500, 99
+    rejects = 0
+    for _ in range(reps):
+        X = rng.integers(0, 4, size=(3, n + 1)).astype(float)
+        rejects += joint_test(X[:, 1:], X[:, 0], ["greater", "two-sided", "less"], combine=combine).p <= 0.05
+    assert sps.binomtest(rejects, reps, 0.05, alternative="greater").pvalue > 0.01, rejects
+
+
+def test_joint_tests_share_the_pool():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(3, 101))
+    many = joint_tests(X[:, 1:], X[:, 0], "two-sided")
+    for c in COMBINATIONS:
+        one = joint_test(X[:, 1:], X[:, 0], "two-sided", combine=c)
+        assert (many[c].p, many[c].statistic, many[c].combine) == (one.p, one.statistic, c)
+
+
+def test_combine_pvalues_formulas():
+    p = np.array([0.5, 0.25, 0.01])
+    assert float(combine_pvalues(p, "minp")) == -0.01
+    assert float(combine_pvalues(p, "fisher")) == pytest.approx(-2 * (math.log(0.5) + math.log(0.25) + math.log(0.01)))
+    # Cauchy combination, Liu & Xie: mean tan((0.5 - p) pi); the cap at 1 - 1/N keeps p = 1 finite
+    want = (math.tan(0) + math.tan(0.25 * math.pi) + math.tan(0.49 * math.pi)) / 3
+    assert float(combine_pvalues(p, "cauchy")) == pytest.approx(want)
+    capped = combine_pvalues(np.array([[1.0, 0.1], [0.1, 1.0]]), "cauchy")  # N = 2 columns
+    assert np.all(np.isfinite(capped))
+
+
+def test_power_on_a_clearly_miscalibrated_set():
+    """u too small by 30 % on the upper half of u: every combination rejects, under the true D."""
+    rng = np.random.default_rng(6)
+    u = np.sqrt(1 / rng.gamma(3, 1 / 3, 2000))
+    names = ["ZMS", "RCE", "CC", "ENCE", "ZMSE"]
+    sim = mcref.simulate(names, u, dists=["normal"], n_mc=500, seed=7)
+    E = np.where(u > np.median(u), 1.3, 1.0) * u * rng.normal(size=2000)
+    est = mcref.statistics(names, E, u)
+    from mcref.validate import alternative_for
+
+    for c in COMBINATIONS:
+        res = joint_test(sim.samples[0], [est[s] for s in names], [alternative_for(s) for s in names], combine=c)
+        assert res.p < 0.05, (c, res.p)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [(dict(combine="max"), "`combine` must be one of 'minp', 'fisher', 'cauchy', got 'max'"),
+     (dict(alternative=["greater"]), "one direction per statistic"),
+     (dict(alternative="bigger"), "`alternative` must be one of"),
+     (dict(observed=[1.0]), "`observed` must hold one estimate per row"),
+     (dict(samples=np.zeros((2, 1))), "at least two simulated sets"),
+     (dict(observed=[np.nan, 0.0]), "`observed` contains NaN")],
+)
+def test_bad_input(kw, match):
+    args = dict(samples=np.zeros((2, 10)), observed=[0.0, 0.0], alternative="two-sided")
+    args.update(kw)
+    combine = args.pop("combine", "fisher")
+    with pytest.raises(ValueError, match=match):
+        joint_test(args["samples"], args["observed"], args["alternative"], combine=combine)
+
+
+def test_validate_bad_combine_is_named():
+    u = np.linspace(1, 2, 500)
+    with pytest.raises(ValueError, match="`combine` must be one of"):
+        mcref.validate(u * 0.5, u, combine="bonferroni", n_boot=100, n_mc=100)
+
+
+# ----------------------------------------------------------------------------------------
+# validate(...).joint
+# ----------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tables():
+    rng = np.random.default_rng(8)
+    u = np.sqrt(1 / rng.gamma(3, 1 / 3, 1500))
+    E = u * rng.normal(size=1500)
+    with pytest.warns(mcref.FewReplicatesWarning):
+        ok = mcref.validate(E, u, n_boot=300, n_mc=500, seed=1)
+    with pytest.warns(mcref.FewReplicatesWarning):
+        bad = mcref.validate(1.25 * E, u, n_boot=300, n_mc=500, seed=1, combine="cauchy")
+    with pytest.warns(mcref.FewReplicatesWarning):
+        two = mcref.validate(E, u, n_boot=300, n_mc=500, seed=1, dists=("normal", "t6"), combine="minp")
+    return ok, bad, two
+
+
+def test_validate_joint_fields(tables):
+    ok, bad, two = tables
+    for tab in tables:
+        j = tab.joint
+        assert j.stats == tuple(r.name for r in tab.rows if not r.shape_flag)
+        assert j.excluded == tuple(r.name for r in tab.rows if r.shape_flag)
+        # the driver is the covered statistic with the smallest per-statistic p of the table's rows
+        ps = {s: tab[s].p_sim[j.dist] for s in j.stats}
+        assert j.driver_p == min(ps.values()) and ps[j.driver] == j.driver_p
+        assert j.se == pytest.approx(math.sqrt(j.p * (1 - j.p) / tab.n_mc))
+        assert set(j.p_dist) == set(tab.dists) and j.p_dist[j.dist] == j.p
+    assert ok.joint.dist == "empirical" and ok.joint.combine == "minp"
+    assert ok.joint.verdict == ("valid" if ok.joint.p > 0.05 else "invalid")
+    assert bad.joint.combine == "cauchy" and bad.joint.verdict == "invalid" and bad.joint.p < 0.01
+    assert "ZMS" in bad.joint.stats  # average calibration enters by its simulated law
+    # without the empirical D every D must agree; the reported p is the largest
+    assert two.joint.dist in ("normal", "t(6)") and two.joint.p == max(two.joint.p_dist.values())
+    ps = list(two.joint.p_dist.values())
+    want = ("valid" if all(p > 0.05 for p in ps) else "invalid" if all(p <= 0.05 for p in ps)
+            else "not testable")
+    assert two.joint.verdict == want
+
+
+def test_validate_joint_is_the_joint_test_of_its_simulation(tables):
+    """Recompute the joint p from an independent simulation with the same seed stream."""
+    ok = tables[0]
+    rng = np.random.default_rng(8)
+    u = np.sqrt(1 / rng.gamma(3, 1 / 3, 1500))
+    E = u * rng.normal(size=1500)
+    names = [r.name for r in ok.rows]
+    ss_sim = np.random.SeedSequence(1).spawn(3)[1]
+    sim = mcref.simulate(names, u, dists=["normal", "t6", "empirical"], n_mc=500, E=E, seed=ss_sim)
+    from mcref.validate import alternative_for
+
+    cov = list(ok.joint.stats)
+    X = sim.samples[2][[names.index(s) for s in cov]]
+    want, _ = naive_joint(X, [ok[s].estimate for s in cov], [alternative_for(s) for s in cov], "minp")
+    assert ok.joint.p == want
+
+
+def test_validate_joint_is_printed_and_exported(tables):
+    ok, bad, _ = tables
+    text = str(bad)
+    line = next(l for l in text.splitlines() if l.startswith("joint verdict:"))
+    assert line.startswith("joint verdict: invalid (p = ") and "cauchy combination of ZMS" in line
+    assert f"smallest p: {bad.joint.driver}" in line and "under the empirical D" in line
+    doc = json.loads(ok.to_json())
+    assert doc["joint"]["p"] == ok.joint.p and doc["joint"]["verdict"] == ok.joint.verdict
+    assert doc["joint"]["stats"] == "+".join(ok.joint.stats)
+    rows = list(csv.DictReader(io.StringIO(ok.to_csv())))
+    assert len(rows) == len(ok.rows)
+    for r in rows:  # one joint verdict per table, repeated on every row (as the dataset and seed)
+        assert r["joint_verdict"] == ok.joint.verdict and float(r["joint_p"]) == pytest.approx(ok.joint.p)
+        assert r["joint_stats"] == "+".join(ok.joint.stats)
+
+
+def test_cli_prints_the_joint_line(capsys):
+    from mcref.cli import main
+
+    assert main(["validate", "--dataset", "Diffusion_RF", "--boot", "200", "--mc", "200", "--seed", "0"]) == 0
+    assert "joint verdict: " in capsys.readouterr().out
+
+
+def test_permutation_distribution_shuffles_the_data_z():
+    z = np.arange(7.0)
+    d = permutation_distribution(z)
+    x = d._user_draw(np.random.default_rng(0), (5, 7))
+    assert np.all(np.sort(x, axis=1) == z) and not np.all(x == z)
+    # ZMS is invariant under it: a permutation test sees consistency only
+    u = np.linspace(1, 2, 7)
+    sim = mcref.simulate(["ZMS"], u, dists=[d], E=u * z, n_mc=10, seed=0)
+    np.testing.assert_allclose(sim.samples[0, 0], np.mean(z**2))
+
+
+def test_validate_joint_leaves_out_unreliable_statistics():
+    """Diffusion_RF: the shape screen calls RCE unreliable (E² too skewed), so the joint
+    verdict combines the four others and says so; heavy-tailed Z with ZMS alone: no joint verdict."""
+    ds = mcref.datasets.load("Diffusion_RF")
+    with pytest.warns(mcref.FewReplicatesWarning):
+        tab = mcref.validate(ds.E, ds.u, n_boot=200, n_mc=200, seed=0)
+    assert [r.name for r in tab.rows if r.shape_flag] == ["RCE"]
+    assert tab.joint.stats == ("ZMS", "CC", "ENCE", "ZMSE") and tab.joint.excluded == ("RCE",)
+    assert str(tab.joint.line()).endswith("; left out as unreliable: RCE")
+    rng = np.random.default_rng(9)
+    u = rng.uniform(1, 2, 2000)
+    E = u * rng.standard_t(2.2, 2000)
+    with pytest.warns(mcref.FewReplicatesWarning):
+        tab = mcref.validate(E, u, stats=["ZMS"], n_boot=200, n_mc=200, seed=0)
+    assert tab["ZMS"].shape_flag and tab.joint is None
+    assert "joint verdict: none (no statistic left to test: the shape screen calls every" in str(tab)
+    assert json.loads(tab.to_json())["joint"] is None
+
+
+def test_validate_permutation_d():
+    """dists=("permutation",): ZMS is constant under it (p = 1, left out of the joint test);
+    a consistency break is caught, a pure scale error is not (by construction)."""
+    rng = np.random.default_rng(11)
+    u = np.sqrt(1 / rng.gamma(3, 1 / 3, 2000))
+    eps = rng.normal(size=2000)
+    with pytest.warns(mcref.FewReplicatesWarning):
+        brk = mcref.validate(np.where(u > np.median(u), 1.5, 1.0) * u * eps, u, n_boot=300, n_mc=500, seed=2,
+                             dists=("permutation",))
+    assert brk.dists == ("permutation",) and brk["ZMS"].p_sim["permutation"] == 1.0
+    assert "ZMS" not in brk.joint.stats and brk.joint.dist == "permutation"
+    assert brk.joint.verdict == "invalid"
+    with pytest.warns(mcref.FewReplicatesWarning):
+        scl = mcref.validate(1.5 * u * eps, u, stats=["ZMS", "ENCE"], n_boot=300, n_mc=500, seed=2,
+                             dists=("permutation",))
+    assert scl.joint.stats == ("ENCE",) and scl.joint.p > 0.05  # blind to the scale ...
+    assert scl["ZMS"].verdict == "invalid"  # ... which ZMS catches by its predefined reference
+    with pytest.warns(mcref.FewReplicatesWarning):
+        zms = mcref.validate(1.5 * u * eps, u, stats=["ZMS"], n_boot=300, n_mc=300, seed=2, dists=("permutation",))
+    assert zms.joint is None  # nothing the permutation D can test
+
+
+def test_validate_joint_does_not_depend_on_the_thread_count():
+    import numba
+
+    rng = np.random.default_rng(12)
+    u = rng.uniform(0.5, 2.0, 800)
+    E = u * rng.normal(size=800)
+    before = numba.get_num_threads()
+    out = []
+    try:
+        for t in sorted({1, before}):
+            numba.set_num_threads(t)
+            with pytest.warns(mcref.FewReplicatesWarning):
+                out.append(mcref.validate(E, u, n_boot=200, n_mc=300, seed=5).joint)
+    finally:
+        numba.set_num_threads(before)
+    assert all(j == out[0] for j in out)
