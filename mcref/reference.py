@@ -386,7 +386,7 @@ def simulate(
             nu = dist.nu if dist.kind == "t" else 0.0
             tmp = np.empty((codes.size, nrep))
             if dist.kind == "user":  # drawn by the user's Python function
-                v = dist._user_draw(_mix_rng(ss, c, dist), (nrep, m))
+                v = np.ascontiguousarray(dist._user_draw(_mix_rng(ss, c, dist), (nrep, m)), dtype=np.float64)
                 mc_chunk_kernel(codes, dist.code, nu, nrep, no_state, no_state, v, v, emp, fx.u, fx.starts,
                                 fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, tmp)
             else:  # every D replays the chunk's normal stream; a t(ν) D adds its own χ² stream

@@ -498,7 +498,7 @@ def validate(
     ss_boot, ss_sim, ss_ties = seed_seq.spawn(3)  # the first two as before a third child existed
     with _progress.session(progress, seconds=_validate_seconds(infos, E.size, n_boot, n_mc, len(dists), binning)):
         return _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
-                             k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties)
+                             k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine)
 
 
 def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binning: str) -> float:
@@ -511,7 +511,7 @@ def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binni
 
 
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
-                  rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties) -> ValidationTable:
+                  rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine) -> ValidationTable:
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
     with warnings.catch_warnings():
         # the table marks an interval that excludes its estimate ("!" and excludes_estimate)
