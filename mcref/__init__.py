@@ -14,7 +14,7 @@ from __future__ import annotations
 from . import datasets, diagnostics, scores, studies, synthetic
 from ._benchmark import BenchmarkResult, benchmark
 from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, MCRefWarning,
-                        ShrunkBinsWarning, SlowConvergenceWarning, TieOrderWarning)
+                        ShrunkBinsWarning, SlowConvergenceWarning, SmallSampleWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
 from .bootstrap import BootstrapResult, bootstrap, bootstrap_many
 from .calibration import QCEResult, Uniformity, qce, rank_calibration, uniformity
@@ -40,7 +40,7 @@ def plot_report(E, u, x=None, **kwargs):
 
 __all__ = [
     "BiasedIntervalWarning", "DegenerateBootstrapWarning", "FewReplicatesWarning", "MCRefWarning", "ShrunkBinsWarning",
-    "SlowConvergenceWarning", "TieOrderWarning", "scores", "studies", "synthetic",
+    "SlowConvergenceWarning", "SmallSampleWarning", "TieOrderWarning", "scores", "studies", "synthetic",
     "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
     "ShapeScreen", "Simulation", "ValidationTable", "JointVerdict", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",

@@ -25,7 +25,7 @@ import numpy as np
 from . import datasets as _datasets
 from ._validation import check_choice, check_int, check_probability
 from ._warnings import FewReplicatesWarning, TieOrderWarning
-from .binning import resolve_n_bins
+from .binning import default_n_bins, resolve_n_bins
 from .datasets import Dataset
 from .stats import info
 from .studies._runner import RunInfo, StudySpec, run_study
@@ -287,7 +287,8 @@ def _check_options(stats: Any, options: Mapping[str, Any]) -> tuple[list[str], d
             raise ValueError(f"`{n}`={opts[n]}: too few for a verdict; validate refuses fewer than "
                              f"{MIN_VERDICT_REPLICATES_HARD} (stable verdicts need 1000 or more; the defaults are "
                              "5000 and 10 000)")
-    opts["n_bins"] = check_int(opts["n_bins"], "n_bins", minimum=1)
+    if opts["n_bins"] is not None:  # None: validate's default, 20 or fewer for a small dataset
+        opts["n_bins"] = check_int(opts["n_bins"], "n_bins", minimum=1)
     opts["min_count"] = check_int(opts["min_count"], "min_count", minimum=1)
     opts["rule"] = check_choice(opts["rule"], "rule", RULES)
     opts["binning"] = check_choice(opts["binning"], "binning", ("equal", "adaptive"))
@@ -469,9 +470,10 @@ def benchmark(
     for ds, where in items:  # fail before any work, naming the source
         if ds.M < 3:
             raise ValueError(f"`sources`: {where}: a dataset needs at least 3 points, got {ds.M}")
-        if binned and opts["binning"] == "equal" and ds.M < opts["n_bins"] * opts["min_count"] and not opts["shrink"]:
+        n_bins = default_n_bins(ds.M, opts["min_count"]) if opts["n_bins"] is None else opts["n_bins"]
+        if binned and opts["binning"] == "equal" and ds.M < n_bins * opts["min_count"] and not opts["shrink"]:
             try:
-                resolve_n_bins(ds.M, opts["n_bins"], min_count=opts["min_count"], shrink=False)
+                resolve_n_bins(ds.M, n_bins, min_count=opts["min_count"], shrink=False)
             except ValueError as exc:
                 raise ValueError(f"`sources`: {where}: {exc}") from None
     if opts["n_boot"] < MIN_VERDICT_REPLICATES or opts["n_mc"] < MIN_VERDICT_REPLICATES:

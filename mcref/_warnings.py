@@ -53,3 +53,9 @@ class TieOrderWarning(MCRefWarning, UserWarning):
 class SlowConvergenceWarning(MCRefWarning, UserWarning):
     """A generative distribution so heavy-tailed that Monte Carlo means converge extremely
     slowly (unit-variance t(ν) with ν close to 2: ε² has tail index ν/2 ≈ 1)."""
+
+
+class SmallSampleWarning(MCRefWarning, UserWarning):
+    """So few points that bootstrap intervals and Monte Carlo p-values say little: the
+    verdicts of :func:`mcref.validate` are then indicative only (below
+    ``mcref.validate.MIN_RELIABLE_M`` points)."""

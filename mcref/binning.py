@@ -15,7 +15,8 @@ from ._validation import as_float_array, check_int
 from ._warnings import ShrunkBinsWarning
 from .kernels.binning import adaptive_starts_kernel, equal_count_starts
 
-__all__ = ["Binning", "equal_count_bins", "adaptive_bins", "make_bins", "bin_starts", "resolve_n_bins", "segment_layout"]
+__all__ = ["Binning", "equal_count_bins", "adaptive_bins", "make_bins", "bin_starts", "resolve_n_bins", "segment_layout", "default_n_bins",
+           "DEFAULT_N_BINS"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,23 @@ def bin_starts(m: int, n_bins: int) -> np.ndarray:
     out = np.empty(n_bins + 1, dtype=np.int64)
     equal_count_starts(m, n_bins, out)
     return out
+
+
+#: the papers' bin count, the default of every binned statistic
+DEFAULT_N_BINS = 20
+
+
+def default_n_bins(m: int, min_count: int = 30) -> int:
+    """The bin count of ``n_bins=None``: the papers' 20, or fewer when M/20 < ``min_count``
+    (``floor(M/min_count)``, so that every bin keeps ``min_count`` points); 20 when even one
+    bin cannot be filled (then :func:`resolve_n_bins` says so).
+
+    Examples
+    --------
+    >>> default_n_bins(13885), default_n_bins(500), default_n_bins(500, 20)
+    (20, 16, 20)
+    """
+    return DEFAULT_N_BINS if m < min_count else max(1, min(DEFAULT_N_BINS, m // min_count))
 
 
 def resolve_n_bins(m: int, n_bins: int, *, min_count: int = 30, shrink: bool = False) -> int:

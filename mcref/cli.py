@@ -31,6 +31,15 @@ def _load(args) -> datasets.Dataset:
                               u_is_variance=args.u_is_variance, delimiter=getattr(args, "delimiter", None))
 
 
+def _bins(args, ds: datasets.Dataset) -> int:
+    """--bins, or the default for this dataset (20, fewer for small data: binning.default_n_bins)."""
+    if args.bins is not None:
+        return args.bins
+    from .binning import default_n_bins
+
+    return default_n_bins(ds.M, args.min_count)
+
+
 def _stats_list(s: str | None, default: Sequence[str]) -> list[str]:
     if not s:
         return list(default)
@@ -82,7 +91,7 @@ def _seed(args) -> int:
 def cmd_stats(args) -> int:
     ds = _load(args)
     seed = _seed(args)
-    rows = _stats_table(ds, _stats_list(args.stat, DEMO_STATS), args.bins, args.boot, seed, args.method,
+    rows = _stats_table(ds, _stats_list(args.stat, DEMO_STATS), _bins(args, ds), args.boot, seed, args.method,
                         args.min_count, args.shrink, args.binning, not args.linear_bins)
     for r in rows:
         r["seed"] = seed
@@ -129,7 +138,7 @@ def cmd_validate(args) -> int:
     elif args.csv:
         print(tab.to_csv(), end="")
     else:
-        print(tab.explained() if args.explain else tab)
+        print(tab.explained() if args.explain else tab.wide_table() if args.wide else tab)
     return 0
 
 
@@ -162,7 +171,7 @@ def cmd_decimate(args) -> int:
     ds = _load(args)
     seed = _seed(args)
     res = decimation(ds.E, ds.u, _stats_list(args.stat, ("ZMS", "RCE")), max_fraction=args.max_fraction,
-                     steps=args.steps, n_boot=args.boot, n_bins=args.bins, min_count=args.min_count, seed=seed)
+                     steps=args.steps, n_boot=args.boot, n_bins=_bins(args, ds), min_count=args.min_count, seed=seed)
     if args.csv:
         df = res.to_frame()
         df.insert(0, "seed", seed)
@@ -514,7 +523,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
         sp.add_argument("--delimiter", help="field delimiter of a text file (default: guessed; tab for .tsv)")
         sp.add_argument("--stat", help="comma-separated statistics (" + ",".join(STATISTICS) + ")")
-        sp.add_argument("--bins", type=int, default=20, help="equal-count bins (default 20)")
+        sp.add_argument("--bins", type=int, default=None,
+                        help="equal-count bins (default 20, fewer when M/20 < --min-count so that every bin keeps --min-count points; an explicit --bins is kept or refused)")
         sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
         sp.add_argument("--min-count", type=int, default=30,
                         help="fewest points per bin (default 30); with fewer, an error unless --shrink")
@@ -541,7 +551,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats (default 10000)")
     sp.add_argument("--dists", help="comma-separated generative distributions (default normal,t6,empirical; "
                     "the default verdict uses empirical when listed)")
-    sp.add_argument("--explain", action="store_true", help="print a legend of the table's columns")
+    sp.add_argument("--explain", action="store_true", help="print every column and a legend of them")
+    sp.add_argument("--wide", action="store_true",
+                    help="every column: references, p-values and zeta-scores under each D, D-sensitivity")
     sp.add_argument("--rule", default="mc", choices=["mc", "paper"],
                     help="verdict of simulated-reference statistics: Monte Carlo test (default) or the published "
                          "zeta_Sim rule; both are printed")

@@ -97,7 +97,7 @@ class Dataset:
             raise ValueError(f"`name` must be a string, got {self.name!r}")
         if not isinstance(self.source, str):
             raise ValueError(f"`source` must be a string, got {self.source!r}")
-        E, u = check_E_u(self.E, self.u)
+        E, u = check_E_u(self.E, self.u, min_size=1)  # each function asks for the points it needs
         x = None
         if self.x is not None:
             x = as_float_array(self.x, "x")
@@ -341,7 +341,7 @@ def from_file(
                           "numeric; loaded without x", stacklevel=2)
 
     try:
-        err, unc = check_E_u(err, unc)
+        err, unc = check_E_u(err, unc, min_size=1)
     except ValueError as exc:
         what = f"column {col_u!r} (variance)" if u_is_variance else f"column {col_u!r}"
         raise ValueError(f"{where}: {exc} [`u` is {what}]") from None

@@ -57,7 +57,8 @@ import numpy as np
 from . import _progress
 from ._joint import DEFAULT_COMBINE, JointVerdict, check_combine, joint_verdict, resolve_distribution, untestable
 from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
-from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, TieOrderWarning
+from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning, TieOrderWarning
+from .binning import DEFAULT_N_BINS, default_n_bins
 from .bootstrap import BootstrapResult, bootstrap_many
 from .generative import get_distribution
 from .reference import PairedDifference, ReferenceResult, simulate
@@ -77,6 +78,8 @@ RULES = ("mc", "paper")
 MIN_VERDICT_REPLICATES_HARD = 100
 #: below this, verdicts are reported as indicative (FewReplicatesWarning)
 MIN_VERDICT_REPLICATES = 1000
+#: below this many points, validate warns that its verdicts are indicative only (SmallSampleWarning)
+MIN_RELIABLE_M = 30
 
 LEGEND = (
     "legend:",
@@ -213,6 +216,10 @@ class ValidationTable:
     explain: bool = False
     #: the model-level verdict (docs/methods.md, "Joint verdict"); None when no statistic is left to test
     joint: JointVerdict | None = None
+    #: notes on how the table was computed (e.g. fewer bins than the default), printed under it
+    notes: tuple[str, ...] = ()
+    #: print every column (references, p-values and ζ-scores per D) instead of the compact view
+    wide: bool = False
 
     def __getitem__(self, stat: str) -> ValidationRow:
         nm = info(stat).name
@@ -268,19 +275,31 @@ class ValidationTable:
                 return f"{x:.{nd}g}" if math.isfinite(x) else str(x)
             return str(x)
 
-        head = ["stat", "estimate", "BCa 95% CI", "ref", "zeta_BS"]
-        for d in self.dists:
-            head += [f"ref[{d}]", f"p[{d}]", f"zSim[{d}]", f"zSim2[{d}]"]
-        head += ["D-sens", "verdict", "paper"]
+        def ptxt(p):
+            return "-" if p is None else (f"{p:.3f}" if p >= 0.001 else f"<{1 / (self.n_mc + 1):.1g}")
+
+        wide = self.wide or self.explain
+        # the compact view (fits 100 columns): the D that decides the verdict, or the first D
+        dv = "empirical" if (self.rule == "mc" and "empirical" in self.dists) else self.dists[0]
+        if wide:
+            head = ["stat", "estimate", "BCa 95% CI", "ref", "zeta_BS"]
+            for d in self.dists:
+                head += [f"ref[{d}]", f"p[{d}]", f"zSim[{d}]", f"zSim2[{d}]"]
+            head += ["D-sens", "verdict", "paper"]
+        else:
+            head = ["stat", "estimate", "BCa 95% CI", "ref", f"ref[{dv}]", f"p[{dv}]", "verdict", "paper"]
         lines = []
         for r in self.rows:
             ci = f"[{f(r.low)}, {f(r.high)}]" + ("!" if r.excludes_estimate else "")
+            if not wide:
+                s = r.sim[dv]
+                lines.append([r.name, f(r.estimate), ci, f(r.reference), f"{s.mean:.4g}±{s.se:.1g}",
+                              ptxt(r.p_sim.get(dv)), r.verdict, r.verdict_paper])
+                continue
             row = [r.name, f(r.estimate), ci, f(r.reference), f(r.zeta_bs, 3)]
             for d in self.dists:
                 s = r.sim[d]
-                p = r.p_sim.get(d)
-                ptxt = "-" if p is None else (f"{p:.3f}" if p >= 0.001 else f"<{1 / (self.n_mc + 1):.1g}")
-                row += [f"{s.mean:.4g}±{s.se:.1g}", ptxt, f(r.zeta_sim[d], 3), f(r.zeta_sim2[d], 3)]
+                row += [f"{s.mean:.4g}±{s.se:.1g}", ptxt(r.p_sim.get(d)), f(r.zeta_sim[d], 3), f(r.zeta_sim2[d], 3)]
             row += ["yes" if r.d_sensitive else "no", r.verdict, r.verdict_paper]
             lines.append(row)
         widths = [max(len(h), *(len(l[i]) for l in lines)) for i, h in enumerate(head)]
@@ -304,6 +323,10 @@ class ValidationTable:
                      "p-value); paper: the published zeta_Sim rule, for comparison"]
         else:
             notes = ["verdict: the published zeta_Sim rule (rule='paper'); p = Monte Carlo p-value, for comparison"]
+        notes.extend(self.notes)
+        if self.M < MIN_RELIABLE_M:
+            notes.append(f"indicative only: M={self.M} points (bootstrap intervals and Monte Carlo p-values of fewer "
+                         f"than {MIN_RELIABLE_M} points say little)")
         if any(r.excludes_estimate for r in self.rows):
             notes.append("!: the BCa interval excludes its own estimate (strong finite-sample bias of the statistic)")
         if any(r.shape_flag for r in self.rows):
@@ -318,16 +341,28 @@ class ValidationTable:
             notes.append(f"indicative only: B={self.n_boot}, N_MC={self.n_mc} (stable verdicts need 1000 or more each)")
         if self.explain:
             notes.extend(LEGEND)
-        else:
+        elif wide:
             notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
+        else:
+            notes.append(f"(ref/p: under {dv}; every D, zeta-scores and D-sensitivity: tab.wide_table(), "
+                         "`mcref validate --wide`; a legend: --explain)")
         joint = (self.joint.line(self.n_mc) if self.joint
                  else "joint verdict: none (no statistic left to test: the shape screen calls every statistic "
                       "unreliable, or only ZMS under the permutation D)")
-        return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), joint, screen, *notes])
+        tail = [joint, screen, *notes]
+        if not wide:  # the compact view fits 100 columns: wrap the lines under the table
+            import textwrap
+
+            tail = [textwrap.fill(t, width=100, subsequent_indent="    ") if not t.startswith(" ") else t for t in tail]
+        return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), *tail])
 
     def explained(self) -> str:
-        """The table with the legend of its columns."""
+        """The table with every column and the legend of its columns."""
         return str(replace(self, explain=True))
+
+    def wide_table(self) -> str:
+        """The table with every column: references, p-values, ζ_Sim and ζ_Sim2 per D, D-sensitivity."""
+        return str(replace(self, wide=True))
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebook display
         try:
@@ -376,7 +411,7 @@ def validate(
     *,
     stats: Sequence[str] = DEFAULT_STATS,
     dists: Sequence = VALIDATE_DISTS,
-    n_bins: int = 20,
+    n_bins: int | None = None,
     n_boot: int = 5000,
     n_mc: int = 10_000,
     min_count: int = 30,
@@ -405,7 +440,11 @@ def validate(
         shuffles the data's own Z across u: an exact test of consistency ("Z independent
         of u") under any D, blind to a scale error (ZMS is constant under it, p = 1);
         docs/methods.md, "Joint verdict".
-    n_bins : int, default: 20
+    n_bins : int, optional
+        Bins of u for ENCE, ZMSE, UCE. Default: the papers' 20, or fewer when M/20 <
+        ``min_count`` (:func:`mcref.binning.default_n_bins`; the table's notes say so). An
+        explicit count is kept, or refused when it leaves bins below ``min_count`` (unless
+        ``shrink``).
     n_boot : int, default: 5000
     n_mc : int, default: 10 000
     min_count : int, default: 30
@@ -493,12 +532,25 @@ def validate(
         warnings.warn(FewReplicatesWarning(
             f"n_boot={n_boot}, n_mc={n_mc}: the verdicts are indicative only (stable verdicts need 1000 or more "
             "of each; defaults 5000 and 10000)"), stacklevel=2)
+    bins_note = None
+    if n_bins is None:
+        n_bins = DEFAULT_N_BINS
+        if binning == "equal" and any(i.binned for i in infos):
+            n_bins = default_n_bins(E.size, check_int(min_count, "min_count", minimum=1))
+            if n_bins < DEFAULT_N_BINS:
+                bins_note = (f"bins: N={n_bins}, fewer than the default {DEFAULT_N_BINS}, so that every bin keeps "
+                             f"min_count={min_count} points (M={E.size})")
+    if E.size < MIN_RELIABLE_M:
+        warnings.warn(SmallSampleWarning(
+            f"M={E.size} points: bootstrap intervals and Monte Carlo p-values of fewer than {MIN_RELIABLE_M} points "
+            "say little; the verdicts are indicative only"), stacklevel=2)
     seed_seq = check_seed(seed)
     seed_used = seed_seq.entropy  # drawn from the OS when seed is None: recorded so the table can be reproduced
     ss_boot, ss_sim, ss_ties = seed_seq.spawn(3)  # the first two as before a third child existed
     with _progress.session(progress, seconds=_validate_seconds(infos, E.size, n_boot, n_mc, len(dists), binning)):
         return _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
-                             k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine)
+                             k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine,
+                             bins_note)
 
 
 def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binning: str) -> float:
@@ -511,7 +563,7 @@ def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binni
 
 
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
-                  rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine) -> ValidationTable:
+                  rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, bins_note=None) -> ValidationTable:
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
     with warnings.catch_warnings():
         # the table marks an interval that excludes its estimate ("!" and excludes_estimate)
@@ -561,4 +613,4 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
                           excluded=[r.name for r in rows if r.shape_flag])
     return ValidationTable(rows=rows, shape=screen, M=E.size, n_bins=sim.n_bins, n_boot=n_boot, n_mc=n_mc,
                            dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned,
-                           joint=joint)
+                           joint=joint, notes=(bins_note,) if bins_note else ())

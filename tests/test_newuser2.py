@@ -194,3 +194,71 @@ def test_cli_leaves_the_callers_warning_settings_alone():
     before = (w.showwarning, list(w.filters))
     cli.main(["datasets"])
     assert (w.showwarning, list(w.filters)) == before
+
+
+# ----------------------------------------------------------------------------------
+# validate on small data, and the table's width
+# ----------------------------------------------------------------------------------
+def _small(m, seed=0):
+    rng = np.random.default_rng(seed)
+    u = rng.uniform(0.5, 2.0, m)
+    return u * rng.normal(size=m), u
+
+
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")  # small B and N_MC keep it fast
+def test_default_bins_adapt_to_small_data_and_say_so():
+    E, u = _small(500)
+    tab = mcref.validate(E, u, n_boot=200, n_mc=200, seed=1)
+    assert tab.n_bins == 500 // 30 == 16
+    assert "bins: N=16, fewer than the default 20" in str(tab)
+    ref = mcref.validate(E, u, n_boot=200, n_mc=200, seed=1, n_bins=16)  # the same as asking for 16
+    assert [r.estimate for r in tab.rows] == [r.estimate for r in ref.rows]
+    with pytest.raises(ValueError, match=r"`n_bins`=20 leaves fewer than `min_count`=30 points per bin"):
+        mcref.validate(E, u, n_boot=200, n_mc=200, seed=1, n_bins=20)  # an explicit count may still refuse
+    big = mcref.validate(*_small(3000), stats=("ENCE",), n_boot=200, n_mc=200, seed=1)
+    assert big.n_bins == 20 and "fewer than the default" not in str(big)
+
+
+def test_validate_on_tiny_data_warns_and_says_indicative(capsys):
+    E, u = _small(5)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        tab = mcref.validate(E, u, stats=("ZMS", "RCE"), n_boot=200, n_mc=200, seed=1)
+    small = [w for w in rec if issubclass(w.category, mcref.SmallSampleWarning)]
+    assert len(small) == 1 and "M=5 points" in str(small[0].message)
+    assert any(issubclass(w.category, mcref.FewReplicatesWarning) for w in rec)
+    assert "indicative only: M=5 points" in str(tab)
+    with warnings.catch_warnings(), pytest.raises(ValueError, match="binned statistics .* need at least 30 points"):
+        warnings.simplefilter("ignore", mcref.MCRefWarning)
+        mcref.validate(E, u, stats=("ENCE",), n_boot=200, n_mc=200, seed=1)
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_too_few_points_get_one_message(tmp_path, capsys, m):
+    p = tmp_path / "few.csv"
+    p.write_text("E,u\n" + "0.1,1.0\n" * m)
+    assert cli.main(["validate", str(p), "--stat", "ZMS"]) == 2
+    assert f"the dataset must have at least 3 points, got {m}" in capsys.readouterr().err
+
+
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
+def test_default_table_fits_100_columns_and_wide_has_every_column():
+    ds = mcref.datasets.load("Diffusion_RF")
+    tab = mcref.validate(ds.E, ds.u, n_boot=200, n_mc=200, seed=1)
+    text = str(tab)
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert "p[empirical]" in text and "verdict" in text and "zSim[" not in text
+    wide = tab.wide_table()
+    for d in ("normal", "t(6)", "empirical"):
+        assert f"p[{d}]" in wide and f"zSim[{d}]" in wide and f"zSim2[{d}]" in wide
+    assert "D-sens" in wide
+
+
+def test_cli_wide(capsys):
+    args = ["validate", "--dataset", "Diffusion_RF", "--stat", "ZMS,ENCE", "--boot", "200", "--mc", "200",
+            "--seed", "1"]
+    assert cli.main(args) == 0
+    narrow = capsys.readouterr().out
+    assert cli.main(args + ["--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert "zSim[normal]" in wide and "zSim[normal]" not in narrow
