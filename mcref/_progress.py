@@ -15,7 +15,7 @@ A public function opens a :func:`session`; the public functions it calls (``vali
 ``bootstrap_many`` → jackknife) join the open session, which has already decided. A
 command-line option can set the default of every call below it with :func:`default`.
 
-Each named phase ("bootstrap", "jackknife CC", "references normal, t(6), empirical",
+Each named phase ("bootstrap", "jackknife ENCE" (adaptive bins), "references normal, t(6), empirical",
 "distfit bootstrap") is one bar, opened by :meth:`Session.phase` and closed (left on screen,
 with a newline) when the phase ends or is interrupted. Updates are made by the loops of
 :mod:`mcref.parallel` in the calling thread, between batches or chunks: the computation
@@ -47,7 +47,6 @@ PIPE_INTERVAL = 10.0
 COST_NS = {
     "bootstrap": 7.5,  # one replicate × one point, equal-count bins, the five default statistics
     "bootstrap adaptive": 50.0,  # the same with bins re-cut per resample (NumPy sort)
-    "jackknife CC": 0.4,  # one left-out point × one point
     "jackknife adaptive": 3.3,  # one left-out point × one point, bins re-cut
     "references": 16.0,  # one repeat × one point × one generative distribution
     "distfit bootstrap": 320.0,  # one replicate × one point (three KS fits)
@@ -59,7 +58,7 @@ _DEFAULT: ContextVar["bool | None"] = ContextVar("mcref_progress_default", defau
 
 def estimate_seconds(**work: float) -> float:
     """Expected seconds of ``work``: ``kind=elements`` pairs, the keys of :data:`COST_NS`
-    with spaces written as underscores (``bootstrap=n_boot * M``, ``jackknife_CC=M * M``,
+    with spaces written as underscores (``bootstrap=n_boot * M``, ``jackknife_adaptive=M * M``,
     ``references=n_mc * M * n_dists``)."""
     return sum(COST_NS[k.replace("_", " ")] * float(v) for k, v in work.items()) * 1e-9
 

@@ -1,10 +1,10 @@
 """Bootstrap confidence intervals of the calibration statistics (docs/methods.md, "Bootstrap").
 
 Pipeline: validate → prepare (sort by u, bins, tie groups; once) → one numba-parallel
-resampling kernel → jackknife kernel (O(M) mean-type, O(M·N) binned, O(M²)/parallel
-for CC) → :func:`bca_levels` → quantiles.
+resampling kernel → jackknife kernel (O(M) mean-type, O(M·N) binned, O(M log M) CC,
+O(M²)/parallel for adaptive bins) → :func:`bca_levels` → quantiles.
 
-The resampling kernel and the O(M²) jackknife kernels are called in batches of about 0.1 s
+The resampling kernel and the O(M²) jackknife kernel are called in batches of about 0.1 s
 of work (:func:`mcref.parallel.batch_ranges`): Ctrl-C is raised between batches, and the
 progress bars of the phases "bootstrap" and "jackknife <stat>" advance there
 (:mod:`mcref._progress`). Batching changes no result: every chunk of replicates owns its
@@ -206,15 +206,15 @@ def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepar
 
 
 def _jackknife_quadratic(inf: StatInfo, prep: Prepared) -> bool:
-    """The jackknife of ``inf`` costs O(M) per left-out point (CC, adaptive bins)."""
-    return inf.kind == "rank" or (inf.kind == "binned" and prep.binning == "adaptive")
+    """The jackknife of ``inf`` costs O(M) per left-out point (adaptive bins)."""
+    return inf.kind == "binned" and prep.binning == "adaptive"
 
 
 def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | None = None) -> np.ndarray:
     """Leave-one-out values of statistic ``inf`` (order: u-sorted positions).
 
-    O(M) for mean-type statistics, O(M·N) for binned ones, O(M) per left-out point
-    (parallel, in batches of points) for CC and for adaptive bins; the naive M-fold
+    O(M) for mean-type statistics, O(M·N) for binned ones, O(M log M) for CC, O(M) per
+    left-out point (parallel, in batches of points) for adaptive bins; the naive M-fold
     recomputation lives in ``tests/naive.py``.
 
     Parameters
@@ -235,18 +235,15 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
     if not _jackknife_quadratic(inf, prep):
         if inf.kind == "mean":
             K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, out)
+        elif inf.kind == "rank":  # O(M log M): sums over sorted groups and a Fenwick tree
+            ae = np.abs(prep.E)
+            K.jack_cc_fast_kernel(prep.u, ae, _avg_ranks(prep.u), _avg_ranks(ae), out)
         else:
             K.jack_binned_kernel(inf.code, bin_starts(prep.M - 1, prep.n_bins), prep.u2, prep.E2, prep.z2, out)
         return out
     sess = progress if progress is not None else _progress.Session(False)
     with sess.phase(f"jackknife {inf.name}", prep.M, "point") as phase:
-        if inf.kind == "binned":
-            _jack_adaptive(inf.name, prep, out, phase)
-        else:
-            ae = np.abs(prep.E)
-            ru = _avg_ranks(prep.u)
-            re = _avg_ranks(ae)
-            _by_batches(lambda j0, part: K.jack_cc_kernel(prep.u, ae, ru, re, j0, part), out, float(prep.M), phase)
+        _jack_adaptive(inf.name, prep, out, phase)
     return out
 
 
@@ -328,7 +325,6 @@ def _boot_seconds(infos: Sequence[StatInfo], prep: Prepared, n_boot: int, method
     work = {"bootstrap_adaptive" if rebinned else "bootstrap": n_boot * prep.M}
     if method == "bca":
         m2 = float(prep.M) ** 2
-        work["jackknife_CC"] = m2 * sum(i.kind == "rank" for i in infos)
         work["jackknife_adaptive"] = m2 * sum(i.binned for i in infos) if prep.binning == "adaptive" else 0.0
     return _progress.estimate_seconds(**work)
 

@@ -557,7 +557,6 @@ def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binni
     """Expected duration of :func:`validate` (:func:`mcref._progress.estimate_seconds`)."""
     adaptive = binning == "adaptive" and any(i.binned for i in infos)
     return _progress.estimate_seconds(**{"bootstrap_adaptive" if adaptive else "bootstrap": float(n_boot) * m},
-                                      jackknife_CC=float(m) ** 2 * sum(i.kind == "rank" for i in infos),
                                       jackknife_adaptive=float(m) ** 2 * sum(i.binned for i in infos) * adaptive,
                                       references=float(n_mc) * m * n_dists)
 

@@ -32,7 +32,7 @@ LONG_RUNS = {
     "bootstrap": (["stats", "--stat", "ZMS,ENCE", "--boot", "20000", "--seed", "1"], b"bootstrap:"),
     # a long validate with the default statistics and D (fewer replicates, to reach the later phases sooner)
     "validate-bootstrap": (["validate", "--boot", "200", "--seed", "1"], b"bootstrap:"),
-    "validate-jackknife": (["validate", "--boot", "200", "--seed", "1"], b"jackknife CC:"),
+    "validate-jackknife": (["validate", "--boot", "200", "--binning", "adaptive", "--seed", "1"], b"jackknife ENCE:"),
     "validate-references": (["validate", "--boot", "200", "--seed", "1"], b"references normal"),
     "distfit": (["fit", "--boot", "2000", "--seed", "1"], b"distfit bootstrap:"),
 }

@@ -156,14 +156,7 @@ def mean_acc(w, lo, hi, need, z, zshift, z2, E2, u2, lnu2, raw):
     if need & NEED_Z:
         raw[1] += wsum(ww, z[lo:hi])
     if need & NEED_ZC:
-        zz = z[lo:hi]
-        a = 0.0
-        b = 0.0
-        for i in range(ww.shape[0]):
-            wi = np.float64(ww[i])
-            zc = zz[i] - zshift
-            a += wi * zc
-            b += wi * zc * zc
+        a, b = wsum_centered(ww, z[lo:hi], zshift)
         raw[2] += a
         raw[3] += b
     if need & NEED_Z2:
@@ -174,6 +167,25 @@ def mean_acc(w, lo, hi, need, z, zshift, z2, E2, u2, lnu2, raw):
         raw[6] += wsum(ww, u2[lo:hi])
     if need & NEED_LN:
         raw[7] += wsum(ww, lnu2[lo:hi])
+
+
+@njit(**NJIT_EXACT)
+def wsum_centered(w, x, c):
+    """(Σ w_i (x_i − c), Σ w_i (x_i − c)²) in strict IEEE order.
+
+    Exact options (no fastmath): with contraction allowed, the freshly compiled kernel and
+    the one loaded from numba's cache fused these products into FMAs differently, and VarZ
+    of a replicate differed by an ulp between a run that compiled and one that loaded the
+    cache (tests/test_bootstrap.py, the subprocess determinism test on a cold cache).
+    """
+    a = 0.0
+    b = 0.0
+    for i in range(w.shape[0]):
+        wi = np.float64(w[i])
+        d = x[i] - c
+        a += wi * d
+        b += wi * d * d
+    return a, b
 
 
 @njit(**NJIT)
@@ -629,33 +641,137 @@ def jack_binned_kernel(code, starts_m1, u2, E2, z2, out):
         out[p] = finish_binned(code, acc, np.float64(m - 1))
 
 
-@njit(**NJIT_PARALLEL)
-def jack_cc_kernel(us, ae, ru, re, j0, out):
-    """Leave-one-out Spearman ρ in O(M) per point (O(M²) in all, parallel over points):
-    ``out[p]`` for left-out point ``j0 + p`` (callers cut the points into batches).
+@njit(**NJIT)
+def _group_ids(order, v):
+    """Dense ids (0, 1, …) of the distinct values of ``v`` taken in ``order`` (ascending)."""
+    m = order.shape[0]
+    gid = np.empty(m, dtype=np.int64)
+    g = -1
+    prev = 0.0
+    for k in range(m):
+        i = order[k]
+        if k == 0 or v[i] != prev:
+            g += 1
+            prev = v[i]
+        gid[i] = g
+    return gid, g + 1
 
-    Removing point j lowers the average rank of point i by 1 if its value is above
-    the left-out one, by ½ if tied, by 0 otherwise (for u and |E| alike).
+
+@njit(**NJIT)
+def _above_and_tied(order, gid, n_groups, w):
+    """Per point i: Σ w over the points with a larger value, and Σ w over its tie group."""
+    m = order.shape[0]
+    gsum = np.zeros(n_groups)
+    for i in range(m):
+        gsum[gid[i]] += w[i]
+    above_g = np.zeros(n_groups)  # Σ w over the groups above g
+    acc = 0.0
+    for g in range(n_groups - 1, -1, -1):
+        above_g[g] = acc
+        acc += gsum[g]
+    above = np.empty(m)
+    tied = np.empty(m)
+    for i in range(m):
+        above[i] = above_g[gid[i]]
+        tied[i] = gsum[gid[i]]
+    return above, tied
+
+
+@njit(**NJIT)
+def jack_cc_fast_kernel(us, ae, ru, re, out):
+    """Leave-one-out Spearman ρ of (u, |E|) for every point in O(M log M) in all.
+
+    Leaving out point j lowers the average rank of every other point by a_i = 1 if its
+    value is above the left-out one, ½ if tied (for u; b_i likewise for |E|). With the
+    centred ranks x_i = r_i − M/2 (the M − 1 remaining ranks keep the mean M/2):
+
+    Σ_{i≠j}(x_i − a_i)(y_i − b_i) = Σ_{i≠j} x_i y_i − Σ_{i≠j} x_i b_i − Σ_{i≠j} a_i y_i + Σ_{i≠j} a_i b_i,
+
+    and likewise for the squares. The sums of x or y over the points above j (or tied with
+    it) come from group sums in sorted order; Σ a_i b_i needs the joint counts
+    #{u_i > u_j, |E|_i > |E|_j} (a Fenwick tree over the |E| groups, points taken by
+    decreasing u), #{u_i > u_j, |E|_i = |E|_j}, #{u_i = u_j, |E|_i > |E|_j} and the exact
+    duplicates (docs/methods.md, "Bootstrap": the jackknife of CC).
     """
     m = us.shape[0]
-    mid = 0.5 * m  # mean rank of M-1 points
-    for p in prange(out.shape[0]):
-        j = j0 + p
-        uj = us[j]
-        ej = ae[j]
-        sxy = 0.0
-        sxx = 0.0
-        syy = 0.0
-        for i in range(m):
-            x = ru[i] - mid - (1.0 if us[i] > uj else (0.5 if us[i] == uj else 0.0))
-            y = re[i] - mid - (1.0 if ae[i] > ej else (0.5 if ae[i] == ej else 0.0))
-            sxy += x * y
-            sxx += x * x
-            syy += y * y
-        # remove the term of i == j itself (x = ru_j - mid - 1/2, likewise y)
-        x = ru[j] - mid - 0.5
-        y = re[j] - mid - 0.5
-        sxy -= x * y
-        sxx -= x * x
-        syy -= y * y
-        out[p] = sxy / np.sqrt(sxx * syy)
+    mid = 0.5 * m
+    x = ru - mid
+    y = re - mid
+    ox = np.argsort(us, kind="mergesort")
+    oy = np.argsort(ae, kind="mergesort")
+    gx, nx = _group_ids(ox, us)
+    gy, ny = _group_ids(oy, ae)
+    ones = np.ones(m)
+    x_above_x, x_tied_x = _above_and_tied(ox, gx, nx, x)   # Σ x over u above / tied
+    y_above_x, y_tied_x = _above_and_tied(ox, gx, nx, y)   # Σ y over u above / tied
+    x_above_y, x_tied_y = _above_and_tied(oy, gy, ny, x)   # Σ x over |E| above / tied
+    y_above_y, y_tied_y = _above_and_tied(oy, gy, ny, y)   # Σ y over |E| above / tied
+    n_above_x, n_tied_x = _above_and_tied(ox, gx, nx, ones)
+    n_above_y, n_tied_y = _above_and_tied(oy, gy, ny, ones)
+    # joint counts: by decreasing u, one u group at a time (query all, then insert all)
+    tree = np.zeros(ny + 1, dtype=np.int64)  # Fenwick tree over the |E| groups
+    d1 = np.empty(m)  # #{u_i > u_j, |E|_i > |E|_j}
+    d2 = np.empty(m)  # #{u_i > u_j, |E|_i = |E|_j}
+    d3 = np.empty(m)  # #{u_i = u_j, |E|_i > |E|_j}
+    d4 = np.empty(m)  # #{u_i = u_j, |E|_i = |E|_j, i ≠ j}
+    inserted = 0
+    k = m - 1
+    while k >= 0:
+        k0 = k
+        while k0 > 0 and us[ox[k0 - 1]] == us[ox[k]]:
+            k0 -= 1
+        # the u group is ox[k0..k]
+        for t in range(k0, k + 1):
+            i = ox[t]
+            g = gy[i]
+            le = 0  # inserted with |E| group <= g
+            p = g + 1
+            while p > 0:
+                le += tree[p]
+                p -= p & (-p)
+            lt = 0  # inserted with |E| group < g
+            p = g
+            while p > 0:
+                lt += tree[p]
+                p -= p & (-p)
+            d1[i] = inserted - le
+            d2[i] = le - lt
+        ys = np.empty(k - k0 + 1, dtype=np.int64)
+        for t in range(k0, k + 1):
+            ys[t - k0] = gy[ox[t]]
+        ys.sort()
+        for t in range(k0, k + 1):
+            i = ox[t]
+            g = gy[i]
+            lo = np.searchsorted(ys, g, side="left")
+            hi = np.searchsorted(ys, g, side="right")
+            d3[i] = ys.shape[0] - hi
+            d4[i] = hi - lo - 1
+        for t in range(k0, k + 1):
+            p = gy[ox[t]] + 1
+            while p <= ny:
+                tree[p] += 1
+                p += p & (-p)
+        inserted += k - k0 + 1
+        k = k0 - 1
+    sxy_all = 0.0
+    sxx_all = 0.0
+    syy_all = 0.0
+    for i in range(m):
+        sxy_all += x[i] * y[i]
+        sxx_all += x[i] * x[i]
+        syy_all += y[i] * y[i]
+    for j in range(m):
+        xj = x[j]
+        yj = y[j]
+        s_xb = x_above_y[j] + 0.5 * (x_tied_y[j] - xj)                       # Σ_{i≠j} x_i b_i
+        s_ay = y_above_x[j] + 0.5 * (y_tied_x[j] - yj)                       # Σ_{i≠j} a_i y_i
+        s_ab = d1[j] + 0.5 * d2[j] + 0.5 * d3[j] + 0.25 * d4[j]              # Σ_{i≠j} a_i b_i
+        s_xa = x_above_x[j] + 0.5 * (x_tied_x[j] - xj)                       # Σ_{i≠j} x_i a_i
+        s_aa = n_above_x[j] + 0.25 * (n_tied_x[j] - 1.0)                     # Σ_{i≠j} a_i²
+        s_yb = y_above_y[j] + 0.5 * (y_tied_y[j] - yj)                       # Σ_{i≠j} y_i b_i
+        s_bb = n_above_y[j] + 0.25 * (n_tied_y[j] - 1.0)                     # Σ_{i≠j} b_i²
+        sxy = (sxy_all - xj * yj) - s_xb - s_ay + s_ab
+        sxx = (sxx_all - xj * xj) - 2.0 * s_xa + s_aa
+        syy = (syy_all - yj * yj) - 2.0 * s_yb + s_bb
+        out[j] = sxy / np.sqrt(sxx * syy)
