@@ -16,7 +16,7 @@ from ._warnings import ShrunkBinsWarning
 from .kernels.binning import adaptive_starts_kernel, equal_count_starts
 
 __all__ = ["Binning", "equal_count_bins", "adaptive_bins", "make_bins", "bin_starts", "resolve_n_bins", "segment_layout",
-           "CUTS"]
+           "CUTS", "strata_bins"]
 
 #: The equal-count cut rules (docs/methods.md, "Binning"): ``"mcref"`` cuts at ⌊M·i/N + ½⌋,
 #: ``"errviewlib"`` at ⌊HD_{i/N}(1, …, M)⌋ as ErrViewLib's ``genIntervals``.
@@ -209,6 +209,48 @@ def adaptive_bins(x, n_bins: int = 20, *, min_count: int = 30, log: bool | None 
     order = np.argsort(x, kind="stable").astype(np.int64)
     starts = adaptive_starts(x[order], n_bins, min_count=min_count, log=log)
     return Binning(order=order, starts=starts, n_bins=starts.size - 1)
+
+
+def strata_bins(x, *, min_count: int = 50) -> Binning:
+    """Strata of a discrete variable ``x`` (one bin per distinct value), small strata merged
+    (ErrViewLib ``stratAgg(greedy = TRUE)``, used by ``plotStratZV``, ``plotStratZM``,
+    ``plotStratZMS`` and ``plotStratRCE``; docs/methods.md, "Diagnostics").
+
+    While a stratum has fewer than ``min_count`` points, the first such one (in increasing x)
+    is merged with its smaller neighbour (the next one on a tie; the only neighbour at either
+    end). Merged strata are contiguous in the sorted order, so the result is a
+    :class:`Binning` like the others.
+
+    Examples
+    --------
+    >>> b = strata_bins([1, 1, 2, 3, 3, 3, 4, 4, 4, 4], min_count=3)
+    >>> b.counts.tolist()
+    [3, 3, 4]
+
+    (counts 2, 1, 3, 4: stratum 1 joins 2 (its only neighbour) → 3, 3, 4.)
+    """
+    x = as_float_array(x, "x")
+    min_count = check_int(min_count, "min_count", minimum=1)
+    if x.size < min_count:
+        raise ValueError(f"M={x.size} points cannot fill a single stratum of `min_count`={min_count} points")
+    order = np.argsort(x, kind="stable").astype(np.int64)
+    xs = x[order]
+    starts = np.r_[0, np.flatnonzero(xs[1:] != xs[:-1]) + 1]
+    counts = list(np.diff(np.r_[starts, x.size]))
+    starts = list(starts)
+    while min(counts) < min_count:
+        i = next(k for k, c in enumerate(counts) if c < min_count)
+        if i == 0:
+            j = 1
+        elif i == len(counts) - 1:
+            j = i - 1
+        else:
+            j = i - 1 if counts[i - 1] < counts[i + 1] else i + 1
+        lo = min(i, j)
+        counts[lo] = counts[i] + counts[j]
+        del counts[lo + 1], starts[lo + 1]
+    st = np.array(starts + [x.size], dtype=np.int64)
+    return Binning(order=order, starts=st, n_bins=st.size - 1)
 
 
 def make_bins(x, n_bins: int = 20, *, binning: str = "equal", min_count: int = 30, shrink: bool = False,

@@ -41,7 +41,7 @@ import numpy as np
 from scipy import special, stats as st
 
 from ._validation import as_float_array, check_choice, check_E_u, check_int, check_seed
-from .binning import make_bins, resolve_n_bins
+from .binning import make_bins, resolve_n_bins, strata_bins
 from .kernels import confidence as KC
 from .kernels.rng import chunk_states
 from .parallel import map_chunks
@@ -184,6 +184,7 @@ def _binned(E, u, x, n_bins, binning, log, min_count, cuts="mcref", slide=False,
     ``genIntervals(slide=TRUE)``: windows of ⌊M/n_bins⌋ consecutive points, step 1). An array
     ``carry`` (M rows) is returned sorted the same way as a sixth item."""
     E, u = check_E_u(E, u, min_size=4)
+    binning = check_choice(binning, "binning", ("equal", "adaptive", "strata"))
     if x is None:
         var, v = "u", u
     else:
@@ -202,7 +203,10 @@ def _binned(E, u, x, n_bins, binning, log, min_count, cuts="mcref", slide=False,
         segs = np.column_stack([a, a + w])
         order = np.argsort(v, kind="stable")
     else:
-        b = make_bins(v, n_bins, binning=binning, min_count=min_count, shrink=True, log=log, cuts=cuts)
+        if binning == "strata":
+            b = strata_bins(v, min_count=min_count)
+        else:
+            b = make_bins(v, n_bins, binning=binning, min_count=min_count, shrink=True, log=log, cuts=cuts)
         segs = np.column_stack([b.starts[:-1], b.starts[1:]])
         order = b.order
     if aux is not None:
@@ -211,7 +215,11 @@ def _binned(E, u, x, n_bins, binning, log, min_count, cuts="mcref", slide=False,
             raise ValueError(f"`aux` must have the same length as `E` ({m}), got {aux.size}")
         order = np.lexsort((aux, v))  # by v, ties by aux (ErrViewLib order(X, aux))
     vs = v[order]
-    centers = 0.5 * (vs[segs[:, 0]] + vs[segs[:, 1] - 1])
+    if binning == "strata":  # the mean value of each (merged) stratum, as ErrViewLib's stratAgg
+        cs = np.r_[0.0, np.cumsum(vs)]
+        centers = (cs[segs[:, 1]] - cs[segs[:, 0]]) / (segs[:, 1] - segs[:, 0])
+    else:
+        centers = 0.5 * (vs[segs[:, 0]] + vs[segs[:, 1] - 1])
     if carry is not None:
         return E[order], u[order], segs, centers, var, carry[order]
     return E[order], u[order], segs, centers, var
@@ -302,7 +310,9 @@ def lzisd(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", lo
     jackknife acceleration of 1/sd(Z) itself.
 
     Common options of the binned diagnostics: ``n_bins`` (default :func:`default_n_bins`),
-    ``binning`` ("equal" or "adaptive"), ``log`` (log grid of adaptive bins), ``min_count``
+    ``binning`` ("equal", "adaptive", or "strata": one bin per distinct value of a discrete
+    binning variable, strata below ``min_count`` points merged, :func:`mcref.binning.strata_bins`,
+    ErrViewLib's ``plotStrat*``), ``log`` (log grid of adaptive bins), ``min_count``
     (``n_bins`` is reduced to ⌊M/min_count⌋ when needed), ``cuts`` (equal-count cut rule,
     :func:`mcref.binning.bin_starts`: "mcref" or "errviewlib"), ``slide`` (sliding windows of
     ⌊M/n_bins⌋ points instead of bins, ErrViewLib ``slide=TRUE``) and ``aux`` (tie-breaker of

@@ -550,3 +550,41 @@ def test_pit_plot_draws():
     ax = plot_pit(E, u, dist="t6")
     assert "PIT (t" in ax.get_title()
     plt.close(ax.figure)
+
+
+# ----------------------------------------------------------------------------------------------
+# stratified statistics (plotStratZV, plotStratZM, plotStratZMS) on a discrete feature
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn, key, kw", [
+    (D.lzv, "ZV", {"method": "cho", "min_count": 100}),
+    (D.lzm, "ZM", {"min_count": 30}),
+    (D.lzms, "ZMS", {"method": "stud", "min_count": 100}),
+])
+def test_strata_equal_plotstrat(fn, key, kw):
+    E, u, x = SETS["synth"]
+    xd = np.round(x * 20) / 20  # R: round(x * 20) / 20 (both round half to even)
+    d = fn(E, u, xd, binning="strata", **kw)
+    k = f"synth_Strat{key}"
+    assert d.counts.tolist() == REF[f"{k}_counts"].astype(int).tolist()
+    _close(d.centers, f"{k}_values", rtol=1e-12)
+    _close(d.value, f"{k}_pc", atol=1e-15)
+    _close(d.low, f"{k}_pcl", atol=1e-15)
+    _close(d.high, f"{k}_pcu", atol=1e-15)
+
+
+def test_strata_bins_rule():
+    from mcref.binning import strata_bins
+
+    # counts 5, 1, 9, 2, 6 with min_count 4: the 1 joins its smaller neighbour (5) -> 6, 9, 2, 6;
+    # the 2 joins its smaller neighbour (6, on the right) -> 6, 9, 8
+    x = np.repeat([1.0, 2.0, 3.0, 4.0, 5.0], [5, 1, 9, 2, 6])
+    b = strata_bins(x[::-1], min_count=4)
+    assert b.counts.tolist() == [6, 9, 8]
+    assert np.array_equal(np.sort(x)[b.starts[:-1]], [1.0, 3.0, 4.0])
+    with pytest.raises(ValueError, match="cannot fill a single stratum"):
+        strata_bins(x, min_count=50)
+    E, u, _ = SETS["synth"]
+    with pytest.raises(ValueError, match="`binning`"):
+        D.lzm(E, u, binning="strata2")

@@ -4,7 +4,8 @@
 #   Rscript errviewlib_parity.R DIR > errviewlib_parity.txt
 #
 # DIR holds ErrViewLib's R/genIntervals.R, R/hdQuantiles.R, R/calibScores.R, R/plotLZV.R,
-# R/plotLZISD.R, R/stats.R, R/testCovIntProb.R, R/plotConfidence.R and R/plotLCP.R, nptest's
+# R/plotLZISD.R, R/stats.R, R/testCovIntProb.R, R/plotConfidence.R, R/plotLCP.R and
+# R/plotStratZV.R, nptest's
 # R/np.boot.R (N. E. Helwig, CRAN nptest 1.1, GPL-2) and the inputs qm9.csv, synth.csv written by
 # errviewlib_parity_inputs.py. The `pkg::` prefixes are stripped when the files are sourced, so
 # the few functions used from moments and DescTools are defined here, copied from those packages
@@ -16,7 +17,7 @@ dir <- commandArgs(trailingOnly = TRUE)[1]
 src <- function(f) eval(parse(text = gsub("(ErrViewLib|nptest|DescTools|moments)::", "",
                                           readLines(file.path(dir, f)))), envir = globalenv())
 for (f in c("genIntervals.R", "hdQuantiles.R", "calibScores.R", "plotLZV.R", "plotLZISD.R", "stats.R",
-           "testCovIntProb.R", "plotConfidence.R", "plotLCP.R", "np.boot.R"))
+           "testCovIntProb.R", "plotConfidence.R", "plotLCP.R", "plotStratZV.R", "np.boot.R"))
   src(f)
 library(boot)
 
@@ -163,5 +164,18 @@ U <- cbind(d$u * qnorm(0.75), 1.8 * d$u + 0.3 * d$x)
 for (m in c("wilson", "wilsoncc", "clopper-pearson", "agresti-coull", "jeffreys")) {
   r <- plotLCP(d$E, U, ordX = d$x, prob = c(0.5, 0.95), binomCI = m, plot = FALSE)
   for (s in c("mint", "pc", "pcl", "pcu", "meanP")) out(paste0("synth_LCP_", m, "_", s), t(r[[s]]))
+}
+# 10. Stratified statistics on a discrete feature: x of the synthetic set rounded to 0.05 (21
+#     strata), greedy aggregation of strata below popMin
+#     (gPars: the functions read colours even without a plot; setgPars needs ErrViewLib's palette)
+d <- read.csv(file.path(dir, "synth.csv")); Z <- d$E / d$u; xd <- round(d$x * 20) / 20
+gp <- list(cols = 1:7)
+for (r in list(list(f = "ZV", g = function() plotStratZV(xd, Z, method = "cho", popMin = 100, plot = FALSE,
+                                                          gPars = gp)),
+               list(f = "ZM", g = function() plotStratZM(xd, Z, popMin = 30, plot = FALSE, gPars = gp)),
+               list(f = "ZMS", g = function() plotStratZMS(xd, Z, method = "stud", popMin = 100, plot = FALSE,
+                                                            gPars = gp)))) {
+  a <- r$g()
+  for (s in c("values", "counts", "pc", "pcl", "pcu")) out(paste0("synth_Strat", r$f, "_", s), a[[s]])
 }
 cat("R", R.version.string, "\n")
