@@ -83,7 +83,11 @@ class BinnedDiagnostic:
     overall : (float, float, float)
         The statistic on the whole set with its interval.
     skew : ndarray or None
-        Robust skewness β_GM(Z²) per bin (:func:`lzms` only, else None).
+        Robust skewness β_GM per bin: of Z² (:func:`lzms`) or of E² (:func:`reliability_diagram`),
+        else None.
+    flagged : ndarray of bool or None
+        Bins whose interval is unreliable by ErrViewLib's skewness rules (``plotLZMS``:
+        β_GM(Z²) > 0.8; ``plotRelDiag``: β_GM(u²) > 0.6 or β_GM(E²) > 0.8); drawn in grey.
     """
 
     name: str
@@ -96,6 +100,7 @@ class BinnedDiagnostic:
     variable: str
     overall: tuple[float, float, float] = (math.nan, math.nan, math.nan)
     skew: np.ndarray | None = field(default=None, repr=False)
+    flagged: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def valid(self) -> np.ndarray:
@@ -387,9 +392,15 @@ def lzms(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log
     z2 = (Es / us) ** 2
     seeds = check_seed(seed).spawn(len(segs) + 1)
     res = np.array([_zms_interval(z2[a:c], method, n_boot, s) for (a, c), s in zip(segs, seeds)])
-    skew = np.array([skewness_gm(z2[a:c]) for a, c in segs])
+    skew = np.array([_skew(z2[a:c]) for a, c in segs])
     return BinnedDiagnostic("LZMS", centers, res[:, 0], res[:, 1], res[:, 2], segs[:, 1] - segs[:, 0], 1.0, var,
-                            _zms_interval(z2, method, n_boot, seeds[-1]), skew=skew)
+                            _zms_interval(z2, method, n_boot, seeds[-1]), skew=skew, flagged=skew > 0.8)
+
+
+def _skew(x: np.ndarray) -> float:
+    """β_GM of a bin (:func:`mcref.shape.skewness_gm`), 0 for a constant bin (QM9_E has bins of
+    one u value; ErrViewLib's ``skewgm`` gives NaN there)."""
+    return 0.0 if x[0] == x[-1] and np.all(x == x[0]) else skewness_gm(x)
 
 
 def _var_interval(z: np.ndarray, method: str, n_boot: int, seed) -> tuple[float, float, float]:
@@ -749,7 +760,9 @@ def reliability_diagram(E, u, *, n_bins: int | None = None, binning: str = "equa
                         aux=None) -> BinnedDiagnostic:
     r"""Reliability diagram: RMSE_b = √⟨E²⟩ against RMV_b = √⟨u²⟩ per bin of u, with
     percentile bootstrap 95 % intervals of RMSE_b (pair resamples within the bin); target
-    the identity. ``overall`` holds ENCE = ⟨abs(RMV_b − RMSE_b)/RMV_b⟩.
+    the identity. ``overall`` holds ENCE = ⟨abs(RMV_b − RMSE_b)/RMV_b⟩. ``skew`` holds β_GM(E²)
+    per bin and ``flagged`` ErrViewLib's skewness rule of ``plotRelDiag`` (β_GM(u²) > 0.6 or
+    β_GM(E²) > 0.8: the bootstrap interval is unreliable).
 
     ErrViewLib's ``plotRelDiag`` plots the centred sd(E) per bin; the RMSE is the quantity
     of ENCE and of the papers' text (docs/methods.md, "Diagnostics").
@@ -766,8 +779,10 @@ def reliability_diagram(E, u, *, n_bins: int | None = None, binning: str = "equa
         hi.append(np.quantile(boot, 0.975))
     rmv, rmse = np.array(rmv), np.array(rmse)
     ence = float(np.mean(np.abs(rmv - rmse) / rmv))
+    skew_e2 = np.array([_skew(Es[a:c] ** 2) for a, c in segs])
+    skew_u2 = np.array([_skew(us[a:c] ** 2) for a, c in segs])
     return BinnedDiagnostic("RMSE", rmv, rmse, np.array(lo), np.array(hi), segs[:, 1] - segs[:, 0], rmv, var,
-                            (ence, math.nan, math.nan))
+                            (ence, math.nan, math.nan), skew=skew_e2, flagged=(skew_u2 > 0.6) | (skew_e2 > 0.8))
 
 
 @dataclass(frozen=True)

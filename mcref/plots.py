@@ -215,10 +215,10 @@ def _binned_panel(d, ax, *, ylabel: str, xlabel: str, logx: bool = False, logy: 
             ax.errorbar(d.centers[sel], d.value[sel], yerr=yerr[:, sel], fmt="o", ms=4.5, color=color, capsize=2,
                         lw=1.2, mfc=color if ok else "white", mew=1.2, label=label if first else None)
             first = False
-    if getattr(d, "skew", None) is not None and np.any(d.skew > 0.8):  # ErrViewLib plotLZMS: unreliable bins
-        sk = d.skew > 0.8
-        ax.plot(d.centers[sk], d.value[sk], "o", ms=7, color="0.6", alpha=0.6, zorder=3,
-                label="β_GM(Z²) > 0.8")
+    flagged = getattr(d, "flagged", None)
+    if flagged is not None and np.any(flagged):  # ErrViewLib plotLZMS/plotRelDiag: skewed, unreliable bins
+        ax.plot(d.centers[flagged], d.value[flagged], "o", ms=7, color="0.6", alpha=0.6, zorder=3,
+                label="skewed bin (interval unreliable)")
     t = np.broadcast_to(np.asarray(d.target, dtype=float), d.value.shape)
     if np.all(t == t[0]):
         ax.axhline(t[0], color="0.3", ls="--", lw=1)

@@ -588,3 +588,25 @@ def test_strata_bins_rule():
     E, u, _ = SETS["synth"]
     with pytest.raises(ValueError, match="`binning`"):
         D.lzm(E, u, binning="strata2")
+
+
+def test_skewness_flags_of_lzms_and_reliability_diagram():
+    from mcref.shape import skewness_gm
+
+    E, u, x = SETS["synth"]
+    d = D.lzms(E, u, method="stud", cuts="errviewlib")
+    np.testing.assert_array_equal(d.flagged, REF["synth_skewgm_u"] > 0.8)
+    r = D.reliability_diagram(E, u, n_bins=8, seed=0)
+    o = np.argsort(u, kind="stable")
+    Es, us = E[o], u[o]
+    b = [slice(150 * i, 150 * (i + 1)) for i in range(8)]
+    se = np.array([skewness_gm(Es[s] ** 2) for s in b])
+    su = np.array([skewness_gm(us[s] ** 2) for s in b])
+    np.testing.assert_allclose(r.skew, se, rtol=1e-14)
+    np.testing.assert_array_equal(r.flagged, (su > 0.6) | (se > 0.8))
+    heavy = u * np.random.default_rng(8).standard_t(2.2, u.size)
+    assert D.reliability_diagram(heavy, u, n_bins=8, seed=0).flagged.any()
+    # QM9_E has bins of a single u value: their β_GM(u²) is taken as 0 (ErrViewLib: NaN)
+    Eq, uq, _ = SETS["qm9"]
+    rq = D.reliability_diagram(Eq, uq, seed=0)
+    assert rq.flagged.dtype == bool and np.all(np.isfinite(rq.skew))
