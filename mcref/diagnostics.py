@@ -367,9 +367,11 @@ def _isd_boot(z: np.ndarray, n_boot: int, seed) -> tuple[float, float, float]:
 def _zms_interval(z2: np.ndarray, method: str, n_boot: int, seed) -> tuple[float, float, float]:
     n = z2.size
     mu = float(z2.mean())
-    if method == "stud" or (method == "auto" and n >= 400):
-        h = st.t.ppf(0.975, n - 1) * math.sqrt(np.var(z2, ddof=1) / n)
-        return mu, mu - h, mu + h
+    if method in ("stud", "studc") or (method == "auto" and n >= 400):
+        s2 = np.var(z2, ddof=1)
+        h = st.t.ppf(0.975, n - 1) * math.sqrt(s2 / n)
+        c = float(np.mean((z2 - mu) ** 3)) / (6 * s2 * n) if method == "studc" else 0.0
+        return mu, mu + c - h, mu + c + h
     from .bootstrap import bootstrap
 
     b = bootstrap("ZMS", np.sqrt(z2), np.ones(n), n_boot=n_boot, seed=seed)
@@ -382,12 +384,14 @@ def lzms(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log
     r"""Local z mean squares ⟨Z²⟩ per bin, target 1 (ErrViewLib ``plotLZMS``).
 
     Interval: Student, ⟨Z²⟩ ± t_{0.975, n−1}·sd(Z²)/√n (``method="stud"``, and ``"auto"``
-    for bins of ≥ 400 points), else BCa bootstrap (:func:`mcref.bootstrap`). ``skew`` holds
+    for bins of ≥ 400 points), else BCa bootstrap (:func:`mcref.bootstrap`; ``"bca"``).
+    ``"studc"``: the Student interval shifted by the skewness correction μ₃/(6·s²·n), μ₃ the
+    third central moment of Z² over n (ErrViewLib ``ZMSCI(method = "studc")``). ``skew`` holds
     the robust skewness β_GM(Z²) = (⟨Z²⟩ − HD-median)/⟨abs(Z² − HD-median)⟩ of every bin
     (ErrViewLib ``skewgm``, :func:`mcref.shape.skewness_gm`); ``plotLZMS`` greys out bins above 0.8, where the interval is
     unreliable. Binning options as :func:`lzisd`.
     """
-    method = check_choice(method, "method", ("auto", "stud", "bca"))
+    method = check_choice(method, "method", ("auto", "stud", "studc", "bca"))
     Es, us, segs, centers, var = _binned(E, u, x, n_bins, binning, log, min_count, cuts, slide, aux)
     z2 = (Es / us) ** 2
     seeds = check_seed(seed).spawn(len(segs) + 1)

@@ -610,3 +610,11 @@ def test_skewness_flags_of_lzms_and_reliability_diagram():
     Eq, uq, _ = SETS["qm9"]
     rq = D.reliability_diagram(Eq, uq, seed=0)
     assert rq.flagged.dtype == bool and np.all(np.isfinite(rq.skew))
+
+
+def test_lzms_studc_and_bootstrap_against_zmsci():
+    E, u, _ = SETS["synth"]
+    d = D.lzms(E, u, method="studc", cuts="errviewlib")
+    _close(np.r_[d.low, d.high], "synth_ZMSCIstudc_u")
+    b = D.lzms(E, u, method="bca", n_boot=5000, seed=14, cuts="errviewlib")
+    _within_mc(np.r_[b.low, b.high], "synth_LZMSboot_u")

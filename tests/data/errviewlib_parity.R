@@ -178,4 +178,13 @@ for (r in list(list(f = "ZV", g = function() plotStratZV(xd, Z, method = "cho", 
   a <- r$g()
   for (s in c("values", "counts", "pc", "pcl", "pcu")) out(paste0("synth_Strat", r$f, "_", s), a[[s]])
 }
+# 11. ZMSCI on the 8 bins of u of the synthetic set: "studc" (deterministic), and plotLZMS's
+#     bootstrap (nptest BCa, 5000 resamples) over 20 seeds (mean and sd of the limits)
+d <- read.csv(file.path(dir, "synth.csv")); Z <- d$E / d$u; zo <- Z[order(d$u)]
+iv <- genIntervals(length(Z), 8, popMin = 100)
+r <- sapply(1:8, function(i) ZMSCI(zo[iv$lwindx[i]:iv$upindx[i]], method = "studc")$ci)
+out("synth_ZMSCIstudc_u", c(r[1, ], r[2, ]))
+r <- sapply(1:20, function(i) { set.seed(200 + i)
+  a <- plotLZMS(d$u, Z, method = "bootstrap", nBoot = 5000, plot = FALSE); c(a$pcl, a$pcu) })
+out("synth_LZMSboot_u_mean", rowMeans(r)); out("synth_LZMSboot_u_sd", apply(r, 1, sd))
 cat("R", R.version.string, "\n")
