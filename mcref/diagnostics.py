@@ -792,7 +792,12 @@ def reliability_diagram(E, u, *, n_bins: int | None = None, binning: str = "equa
 @dataclass(frozen=True)
 class CalibrationCurve:
     """Observed vs expected cumulative probability: ``observed[i]`` = P(E ≤ u·q_D(p_i)), with
-    the Wilson-cc 95 % band (``low``, ``high``) and the miscalibration area."""
+    the Wilson-cc 95 % band (``low``, ``high``) and the miscalibration area.
+
+    ``miscalibration_area_up`` is half the area of the band, ∫ (high − low)/2 dp, and
+    ``calibration_error`` = √Σ(observed − p)² over the grid with its end points (ErrViewLib
+    ``plotCalibrationQ``'s ``misCalUp`` and ``calErr``): an area below ``miscalibration_area_up``
+    is within the band's mean half-width."""
 
     expected: np.ndarray
     observed: np.ndarray
@@ -800,6 +805,8 @@ class CalibrationCurve:
     high: np.ndarray
     miscalibration_area: float
     dist: str
+    miscalibration_area_up: float = math.nan
+    calibration_error: float = math.nan
 
     def to_frame(self):
         import pandas as pd
@@ -834,7 +841,10 @@ def calibration_curve(E, u, *, dist: Any = "normal", probs: Sequence[float] | No
     pe = np.r_[0.0, obs, 1.0]
     trapz = getattr(np, "trapezoid", None) or np.trapz  # numpy < 2 has only trapz
     area = float(trapz(np.abs(pe - pt), pt))
-    return CalibrationCurve(p, obs, lo, hi, area, get_distribution(dist).label)
+    lo_e, hi_e = wilson_interval(pe * z.size, z.size, correction=True)  # the band with its end points
+    area_up = float(trapz(np.abs(hi_e - lo_e), pt)) / 2
+    return CalibrationCurve(p, obs, lo, hi, area, get_distribution(dist).label, area_up,
+                            float(np.sqrt(np.sum((pt - pe) ** 2))))
 
 
 @dataclass(frozen=True)

@@ -618,3 +618,10 @@ def test_lzms_studc_and_bootstrap_against_zmsci():
     _close(np.r_[d.low, d.high], "synth_ZMSCIstudc_u")
     b = D.lzms(E, u, method="bca", n_boot=5000, seed=14, cuts="errviewlib")
     _within_mc(np.r_[b.low, b.high], "synth_LZMSboot_u")
+
+
+@pytest.mark.parametrize("s", ["qm9", "synth"])
+def test_calibration_curve_scores_equal_plotcalibrationq(s):
+    E, u, _ = SETS[s]
+    c = D.calibration_curve(E, u)
+    _close([c.miscalibration_area, c.miscalibration_area_up, c.calibration_error], f"{s}_calQ", rtol=1e-13)

@@ -5,7 +5,7 @@
 #
 # DIR holds ErrViewLib's R/genIntervals.R, R/hdQuantiles.R, R/calibScores.R, R/plotLZV.R,
 # R/plotLZISD.R, R/stats.R, R/testCovIntProb.R, R/plotConfidence.R, R/plotLCP.R and
-# R/plotStratZV.R, nptest's
+# R/plotStratZV.R and R/plotCalCurve.R, nptest's
 # R/np.boot.R (N. E. Helwig, CRAN nptest 1.1, GPL-2) and the inputs qm9.csv, synth.csv written by
 # errviewlib_parity_inputs.py. The `pkg::` prefixes are stripped when the files are sourced, so
 # the few functions used from moments and DescTools are defined here, copied from those packages
@@ -17,7 +17,8 @@ dir <- commandArgs(trailingOnly = TRUE)[1]
 src <- function(f) eval(parse(text = gsub("(ErrViewLib|nptest|DescTools|moments)::", "",
                                           readLines(file.path(dir, f)))), envir = globalenv())
 for (f in c("genIntervals.R", "hdQuantiles.R", "calibScores.R", "plotLZV.R", "plotLZISD.R", "stats.R",
-           "testCovIntProb.R", "plotConfidence.R", "plotLCP.R", "plotStratZV.R", "np.boot.R"))
+           "testCovIntProb.R", "plotConfidence.R", "plotLCP.R", "plotStratZV.R", "plotCalCurve.R",
+           "np.boot.R"))
   src(f)
 library(boot)
 
@@ -187,4 +188,11 @@ out("synth_ZMSCIstudc_u", c(r[1, ], r[2, ]))
 r <- sapply(1:20, function(i) { set.seed(200 + i)
   a <- plotLZMS(d$u, Z, method = "bootstrap", nBoot = 5000, plot = FALSE); c(a$pcl, a$pcu) })
 out("synth_LZMSboot_u_mean", rowMeans(r)); out("synth_LZMSboot_u_sd", apply(r, 1, sd))
+# 12. plotCalibrationQ with the normal predictive quantiles u*qnorm(p), p = 0.005 ... 0.995
+prob <- seq(0.005, 0.995, by = 0.005)
+for (set in c("qm9", "synth")) {
+  d <- read.csv(file.path(dir, paste0(set, ".csv")))
+  r <- plotCalibrationQ(d$E, list(quant = outer(d$u, qnorm(prob)), prob = prob), plot = FALSE)
+  out(paste0(set, "_calQ"), c(r$misCal, r$misCalUp, r$calErr))
+}
 cat("R", R.version.string, "\n")
