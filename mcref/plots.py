@@ -10,7 +10,7 @@
   (:func:`plot_lzms`, :func:`plot_lzisd`, :func:`plot_lcp`, :func:`plot_reliability`,
   :func:`plot_calibration_curve`, :func:`plot_confidence_curve`, :func:`plot_e_vs_u`,
   :func:`plot_z_vs_x`, :func:`plot_lzv`, :func:`plot_lzm`, :func:`plot_lrce`,
-  :func:`plot_lorenz`, :func:`plot_pit`), and
+  :func:`plot_lorenz`, :func:`plot_pit`, :func:`plot_cc_consistency`), and
   :func:`plot_report`, all of them in one figure.
 
 Every function takes an optional ``ax`` (or ``axes``) and returns the axes it drew on.
@@ -29,7 +29,7 @@ from ._validation import check_E_u
 __all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms", "plot_lzms", "plot_lzisd", "plot_lcp",
            "plot_reliability", "plot_calibration_curve", "plot_confidence_curve", "plot_e_vs_u", "plot_z_vs_x",
            "plot_report", "plot_rank_calibration", "plot_qce", "plot_lzv", "plot_lzm", "plot_lrce",
-           "plot_lorenz", "plot_pit"]
+           "plot_lorenz", "plot_pit", "plot_cc_consistency"]
 
 #: Safety thresholds of the shape screen (docs/methods.md, "Shape screen").
 _U2_LIMIT = 0.6
@@ -569,4 +569,26 @@ def plot_pit(E, u, *, dist="normal", shape=None, n_bins: int = 10, ax=None):
     ax.set_ylabel("count")
     ax.set_title(f"PIT ({h.dist}): {int(np.sum((h.counts >= h.low) & (h.counts <= h.high)))}/{n_bins} "
                  "cells in the 95 % band", fontsize=9)
+    return ax
+
+
+def plot_cc_consistency(E, u, *, stat="RMSE", dist="normal", n_draws=1000, n_boot=5000, seed=None, ax=None):
+    """Confidence curve with the BCa band of each point and the probabilistic reference, the
+    consistency score in the title (:func:`mcref.diagnostics.cc_consistency`; ErrViewLib
+    ``plotCCVal``)."""
+    from .diagnostics import cc_consistency
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.6, 3.8))
+    r = cc_consistency(E, u, stat=stat, dist=dist, n_draws=n_draws, n_boot=n_boot, seed=seed)
+    cc = r.curve
+    ax.fill_between(cc.k, r.curve_low, r.curve_high, color="tab:blue", alpha=0.25, lw=0, label="data, 95 % BCa")
+    ax.plot(cc.k, cc.curve, color="tab:blue", lw=1.5, label="data")
+    ax.plot(cc.k, cc.reference, ":", color="tab:red", lw=2, label=f"reference ({cc.dist})")
+    ax.set_xlabel("k % discarded")
+    ax.set_ylabel(cc.stat)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+    ax.set_title(f"Consistency score {r.score:.2f} [{r.low:.2f}, {r.high:.2f}]", fontsize=9)
     return ax

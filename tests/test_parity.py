@@ -537,6 +537,21 @@ def test_pit_closed_forms():
         D.pit(E, u, dist="normp")
 
 
+def test_cc_consistency_plot_draws():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mcref.plots import plot_cc_consistency
+
+    E, u, _ = SETS["synth"]
+    ax = plot_cc_consistency(E, u, n_draws=100, n_boot=200, seed=0)
+    assert "Consistency score" in ax.get_title() and len(ax.lines) == 2
+    plt.close(ax.figure)
+
+
 def test_pit_plot_draws():
     pytest.importorskip("matplotlib")
     import matplotlib
@@ -625,3 +640,20 @@ def test_calibration_curve_scores_equal_plotcalibrationq(s):
     E, u, _ = SETS[s]
     c = D.calibration_curve(E, u)
     _close([c.miscalibration_area, c.miscalibration_area_up, c.calibration_error], f"{s}_calQ", rtol=1e-13)
+
+
+def test_cc_consistency_within_mc_error_of_plotccval():
+    """CS and the per-point BCa intervals of plotCCVal (10 R runs) against one mcref run; k = 0
+    is left out (ErrViewLib's interval there drops the point of largest u)."""
+    E, u, _ = SETS["synth"]
+    c = D.cc_consistency(E, u, n_draws=1000, n_boot=5000, seed=15)
+    mean, sd = REF["synth_CCVal_mean"], REF["synth_CCVal_sd"]
+    assert abs(c.score - mean[0]) <= 4 * max(sd[0], 0.01) * math.sqrt(1.1), (c.score, mean[0], sd[0])
+    got = np.r_[c.curve_low[1:], c.curve_high[1:]]
+    ref_mean = np.r_[mean[2:101], mean[102:201]]
+    ref_sd = np.r_[sd[2:101], sd[102:201]]
+    signed = (got - ref_mean) / (ref_sd * math.sqrt(1.1))
+    assert np.all(np.abs(signed) <= 4.5), np.abs(signed).max()  # sd from 10 runs: heavy-tailed ratio
+    assert abs(signed[:99].mean()) < 0.5 and abs(signed[99:].mean()) < 0.5  # no bias of either limit
+    lo, hi = D.wilson_interval(round(c.score * 100), 100, correction=True)
+    assert (c.low, c.high) == (float(lo), float(hi))

@@ -195,4 +195,11 @@ for (set in c("qm9", "synth")) {
   r <- plotCalibrationQ(d$E, list(quant = outer(d$u, qnorm(prob)), prob = prob), plot = FALSE)
   out(paste0(set, "_calQ"), c(r$misCal, r$misCalUp, r$calErr))
 }
+# 13. plotCCVal's consistency score (RMSE, normal reference of 1000 draws, BCa intervals of 5000
+#     resamples) on the synthetic set over 10 seeds: mean and sd of CS and of the curve's intervals
+d <- read.csv(file.path(dir, "synth.csv"))
+r <- sapply(1:10, function(i) { set.seed(300 + i)
+  a <- plotCCVal(d$E, d$u, score = TRUE, nBoot = 5000, rep_probref = 1000, plot = FALSE)
+  c(a$CS, a$curveCI[, 1], a$curveCI[, 2]) })
+out("synth_CCVal_mean", rowMeans(r)); out("synth_CCVal_sd", apply(r, 1, sd))
 cat("R", R.version.string, "\n")
