@@ -893,8 +893,8 @@ def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws:
     r"""Confidence curve, probabilistic reference and DFPR (P. Pernot, Digital Discovery 1
     (2022) 691; ErrViewLib ``plotCC``).
 
-    Order the points by decreasing u; c(k), k = 0 … 99, is the RMSE (or MAE) of the errors
-    left after removing the first ⌊k·M/100⌋. The reference is the mean of the same curve for
+    Order the points by decreasing u; c(k), k = 0 … 99, is the RMSE (or MAE, or RMSD = sd with
+    n − 1, ErrViewLib ``statS = "RMSD"``) of the errors left after removing the first ⌊k·M/100⌋. The reference is the mean of the same curve for
     ``n_draws`` synthetic sets E* = u·ε, ε ~ D (normal or unit-variance t(ν)), with the
     2.5–97.5 % Harrell–Davis quantiles as its band. DFPR = Σ_k abs(c(k) − c_ref(k)) (not
     normalised), compared with the 95 % HD quantile of the same distance for the draws. The
@@ -919,16 +919,21 @@ def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws:
     from .generative import get_distribution
 
     E, u = check_E_u(E, u, min_size=100)
-    stat = check_choice(stat, "stat", ("rmse", "mae")).upper()
+    stat = check_choice(stat, "stat", ("rmse", "mae", "rmsd")).upper()
     n_draws = check_int(n_draws, "n_draws", minimum=20)
     d = get_distribution(dist)
     code = KC.STAT_RMSE if stat == "RMSE" else KC.STAT_MAE
     order = np.argsort(-u, kind="stable")
     cuts = _cuts(E.size)
     curve = np.empty(100)
-    KC.curve_from_sorted(np.ascontiguousarray(E[order]), cuts, code, curve)
     oracle = np.empty(100)
-    KC.curve_from_sorted(np.ascontiguousarray(E[np.argsort(-np.abs(E), kind="stable")]), cuts, code, oracle)
+    e_orc = E[np.argsort(-np.abs(E), kind="stable")]
+    if stat == "RMSD":  # sd of the errors left (n − 1): NumPy, two-pass per point
+        curve[:] = [np.std(E[order][c:], ddof=1) for c in cuts]
+        oracle[:] = [np.std(e_orc[c:], ddof=1) for c in cuts]
+    else:
+        KC.curve_from_sorted(np.ascontiguousarray(E[order]), cuts, code, curve)
+        KC.curve_from_sorted(np.ascontiguousarray(e_orc), cuts, code, oracle)
     samples = np.empty((n_draws, 100))
     states = chunk_states(check_seed(seed), n_draws)
     u_desc = np.ascontiguousarray(u[order])
@@ -936,7 +941,15 @@ def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws:
     n_threads = numba.get_num_threads()
     scratch = np.empty((n_threads, E.size))
 
-    if d.kind in ("normal", "t"):
+    if stat == "RMSD":  # NumPy draws, suffix sums of ε·u shifted by the draw's mean
+        for j, sj in enumerate(check_seed(seed).spawn(n_draws)):
+            e = u_desc * d.sample(E.size, seed=[int(v) for v in sj.generate_state(4)])
+            e = e - e.mean()
+            n = E.size - cuts
+            s1 = np.cumsum(e[::-1])[::-1][cuts]
+            s2 = np.cumsum((e * e)[::-1])[::-1][cuts]
+            samples[j] = np.sqrt(np.maximum(s2 - s1 * s1 / n, 0.0) / (n - 1))
+    elif d.kind in ("normal", "t"):
         def draw(j: int, t: int) -> None:  # nogil kernel, one synthetic set per call
             KC.reference_curve(u_desc, cuts, code, nu, states[j], scratch[t], samples[j])
 

@@ -657,3 +657,29 @@ def test_cc_consistency_within_mc_error_of_plotccval():
     assert abs(signed[:99].mean()) < 0.5 and abs(signed[99:].mean()) < 0.5  # no bias of either limit
     lo, hi = D.wilson_interval(round(c.score * 100), 100, correction=True)
     assert (c.low, c.high) == (float(lo), float(hi))
+
+
+@pytest.mark.parametrize("s", ["qm9", "synth"])
+def test_confidence_curve_rmsd_equals_sconf(s):
+    E, u, _ = SETS[s]
+    c = D.confidence_curve(E, u, stat="RMSD", n_draws=20, seed=0)
+    _close(c.curve, f"{s}_Sconf_rmsd")
+    _close(c.auco, f"{s}_AUCO_rmsd")
+
+
+def test_confidence_curve_rmsd_reference_within_mc_error():
+    E, u, _ = SETS["synth"]
+    c = D.confidence_curve(E, u, stat="RMSD", n_draws=500, seed=22)
+    mean, sd = REF["synth_CCrmsd_mean"], REF["synth_CCrmsd_sd"]
+    dev = np.abs(np.array([c.dfpr, c.dfpr_up95]) - mean) / (sd * math.sqrt(1 + 1 / 10))
+    assert np.all(dev <= 4), dev
+    # the suffix-sum reference curves equal a direct two-pass evaluation of the same draws
+    from mcref import get_distribution
+
+    k = D.confidence_curve(E, u, stat="RMSD", n_draws=20, seed=3, keep_samples=True)
+    u_desc = u[np.argsort(-u, kind="stable")]
+    cuts = np.floor(np.arange(100) * E.size / 100 + 1e-9).astype(int)
+    for j in (0, 19):
+        sj = np.random.SeedSequence(3).spawn(20)[j]
+        e = u_desc * get_distribution("normal").sample(E.size, seed=[int(v) for v in sj.generate_state(4)])
+        np.testing.assert_allclose(k.samples[j], [np.std(e[c:], ddof=1) for c in cuts], rtol=1e-10)

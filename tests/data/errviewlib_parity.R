@@ -202,4 +202,18 @@ r <- sapply(1:10, function(i) { set.seed(300 + i)
   a <- plotCCVal(d$E, d$u, score = TRUE, nBoot = 5000, rep_probref = 1000, plot = FALSE)
   c(a$CS, a$curveCI[, 1], a$curveCI[, 2]) })
 out("synth_CCVal_mean", rowMeans(r)); out("synth_CCVal_sd", apply(r, 1, sd))
+# 14. Confidence curves of the RMSD: Sconf and AUCO on both sets; DFPR and UP95 of the normal
+#     reference on the synthetic set over 10 seeds (500 draws)
+for (set in c("qm9", "synth")) {
+  d <- read.csv(file.path(dir, paste0(set, ".csv")))
+  out(paste0(set, "_Sconf_rmsd"), Sconf(d$E[order(d$u, decreasing = TRUE)], 0:99, rmsd, FALSE))
+  out(paste0(set, "_AUCO_rmsd"), plotConfidence(d$E, d$u, stat = rmsd, normalize = FALSE, oracle = TRUE,
+                                                 plot = FALSE)$AUCO)
+}
+d <- read.csv(file.path(dir, "synth.csv"))
+r <- sapply(1:10, function(i) { set.seed(400 + i)
+  a <- plotConfidence(d$E, d$u, stat = rmsd, normalize = FALSE, oracle = FALSE, probref = TRUE,
+                      rep_probref = 500, plot = FALSE)
+  c(a$DFPR, a$UP95) })
+out("synth_CCrmsd_mean", rowMeans(r)); out("synth_CCrmsd_sd", apply(r, 1, sd))
 cat("R", R.version.string, "\n")
