@@ -9,7 +9,9 @@
 * the conditional-calibration diagnostics of :mod:`mcref.diagnostics`, one function each
   (:func:`plot_lzms`, :func:`plot_lzisd`, :func:`plot_lcp`, :func:`plot_reliability`,
   :func:`plot_calibration_curve`, :func:`plot_confidence_curve`, :func:`plot_e_vs_u`,
-  :func:`plot_z_vs_x`), and :func:`plot_report`, all of them in one figure.
+  :func:`plot_z_vs_x`, :func:`plot_lzv`, :func:`plot_lzm`, :func:`plot_lrce`,
+  :func:`plot_lorenz`, :func:`plot_pit`, :func:`plot_cc_consistency`), and
+  :func:`plot_report`, all of them in one figure.
 
 Every function takes an optional ``ax`` (or ``axes``) and returns the axes it drew on.
 """
@@ -26,7 +28,8 @@ from ._validation import check_E_u
 
 __all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms", "plot_lzms", "plot_lzisd", "plot_lcp",
            "plot_reliability", "plot_calibration_curve", "plot_confidence_curve", "plot_e_vs_u", "plot_z_vs_x",
-           "plot_report", "plot_rank_calibration", "plot_qce", "plot_benchmark"]
+           "plot_report", "plot_rank_calibration", "plot_qce", "plot_benchmark", "plot_lzv", "plot_lzm",
+           "plot_lrce", "plot_lorenz", "plot_pit", "plot_cc_consistency"]
 
 #: Safety thresholds of the shape screen (docs/methods.md, "Shape screen").
 _U2_LIMIT = 0.6
@@ -212,6 +215,10 @@ def _binned_panel(d, ax, *, ylabel: str, xlabel: str, logx: bool = False, logy: 
             ax.errorbar(d.centers[sel], d.value[sel], yerr=yerr[:, sel], fmt="o", ms=4.5, color=color, capsize=2,
                         lw=1.2, mfc=color if ok else "white", mew=1.2, label=label if first else None)
             first = False
+    flagged = getattr(d, "flagged", None)
+    if flagged is not None and np.any(flagged):  # ErrViewLib plotLZMS/plotRelDiag: skewed, unreliable bins
+        ax.plot(d.centers[flagged], d.value[flagged], "o", ms=7, color="0.6", alpha=0.6, zorder=3,
+                label="skewed bin (interval unreliable)")
     t = np.broadcast_to(np.asarray(d.target, dtype=float), d.value.shape)
     if np.all(t == t[0]):
         ax.axhline(t[0], color="0.3", ls="--", lw=1)
@@ -598,3 +605,105 @@ def plot_benchmark(result, *, ax=None):
         fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8.5, frameon=False)
         fig.tight_layout(rect=(0, bottom, 1, top))
     return axes
+# --- ErrViewLib parity: local statistics LZV, LZM, LRCE (docs/errviewlib.md) -------------------------------
+
+
+def _local_panel(fn, ylabel, logy, E, u, x, ax, xlabel, kw):
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.6))
+    d = fn(E, u, x, **kw)
+    return _binned_panel(d, ax, ylabel=ylabel, xlabel=xlabel or ("u" if x is None else "x"), logx=x is None,
+                         logy=logy)
+
+
+def plot_lzv(E, u, x=None, *, ax=None, xlabel=None, **kw):
+    """var(Z) per bin of u (consistency) or of x (adaptivity), target 1
+    (:func:`mcref.diagnostics.lzv`; ErrViewLib ``plotLZV``)."""
+    from .diagnostics import lzv
+
+    return _local_panel(lzv, "var(Z) per bin", True, E, u, x, ax, xlabel, kw)
+
+
+def plot_lzm(E, u, x=None, *, ax=None, xlabel=None, **kw):
+    """⟨Z⟩ per bin with Student intervals, target 0 (:func:`mcref.diagnostics.lzm`; ErrViewLib
+    ``plotLZM``)."""
+    from .diagnostics import lzm
+
+    return _local_panel(lzm, r"$\langle Z\rangle$ per bin", False, E, u, x, ax, xlabel, kw)
+
+
+def plot_lrce(E, u, x=None, *, ax=None, xlabel=None, **kw):
+    """RCE per bin with BCa intervals, target 0 (:func:`mcref.diagnostics.lrce`; ErrViewLib
+    ``plotLRCE``)."""
+    from .diagnostics import lrce
+
+    return _local_panel(lrce, "RCE per bin", False, E, u, x, ax, xlabel, kw)
+
+
+def plot_lorenz(*arrays, labels: Sequence[str] | None = None, ax=None):
+    """Lorenz curves of abs(x) for one or more arrays (e.g. the uncertainties of several
+    models), with the Gini coefficients in the legend and the identity (equal values)
+    (:func:`mcref.diagnostics.lorenz_curve`, :func:`mcref.diagnostics.gini`; ErrViewLib
+    ``plotLorenz``)."""
+    from .diagnostics import gini, lorenz_curve
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 4))
+    for k, a in enumerate(arrays):
+        p, L = lorenz_curve(a)
+        name = labels[k] if labels is not None else f"set {k + 1}"
+        ax.plot(np.r_[0.0, p], np.r_[0.0, L], lw=1.5, label=f"{name}: Gini = {gini(a):.2f}")
+    ax.plot([0, 1], [0, 1], "--", color="0.3", lw=1)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("p")
+    ax.set_ylabel("L(p)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    return ax
+
+
+def plot_pit(E, u, *, dist="normal", shape=None, n_bins: int = 10, ax=None):
+    """PIT histogram with the Poisson 95 % band of a uniform histogram
+    (:func:`mcref.diagnostics.pit`; ErrViewLib ``plotPIT``)."""
+    from .diagnostics import pit
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 3.6))
+    h = pit(E, u, dist=dist, shape=shape, n_bins=n_bins)
+    ax.stairs(h.counts, h.edges, fill=True, color="tab:blue", alpha=0.35)
+    ax.stairs(h.counts, h.edges, color="tab:blue")
+    for y, ls in ((h.low, "--"), (h.expected, "-"), (h.high, "--")):
+        ax.axhline(y, color="tab:red", ls=ls, lw=1)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.1 * max(h.high, h.counts.max()))
+    ax.set_xlabel("PIT")
+    ax.set_ylabel("count")
+    ax.set_title(f"PIT ({h.dist}): {int(np.sum((h.counts >= h.low) & (h.counts <= h.high)))}/{n_bins} "
+                 "cells in the 95 % band", fontsize=9)
+    return ax
+
+
+def plot_cc_consistency(E, u, *, stat="RMSE", dist="normal", n_draws=1000, n_boot=5000, seed=None, ax=None):
+    """Confidence curve with the BCa band of each point and the probabilistic reference, the
+    consistency score in the title (:func:`mcref.diagnostics.cc_consistency`; ErrViewLib
+    ``plotCCVal``)."""
+    from .diagnostics import cc_consistency
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.6, 3.8))
+    r = cc_consistency(E, u, stat=stat, dist=dist, n_draws=n_draws, n_boot=n_boot, seed=seed)
+    cc = r.curve
+    ax.fill_between(cc.k, r.curve_low, r.curve_high, color="tab:blue", alpha=0.25, lw=0, label="data, 95 % BCa")
+    ax.plot(cc.k, cc.curve, color="tab:blue", lw=1.5, label="data")
+    ax.plot(cc.k, cc.reference, ":", color="tab:red", lw=2, label=f"reference ({cc.dist})")
+    ax.set_xlabel("k % discarded")
+    ax.set_ylabel(cc.stat)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+    ax.set_title(f"Consistency score {r.score:.2f} [{r.low:.2f}, {r.high:.2f}]", fontsize=9)
+    return ax

@@ -129,3 +129,22 @@ def test_qm9_bins(qm9):
     lab = b.labels()
     for k, idx in enumerate(naive.bins(u, 20)):
         assert np.all(lab[idx] == k)
+
+
+def test_errviewlib_cuts_rule():
+    """cuts="errviewlib" differs from round-half-up only at half-integer M·i/N, where it takes
+    the integer below when the HD quantile of the ranks is below it (tests/test_parity.py checks
+    it against R's genIntervals on 1804 pairs)."""
+    from scipy.special import betainc
+
+    assert B.bin_starts(10, 4, cuts="errviewlib").tolist() == [0, 2, 5, 8, 10]
+    for m, n in [(10, 4), (30, 4), (7, 2), (1000, 7), (13885, 20), (999, 6)]:
+        a, b = B.bin_starts(m, n), B.bin_starts(m, n, cuts="errviewlib")
+        for i in np.flatnonzero(a != b):
+            assert (2 * m * i) % (2 * n) == n and a[i] - b[i] == 1
+            q = i / n
+            cdf = betainc((m + 1) * q, (m + 1) * (1 - q), np.arange(m + 1) / m)
+            hd = np.sum(np.arange(1, m + 1) * np.diff(cdf))  # HD quantile of the ranks, full grid
+            assert hd < a[i] - 1e-14
+    with pytest.raises(ValueError, match="`cuts`"):
+        B.equal_count_bins(np.linspace(1, 2, 100), n_bins=2, cuts="R")
