@@ -132,7 +132,7 @@ def cmd_validate(args) -> int:
         tab = validate(ds.E, ds.u, stats=_stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
                        n_boot=args.boot, n_mc=args.mc, seed=_seed(args), name=ds.name, rule=args.rule,
                        min_count=args.min_count, shrink=args.shrink, binning=args.binning,
-                       log=not args.linear_bins)
+                       log=not args.linear_bins, combine=args.combine)
     if args.json:
         print(tab.to_json())
     elif args.csv:
@@ -557,6 +557,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--rule", default="mc", choices=["mc", "paper"],
                     help="verdict of simulated-reference statistics: Monte Carlo test (default) or the published "
                          "zeta_Sim rule; both are printed")
+    sp.add_argument("--combine", default="minp", choices=["minp", "fisher", "cauchy"],
+                    help="how the joint verdict combines the statistics' Monte Carlo p-values (default minp)")
     sp.set_defaults(func=cmd_validate)
 
     sp = sub.add_parser("fit", help="distribution fits of u^2, E^2, Z^2 (IG, F, KS) and Z (Student-t, ML)")

@@ -262,3 +262,13 @@ def test_cli_wide(capsys):
     assert cli.main(args + ["--wide"]) == 0
     wide = capsys.readouterr().out
     assert "zSim[normal]" in wide and "zSim[normal]" not in narrow
+
+
+def test_cli_combine_sets_the_joint_verdicts_combination(capsys):
+    args = ["validate", "--dataset", "Diffusion_RF", "--stat", "ZMS,ENCE", "--boot", "200", "--mc", "200",
+            "--seed", "1", "--json"]
+    assert cli.main(args + ["--combine", "fisher"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["joint"]["combine"] == "fisher"
+    assert cli.main(args) == 0
+    assert json.loads(capsys.readouterr().out)["joint"]["combine"] == "minp"
