@@ -16,17 +16,17 @@ from ._benchmark import BenchmarkResult, benchmark
 from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, MCRefWarning,
                         ShrunkBinsWarning, SlowConvergenceWarning, SmallSampleWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
-from .bootstrap import BootstrapResult, bootstrap, bootstrap_many
+from ._bootstrap import BootstrapResult, bootstrap, bootstrap_many
 from .calibration import QCEResult, Uniformity, qce, rank_calibration, uniformity
-from .decimation import DecimationResult, decimation
+from ._decimation import DecimationResult, decimation
 from .distfit import DistFit, distfit
 from .generative import Distribution, get_distribution
 from .intervals import ConfidenceInterval
 from .reference import PairedDifference, ReferenceResult, Simulation, simulate, simulated_reference
 from .shape import ShapeScreen, shape_screen
 from .stats import statistic, statistics, tie_spread
-from .validate import JointVerdict, ValidationTable, validate
-from .zeta import zeta, zeta_sim2
+from ._validate import JointVerdict, ValidationTable, validate
+from ._zeta import zeta, zeta_sim2
 
 __version__ = "0.1.0"
 

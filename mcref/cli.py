@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 
 from . import datasets
-from .bootstrap import bootstrap_many
+from ._bootstrap import bootstrap_many
 from .stats import STATISTICS
 
 DEMO_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
@@ -113,10 +113,10 @@ def cmd_stats(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .validate import validate
+    from ._validate import validate
 
     ds = _load(args)
-    from .validate import VALIDATE_DISTS
+    from ._validate import VALIDATE_DISTS
 
     if args.dists is not None and not args.dists.strip(", "):
         raise ValueError("--dists is empty: give comma-separated distributions (e.g. normal,t6,empirical) or "
@@ -166,7 +166,7 @@ def cmd_fit(args) -> int:
 
 
 def cmd_decimate(args) -> int:
-    from .decimation import decimation
+    from ._decimation import decimation
 
     ds = _load(args)
     seed = _seed(args)
@@ -259,7 +259,7 @@ def _report_page(args, ds, seed, work: str) -> None:
     import warnings
 
     from ._warnings import FewReplicatesWarning, TieOrderWarning
-    from .validate import validate
+    from ._validate import validate
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FewReplicatesWarning)

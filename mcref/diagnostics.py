@@ -350,7 +350,7 @@ def _isd_boot(z: np.ndarray, n_boot: int, seed) -> tuple[float, float, float]:
     """BCa interval of S = 1/sd(Z): the bootstrap replicates of var(Z) (:func:`mcref.bootstrap`,
     VarZ) mapped to 1/√V, the acceleration from the leave-one-out values of 1/sd(Z) (closed form:
     V₍ᵢ₎ = (Σd² − n·dᵢ²/(n−1))/(n−2), d = z − z̄)."""
-    from .bootstrap import bca_levels, bootstrap
+    from ._bootstrap import bca_levels, bootstrap
 
     n = z.size
     b = bootstrap("VarZ", z, np.ones(n), n_boot=n_boot, seed=seed)
@@ -373,7 +373,7 @@ def _zms_interval(z2: np.ndarray, method: str, n_boot: int, seed) -> tuple[float
         h = st.t.ppf(0.975, n - 1) * math.sqrt(s2 / n)
         c = float(np.mean((z2 - mu) ** 3)) / (6 * s2 * n) if method == "studc" else 0.0
         return mu, mu + c - h, mu + c + h
-    from .bootstrap import bootstrap
+    from ._bootstrap import bootstrap
 
     b = bootstrap("ZMS", np.sqrt(z2), np.ones(n), n_boot=n_boot, seed=seed)
     return mu, b.low, b.high
@@ -418,7 +418,7 @@ def _var_interval(z: np.ndarray, method: str, n_boot: int, seed) -> tuple[float,
         return v, v - h, v + h
     if method == "chisq":
         return v, float(st.chi2.ppf(0.025, n - 1) / (n - 1)), float(st.chi2.ppf(0.975, n - 1) / (n - 1))
-    from .bootstrap import bootstrap
+    from ._bootstrap import bootstrap
 
     b = bootstrap("VarZ", z, np.ones(n), n_boot=n_boot, seed=seed)
     return v, b.low, b.high
@@ -507,7 +507,7 @@ def lrce(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log
     >>> lrce(E, u, n_bins=5, n_boot=1000, seed=1).fraction_valid >= 0.8
     True
     """
-    from .bootstrap import bootstrap
+    from ._bootstrap import bootstrap
 
     Es, us, segs, centers, var = _binned(E, u, x, n_bins, binning, log, min_count, cuts, slide, aux)
     seeds = check_seed(seed).spawn(len(segs) + 1)
@@ -1011,7 +1011,7 @@ def cc_consistency(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws: i
     >>> c.score > 0.8
     True
     """
-    from .bootstrap import bca_levels, bootstrap
+    from ._bootstrap import bca_levels, bootstrap
 
     n_boot = check_int(n_boot, "n_boot", minimum=100)
     s_curve, s_boot = check_seed(seed).spawn(2)

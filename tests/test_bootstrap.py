@@ -29,7 +29,7 @@ import naive
 from mcref._warnings import DegenerateBootstrapWarning
 
 # import the submodules themselves: ``mcref.bootstrap`` the attribute is the function
-BS = importlib.import_module("mcref.bootstrap")
+BS = importlib.import_module("mcref._bootstrap")
 S = importlib.import_module("mcref.stats")
 
 ALL = naive.ALL
@@ -377,7 +377,7 @@ _SUBPROCESS = textwrap.dedent(
     import sys
     import numpy as np
     import numba
-    from mcref.bootstrap import bootstrap_many, resample_indices
+    from mcref._bootstrap import bootstrap_many, resample_indices
     out = sys.argv[1]
     assert numba.get_num_threads() == 1, numba.get_num_threads()
     d = np.load(out + "/in.npz")

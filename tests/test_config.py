@@ -45,3 +45,21 @@ def test_cached_kernels_under_loky_process_workers():
     par = Parallel(n_jobs=2, backend="loky")(delayed(_work)(s) for s in range(4))
     seq = [_work(s) for s in range(4)]
     assert par == seq
+
+
+def test_no_public_name_shadows_a_module():
+    # a public function named like its module hid the module (`import mcref.validate` gave the
+    # function): such modules are private (_validate.py), as scipy.stats' _resampling.py
+    import importlib
+    import pkgutil
+    import types
+
+    import mcref
+
+    known = {"distfit"}  # module and function share the name: its fitting primitives are public there
+    for info in pkgutil.iter_modules(mcref.__path__):
+        module = importlib.import_module(f"mcref.{info.name}")
+        assert isinstance(module, types.ModuleType)
+        attr = getattr(mcref, info.name, None)
+        if attr is not None and info.name not in known:
+            assert isinstance(attr, types.ModuleType), f"mcref.{info.name} is a {type(attr).__name__}, not the module"

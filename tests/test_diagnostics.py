@@ -346,7 +346,7 @@ def test_statistics_with_adaptive_bins():
 
 
 def test_adaptive_jackknife_equals_leave_one_out():
-    from mcref.bootstrap import jackknife
+    from mcref._bootstrap import jackknife
     from mcref.stats import info, prepare
 
     rng = np.random.default_rng(12)

@@ -103,7 +103,7 @@ def test_data_pvalues_are_those_of_simulation_p_value():
     names = ["ZMS", "RCE", "CC", "ENCE", "ZMSE"]
     sim = mcref.simulate(names, u, dists=["normal"], n_mc=300, E=E, seed=4)
     est = mcref.statistics(names, E, u)
-    from mcref.validate import alternative_for
+    from mcref._validate import alternative_for
 
     alts = [alternative_for(s) for s in names]
     res = joint_test(sim.samples[0], [est[s] for s in names], alts)
@@ -166,7 +166,7 @@ def test_power_on_a_clearly_miscalibrated_set():
     sim = mcref.simulate(names, u, dists=["normal"], n_mc=500, seed=7)
     E = np.where(u > np.median(u), 1.3, 1.0) * u * rng.normal(size=2000)
     est = mcref.statistics(names, E, u)
-    from mcref.validate import alternative_for
+    from mcref._validate import alternative_for
 
     for c in COMBINATIONS:
         res = joint_test(sim.samples[0], [est[s] for s in names], [alternative_for(s) for s in names], combine=c)
@@ -249,7 +249,7 @@ def test_validate_joint_is_the_joint_test_of_its_simulation(tables):
     names = [r.name for r in ok.rows]
     ss_sim = np.random.SeedSequence(1).spawn(3)[1]
     sim = mcref.simulate(names, u, dists=["normal", "t6", "empirical"], n_mc=500, E=E, seed=ss_sim)
-    from mcref.validate import alternative_for
+    from mcref._validate import alternative_for
 
     cov = list(ok.joint.stats)
     X = sim.samples[2][[names.index(s) for s in cov]]

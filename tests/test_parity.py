@@ -257,7 +257,7 @@ def test_lzisd_bootstrap_against_plotlzisd_and_the_hmisc_weighting():
     resamples, BCa of mcref.bootstrap.bca_levels) brings the mean offset to −0.3 σ_R (the rest:
     boot.ci's regression acceleration and normal-scale interpolation); mcref's limits are below
     R's by the expected amount and within 4 σ_R."""
-    from mcref.bootstrap import bca_levels
+    from mcref._bootstrap import bca_levels
 
     E, u, _ = SETS["synth"]
     mean, sd = REF["synth_LZISDboot_u_mean"], REF["synth_LZISDboot_u_sd"]

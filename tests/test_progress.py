@@ -20,7 +20,7 @@ from mcref.stats import info, prepare
 
 from conftest import calibrated
 
-BS = importlib.import_module("mcref.bootstrap")  # the module (mcref.bootstrap is also the function)
+BS = importlib.import_module("mcref._bootstrap")  # the module (mcref.bootstrap is also the function)
 
 PHASES = ("bootstrap", "references normal, t(6), empirical")
 

@@ -9,8 +9,8 @@ import pytest
 
 import mcref
 import mcref._warnings
-from mcref.validate import verdict_for
-from mcref.zeta import zeta
+from mcref._validate import verdict_for
+from mcref._zeta import zeta
 
 
 @pytest.mark.parametrize(
@@ -138,7 +138,7 @@ def test_bad_input(kw, match):
     ],
 )
 def test_mc_verdict_branches(kw, want):
-    from mcref.validate import verdict_mc
+    from mcref._validate import verdict_mc
 
     assert verdict_mc(**kw) == want
 

@@ -127,7 +127,7 @@ def _ols_intercepts(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 def _boot_curves(E: np.ndarray, u: np.ndarray, Ns: np.ndarray, n_boot: int, seed) -> np.ndarray:
     """ZMSE at every N of ``Ns`` for ``n_boot`` pair resamples: array (n_boot, len(Ns))."""
-    from ..bootstrap import resample_indices
+    from .._bootstrap import resample_indices
     from ..kernels.generative import NORMAL
     from ..binning import segment_layout
     from ..kernels.multibin import multibin_kernel

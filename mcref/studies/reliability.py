@@ -37,13 +37,13 @@ from scipy.stats import binomtest
 
 from .._validation import check_int, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
-from ..bootstrap import bootstrap_many
+from .._bootstrap import bootstrap_many
 from ..generative import get_distribution
 from ..reference import simulate
 from ..shape import shape_screen
 from ..stats import info
 from ..synthetic import draw, ig_dataset, stream
-from ..zeta import zeta, zeta_sim2
+from .._zeta import zeta, zeta_sim2
 from ._result import StudyResult, run_as
 from ._runner import RunOptions, StudySpec
 

@@ -59,14 +59,14 @@ from .. import datasets as _datasets
 from .._joint import joint_tests, permutation_distribution, untestable
 from .._validation import check_int, check_probability, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
-from ..bootstrap import bootstrap_many
+from .._bootstrap import bootstrap_many
 from ..generative import get_distribution
 from ..reference import simulate
 from ..shape import shape_screen
 from ..stats import info, statistics
 from ..synthetic import draw, stream
-from ..validate import alternative_for, verdict_for, verdict_mc
-from ..zeta import zeta, zeta_sim2
+from .._validate import alternative_for, verdict_for, verdict_mc
+from .._zeta import zeta, zeta_sim2
 from ._result import StudyResult, run_as
 from ._runner import RunOptions, StudySpec
 

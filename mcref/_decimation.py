@@ -29,7 +29,7 @@ import numpy as np
 
 from ._validation import check_E_u, check_int, check_probability, check_seed
 from ._warnings import BiasedIntervalWarning
-from .bootstrap import bootstrap
+from ._bootstrap import bootstrap
 from .stats import info, statistic
 
 __all__ = ["DecimationResult", "decimation"]

@@ -59,12 +59,12 @@ from ._joint import DEFAULT_COMBINE, JointVerdict, check_combine, joint_verdict,
 from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning, TieOrderWarning
 from .binning import DEFAULT_N_BINS, default_n_bins
-from .bootstrap import BootstrapResult, bootstrap_many
+from ._bootstrap import BootstrapResult, bootstrap_many
 from .generative import get_distribution
 from .reference import PairedDifference, ReferenceResult, simulate
 from .shape import ShapeScreen, shape_screen
 from .stats import info, tie_spread
-from .zeta import zeta, zeta_sim2
+from ._zeta import zeta, zeta_sim2
 
 __all__ = ["ValidationRow", "ValidationTable", "validate", "DEFAULT_STATS", "VALIDATE_DISTS", "RULES",
            "alternative_for", "JointVerdict"]
