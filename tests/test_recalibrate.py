@@ -237,3 +237,12 @@ def test_bad_inputs_recalibrate_cv():
 def test_exported_and_documented():
     for name in ("recalibrate", "recalibrate_cv", "Recalibrator", "RecalibrationCV", "ClippedVarianceWarning"):
         assert name in mcref.__all__ and getattr(mcref, name).__doc__
+
+
+def test_cross_fitted_bvs_on_a_covariate():
+    E, u = _data(14, M=1200)
+    x = np.log(u) + np.random.default_rng(1).normal(0, 0.1, u.size)
+    cv = recalibrate_cv(E, 1.3 * u, "bvs", x=x, n_bins=4, seed=2, stats=["ZMS"], **_FAST)
+    assert cv.recalibrator.on_x and len(cv.factors[0]) == 4
+    assert all(abs(v - 1 / 1.3) < 0.15 for f in cv.factors for v in f.values())
+    assert cv.after["ZMS"].verdict == "valid"
