@@ -82,7 +82,6 @@ def test_poly_recovers_b_and_a(s):
 
 
 def test_poly_clips_negative_variances_and_warns():
-    E, u = _data(5, M=2000)
     rec = rc.Recalibrator("poly", {"a": -1.0, "b": 1.0}, {"a": 0.1, "b": 0.1}, 2000, floor=1e-6)
     with pytest.warns(ClippedVarianceWarning, match=r"clipped at the floor"):
         out = rec.apply([0.5, 2.0])
@@ -119,6 +118,7 @@ def test_delta_method_se_matches_sd_over_datasets(method):
 def _pair(E, u):
     a, b = recalibrate(E, u, "zms"), recalibrate(E, u, "rce")
     return a.params["s"], b.params["s"], math.hypot(a.se["s"], b.se["s"]), a.se["s"], b.se["s"]
+
 
 def test_zms_and_rce_factors_agree_on_a_pure_scale_error():
     # light tails: same factor within 2 combined se
