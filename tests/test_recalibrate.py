@@ -102,13 +102,14 @@ def test_isotonic_in_sample_zms_is_one_and_map_is_monotone():
 
 # ------------------------------------------------------------------ standard errors
 
-@pytest.mark.parametrize("method", ["zms", "rce"])
-def test_delta_method_se_matches_sd_over_datasets(method):
+@pytest.mark.parametrize("method, param", [("zms", "s"), ("rce", "s"), ("poly", "b")])
+def test_stated_se_matches_sd_over_datasets(method, param):
+    # delta method (zms, rce) and the HC0 sandwich (poly; the homoscedastic OLS se is ~4x too small)
     n = 50
     fits = [recalibrate(*(lambda E, u: (E, 1.4 * u))(*_data(c)), method)
             for c in np.random.SeedSequence(7).spawn(n)]
-    sd = np.std([f.params["s"] for f in fits], ddof=1)
-    se = np.mean([f.se["s"] for f in fits])
+    sd = np.std([f.params[param] for f in fits], ddof=1)
+    se = np.mean([f.se[param] for f in fits])
     tol = 1 + 3 / math.sqrt(2 * (n - 1))  # 3 relative se of a sample sd of n values: 1.30
     assert 1 / tol < se / sd < tol, (se, sd)
 
