@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from . import datasets, diagnostics, scores, studies, synthetic
 from ._benchmark import BenchmarkResult, benchmark
+from ._recalibrate import ClippedVarianceWarning, RecalibrationCV, Recalibrator, recalibrate, recalibrate_cv
 from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, MCRefWarning,
                         ShrunkBinsWarning, SlowConvergenceWarning, SmallSampleWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
@@ -46,4 +47,5 @@ __all__ = [
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
     "statistics", "tie_spread", "validate", "plot_report", "diagnostics", "qce", "rank_calibration",
     "uniformity", "QCEResult", "Uniformity", "zeta", "zeta_sim2", "benchmark", "BenchmarkResult",
+    "recalibrate", "recalibrate_cv", "Recalibrator", "RecalibrationCV", "ClippedVarianceWarning",
 ]
