@@ -445,7 +445,7 @@ def recalibrate_cv(
     >>> cv.before["ZMS"].verdict, cv.after["ZMS"].verdict
     ('invalid', 'valid')
     """
-    from .validate import validate
+    from ._validate import validate
 
     E, u = check_E_u(E, u, min_size=3)
     n_splits = check_int(n_splits, "n_splits", minimum=2)
