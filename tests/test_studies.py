@@ -448,15 +448,14 @@ def test_cli_study_ctrl_c_exits_130_and_resumes(tmp_path):
             except sqlite3.Error:
                 pass
     assert n >= 2, "the study did not store cells in time"
-    t0 = time.time()
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
-    assert time.time() - t0 < 10  # prompt exit; the return code 130 proves it was interrupted
+    # the return code 130 proves it was interrupted, and the store below that it stopped mid-study
     assert p.returncode == 130, err
     assert "interrupted" in err and "resume" in err and "Traceback" not in err
     with sqlite3.connect(store) as c:
         kept = c.execute("select count(*) from cells").fetchone()[0]
-    assert kept >= 2
+    assert 2 <= kept < 12  # stopped mid-study, every finished cell kept
     res = studies.scaling(models=("NIG",), M=(600,), N=(10,), k=tuple(range(3, 15)), n_mc=3000, n_jobs=1,
                           progress=False, store=store)
     assert res.n_loaded == kept and res.n_computed == 12 - kept
