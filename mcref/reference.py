@@ -32,7 +32,7 @@ from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
 from .intervals import ConfidenceInterval
 from .kernels.fastrank import make_rank_scratch
-from .kernels.rng import chunk_states
+from .kernels.rng import chunk_states, seed_state
 from .kernels.reference import mc_chunk_kernel
 from .parallel import checkpoint, map_chunks
 from .stats import StatInfo, info
@@ -264,10 +264,7 @@ def _mix_seed(ss: np.random.SeedSequence, chunk: int, dist: Distribution) -> np.
 
 
 def _mix_state(ss: np.random.SeedSequence, chunk: int, dist: Distribution) -> np.ndarray:
-    s = _mix_seed(ss, chunk, dist).generate_state(4, np.uint64)
-    if not s.any():  # the all-zero state is xoshiro's one forbidden state
-        s[0] = np.uint64(0x9E3779B97F4A7C15)
-    return s
+    return seed_state(_mix_seed(ss, chunk, dist))
 
 
 def _mix_rng(ss: np.random.SeedSequence, chunk: int, dist: Distribution) -> np.random.Generator:

@@ -17,14 +17,19 @@ from numba import njit, uint64
 from ._config import NJIT
 
 
+def seed_state(seed_seq: np.random.SeedSequence) -> np.ndarray:
+    """The xoshiro256** state (4 uint64) of one ``SeedSequence``."""
+    s = seed_seq.generate_state(4, np.uint64)
+    if not s.any():  # the all-zero state is the one forbidden state
+        s[0] = np.uint64(0x9E3779B97F4A7C15)
+    return s
+
+
 def chunk_states(seed_seq: np.random.SeedSequence, n_chunks: int) -> np.ndarray:
     """Spawn one xoshiro256** state per chunk: array ``(n_chunks, 4)`` of uint64."""
     states = np.empty((n_chunks, 4), dtype=np.uint64)
     for c, child in enumerate(seed_seq.spawn(n_chunks)):
-        s = child.generate_state(4, np.uint64)
-        if not s.any():  # the all-zero state is the one forbidden state
-            s[0] = np.uint64(0x9E3779B97F4A7C15)
-        states[c] = s
+        states[c] = seed_state(child)
     return states
 
 
@@ -84,10 +89,19 @@ def bounded_draws(s, n, m, out, as_counts):
     resample as multiplicities; ``out`` must be zeroed by the caller). Both modes consume
     the stream identically. The state lives in registers during the loop.
     """
+    store_state(s, lemire_fill(load_state(s), n, m, out, as_counts))
+
+
+@njit(**NJIT)
+def lemire_fill(st, n, m, out, as_counts):
+    """The loop of :func:`bounded_draws` on a state *tuple* (registers): returns the new state.
+
+    Kernels that keep their state in a tuple (the bootstrap's multinomial leaves) call it
+    directly; one Lemire loop serves both.
+    """
     n64 = uint64(n)
     mask = uint64(0xFFFFFFFF)
     threshold = (uint64(1) << uint64(32)) % n64  # = 2**32 mod n
-    st = load_state(s)
     i = 0
     while i < m:
         r, st = step(st)
@@ -101,7 +115,7 @@ def bounded_draws(s, n, m, out, as_counts):
                 else:
                     out[i] = j
                 i += 1
-    store_state(s, st)
+    return st
 
 
 @njit(**NJIT)
@@ -245,18 +259,7 @@ def multinomial_leaf(st, stack, sp, w):
                 seg[np.int64((r >> uint64(LEAF_BITS * t)) & fmask)] += 1
             k -= fields
     else:
-        n64 = uint64(d)
-        mask = uint64(0xFFFFFFFF)
-        threshold = (uint64(1) << uint64(32)) % n64
-        i = 0
-        while i < k:
-            r, st = step(st)
-            for half in range(2):
-                x = (r >> uint64(32 * half)) & mask
-                prod = x * n64
-                if (prod & mask) >= threshold and i < k:
-                    seg[np.int64(prod >> uint64(32))] += 1
-                    i += 1
+        st = lemire_fill(st, d, k, seg, True)
     return lo, hi, sp, st
 
 
