@@ -58,7 +58,7 @@ from . import _progress
 from ._joint import DEFAULT_COMBINE, JointVerdict, check_combine, joint_verdict, resolve_distribution, untestable
 from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning, TieOrderWarning
-from .binning import DEFAULT_N_BINS, default_n_bins
+from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
 from ._bootstrap import BootstrapResult, bootstrap_many
 from .generative import get_distribution
 from .reference import PairedDifference, ReferenceResult, simulate
@@ -540,6 +540,10 @@ def validate(
             if n_bins < DEFAULT_N_BINS:
                 bins_note = (f"bins: N={n_bins}, fewer than the default {DEFAULT_N_BINS}, so that every bin keeps "
                              f"min_count={min_count} points (M={E.size})")
+    if binning == "equal" and any(i.binned for i in infos):
+        # the bins are decided once here (a --shrink warning is said once), then passed down as is
+        n_bins = resolve_n_bins(E.size, check_int(n_bins, "n_bins", minimum=1),
+                                min_count=check_int(min_count, "min_count", minimum=1), shrink=shrink)
     if E.size < MIN_RELIABLE_M:
         warnings.warn(SmallSampleWarning(
             f"M={E.size} points: bootstrap intervals and Monte Carlo p-values of fewer than {MIN_RELIABLE_M} points "

@@ -173,13 +173,6 @@ def check_n_jobs(value: Any, name: str = "n_jobs") -> int:
     return int(value)
 
 
-def check_positive_int(value: Any, name: str) -> int:
-    """A positive integer (bools refused)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or int(value) < 1:
-        raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def check_values(x: Any, name: str, kind: type = int) -> tuple:
     """A grid axis: one value or a sequence of distinct values, as a tuple.
 

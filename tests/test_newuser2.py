@@ -272,3 +272,15 @@ def test_cli_combine_sets_the_joint_verdicts_combination(capsys):
     assert doc["joint"]["combine"] == "fisher"
     assert cli.main(args) == 0
     assert json.loads(capsys.readouterr().out)["joint"]["combine"] == "minp"
+
+
+def test_validate_says_the_shrunk_bins_once():
+    # the bins are resolved once in validate, not again by the bootstrap, the references and the tie check
+    import warnings as w
+
+    E, u = _small(900)
+    with w.catch_warnings(record=True) as rec:
+        w.simplefilter("always")
+        tab = mcref.validate(E, u, stats=("ENCE",), n_bins=40, shrink=True, n_boot=200, n_mc=200, seed=1)
+    shrunk = [r for r in rec if issubclass(r.category, mcref.ShrunkBinsWarning)]
+    assert len(shrunk) == 1 and tab.n_bins == 30

@@ -157,7 +157,7 @@ def test_execute_restores_numba_threads_on_error():
     (dict(n_jobs=0), r"`n_jobs` must be a positive integer or -1 \(all cores\), got 0"),
     (dict(n_jobs=-2), r"`n_jobs` must be a positive integer or -1 \(all cores\), got -2"),
     (dict(n_jobs=2.0), r"`n_jobs` must be a positive integer or -1 \(all cores\), got 2.0"),
-    (dict(threads_per_cell=0), r"`threads_per_cell` must be a positive integer, got 0"),
+    (dict(threads_per_cell=0), r"`threads_per_cell` must be an integer >= 1, got 0"),
     (dict(backend="mpi"), r"`backend` must be one of 'loky', 'threading', 'sequential', 'dask'; got 'mpi'"),
     (dict(backend="loky", scheduler="tcp://x:1"), r"`scheduler` is used by backend='dask' only"),
 ])

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, TypedDict
 
 import numpy as np
 
-from .._validation import check_n_jobs, check_positive_int, check_study_seed, fresh_seed
+from .._validation import check_int, check_n_jobs, check_study_seed, fresh_seed
 from ..store import StudyStore, canonical_json, to_plain
 
 __all__ = ["StudySpec", "RunInfo", "RunOptions", "RUN_OPTIONS", "run_study", "cell_seed"]
@@ -596,7 +596,7 @@ def _run_study_iv(spec, seed, n_jobs, backend, scheduler, threads_per_cell):
         raise ValueError(f"`backend` must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}")
     n_jobs = check_n_jobs(n_jobs)
     if threads_per_cell is not None:
-        threads_per_cell = check_positive_int(threads_per_cell, "threads_per_cell")
+        threads_per_cell = check_int(threads_per_cell, "threads_per_cell", minimum=1)
     if scheduler is not None and backend != "dask":
         raise ValueError(f"`scheduler` is used by backend='dask' only; this call asks backend={backend!r}")
     return name, keys, ckeys, seed, n_jobs, threads_per_cell
