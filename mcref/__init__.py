@@ -25,7 +25,7 @@ from .generative import Distribution, get_distribution
 from .intervals import ConfidenceInterval
 from .reference import PairedDifference, ReferenceResult, Simulation, simulate, simulated_reference
 from .shape import ShapeScreen, shape_screen
-from .stats import statistic, statistics, tie_spread
+from .stats import register_statistic, statistic, statistics, tie_spread, unregister_statistic
 from ._validate import JointVerdict, ValidationTable, validate
 from ._zeta import zeta, zeta_sim2
 
@@ -45,7 +45,8 @@ __all__ = [
     "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
     "ShapeScreen", "Simulation", "ValidationTable", "JointVerdict", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
-    "statistics", "tie_spread", "validate", "plot_report", "diagnostics", "qce", "rank_calibration",
+    "statistics", "register_statistic", "unregister_statistic",
+    "tie_spread", "validate", "plot_report", "diagnostics", "qce", "rank_calibration",
     "uniformity", "QCEResult", "Uniformity", "zeta", "zeta_sim2", "benchmark", "BenchmarkResult",
     "recalibrate", "recalibrate_cv", "Recalibrator", "RecalibrationCV", "ClippedVarianceWarning",
 ]

@@ -17,6 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
+import numba
 import numpy as np
 from scipy.special import ndtr, ndtri
 
@@ -29,10 +30,9 @@ from .intervals import ConfidenceInterval
 from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
 from .kernels.rng import chunk_states
-from .parallel import batch_ranges
-from .stats import STATISTICS, Prepared, StatInfo, check_defined, evaluate, info, prepare
+from .parallel import batch_ranges, map_chunks
+from .stats import Prepared, StatInfo, check_defined, evaluate, evaluate_user, info, prepare, user_kernels
 
-_INFOS = tuple(STATISTICS.values())
 
 __all__ = ["BootstrapResult", "bootstrap", "bootstrap_many", "bca_levels", "jackknife", "resample_indices"]
 
@@ -176,7 +176,7 @@ def _by_batches(call, out: np.ndarray, work_per_point: float, phase: _progress.P
         call(j0, out[j0:j1])
 
 
-def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepared, states: np.ndarray,
+def _boot_rebinned(infos: Sequence[StatInfo], E: np.ndarray, u: np.ndarray, prep: Prepared, states: np.ndarray,
                    boot: np.ndarray, progress=None) -> None:
     """Bootstrap with the bins of each resample re-cut by the adaptive rule (docs/methods.md,
     "Diagnostics"): O(M log M) per replicate in NumPy, slower than the equal-count kernel.
@@ -186,8 +186,10 @@ def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepar
 
     m = E.size
     n_boot = boot.shape[1]
-    binned = np.array([next(i for i in _INFOS if i.code == c).binned for c in codes])
-    other = codes[~binned]
+    binned = np.array([i.binned for i in infos])
+    user = np.array([i.user for i in infos])
+    other = ~binned & ~user
+    other_codes = np.array([i.code for i, o in zip(infos, other) if o], dtype=np.int64)
     for c in range(states.shape[0]):
         rng = np.random.default_rng(np.random.SeedSequence(states[c].tolist()))
         for r in range(c * CHUNK, min((c + 1) * CHUNK, n_boot)):
@@ -198,16 +200,18 @@ def _boot_rebinned(codes: np.ndarray, E: np.ndarray, u: np.ndarray, prep: Prepar
             acc = np.column_stack([np.diff(st).astype(float)]
                                   + [np.add.reduceat(a, st[:-1]) for a in (us * us, Es * Es, (Es / us) ** 2)])
             for k in np.flatnonzero(binned):
-                boot[k, r] = K.finish_binned(codes[k], acc, float(m))  # the kernels' own formulas
-            if other.size:
-                boot[~binned, r] = evaluate(prepare(Es, us, None), other)
+                boot[k, r] = K.finish_binned(infos[k].code, acc, float(m))  # the kernels' own formulas
+            if other_codes.size:
+                boot[other, r] = evaluate(prepare(Es, us, None), other_codes)
+            for k in np.flatnonzero(user):
+                boot[k, r] = evaluate_user(infos[k], Es, us)
         if progress is not None:
             progress(c + 1)
 
 
 def _jackknife_quadratic(inf: StatInfo, prep: Prepared) -> bool:
-    """The jackknife of ``inf`` costs O(M) per left-out point (adaptive bins)."""
-    return inf.kind == "binned" and prep.binning == "adaptive"
+    """The jackknife of ``inf`` costs O(M) per left-out point (adaptive bins, user statistics)."""
+    return (inf.kind == "binned" and prep.binning == "adaptive") or inf.user
 
 
 def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | None = None) -> np.ndarray:
@@ -232,6 +236,19 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
     ndarray, shape (M,)
     """
     out = np.empty(prep.M)
+    if inf.user:  # M calls of the user's function on M − 1 points, in batches (Ctrl-C)
+        sess = progress if progress is not None else _progress.Session(False)
+        jack = user_kernels(inf).jack
+        n_threads = numba.get_num_threads()
+
+        def call(j0: int, part: np.ndarray) -> None:  # the batch's points split between threads
+            cuts = np.linspace(0, part.size, n_threads + 1).astype(np.int64)
+            map_chunks(lambda c, t: jack(prep.E, prep.u, j0 + cuts[c], part[cuts[c]:cuts[c + 1]]), n_threads,
+                       n_threads)
+
+        with sess.phase(f"jackknife {inf.name}", prep.M, "point") as phase:
+            _by_batches(call, out, 2.0 * prep.M, phase, min_per_batch=n_threads)
+        return out
     if not _jackknife_quadratic(inf, prep):
         if inf.kind == "mean":
             K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, out)
@@ -304,9 +321,7 @@ def bootstrap_many(
     binned = any(i.binned for i in infos)
     prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning, log=log,
                    ranks=any(i.kind == "rank" for i in infos))
-    codes = np.array([i.code for i in infos], dtype=np.int64)
-    est = evaluate(prep, codes)
-    check_defined(infos, est, prep)
+    est = estimates(infos, prep)
     ss = check_seed(seed)
     if method == "bca" and n_boot < MIN_BOOT_BCA:
         raise ValueError(
@@ -316,7 +331,7 @@ def bootstrap_many(
             f"{MIN_BOOT_BCA} (method='percentile' accepts fewer, for exploration)"
         )
     with _progress.session(progress, seconds=_boot_seconds(infos, prep, n_boot, method)) as sess:
-        return _bootstrap_run(infos, E, u, prep, codes, est, ss, n_boot, method, level, sess)
+        return _bootstrap_run(infos, E, u, prep, est, ss, n_boot, method, level, sess)
 
 
 def _boot_seconds(infos: Sequence[StatInfo], prep: Prepared, n_boot: int, method: str) -> float:
@@ -325,25 +340,54 @@ def _boot_seconds(infos: Sequence[StatInfo], prep: Prepared, n_boot: int, method
     work = {"bootstrap_adaptive" if rebinned else "bootstrap": n_boot * prep.M}
     if method == "bca":
         m2 = float(prep.M) ** 2
-        work["jackknife_adaptive"] = m2 * sum(i.binned for i in infos) if prep.binning == "adaptive" else 0.0
+        work["jackknife_adaptive"] = m2 * (sum(i.binned for i in infos) * (prep.binning == "adaptive")
+                                           + sum(i.user for i in infos))
     return _progress.estimate_seconds(**work)
 
 
-def _bootstrap_run(infos, E, u, prep: Prepared, codes, est, ss, n_boot: int, method: str, level: float,
+def estimates(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
+    """The statistics ``infos`` on the prepared data (built-in ones by their kernel, user
+    ones by their function on the u-sorted data); an undefined one raises."""
+    est = np.empty(len(infos))
+    bi = [k for k, i in enumerate(infos) if not i.user]
+    if bi:
+        est[bi] = evaluate(prep, np.array([infos[k].code for k in bi], dtype=np.int64))
+    for k, i in enumerate(infos):
+        if i.user:
+            est[k] = evaluate_user(i, prep.E, prep.u)
+    check_defined(infos, est, prep)
+    return est
+
+
+def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: str, level: float,
                    sess: _progress.Session) -> dict[str, BootstrapResult]:
     """The replicates (phase "bootstrap") and the intervals (phases "jackknife <stat>")."""
     n_chunks = -(-n_boot // CHUNK)
     states = chunk_states(ss, n_chunks)
-    boot = np.empty((codes.size, n_boot))
+    boot = np.empty((len(infos), n_boot))
+    bi = np.array([k for k, i in enumerate(infos) if not i.user], dtype=np.int64)
+    codes = np.array([infos[k].code for k in bi], dtype=np.int64)
+    user = [(k, user_kernels(i)) for k, i in enumerate(infos) if i.user]
+    # user statistics walk the built-in kernel's resamples: its tie split only with binned statistics
+    groups = prep.tie_groups if any(infos[k].binned for k in bi) else np.empty((0, 2), dtype=np.int64)
     with sess.phase("bootstrap", n_boot, "replicate") as phase:
         if prep.binning == "adaptive" and any(i.binned for i in infos):
-            _boot_rebinned(codes, E, u, prep, states, boot, phase.chunks(CHUNK))
+            _boot_rebinned(infos, E, u, prep, states, boot, phase.chunks(CHUNK))
         else:
             args = prep.kernel_args()
             # returns to Python (Ctrl-C, progress) between batches
-            for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size, progress=phase.chunks(CHUNK)):
-                boot_kernel(codes, states[c0:c1], CHUNK, prep.tie_groups, *args,
-                            boot[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
+            if codes.size:
+                part = np.empty((codes.size, n_boot))
+                for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size, progress=phase.chunks(CHUNK)):
+                    boot_kernel(codes, states[c0:c1], CHUNK, prep.tie_groups, *args,
+                                part[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
+                boot[bi] = part
+            for k, uk in user:  # threads over chunks (serial kernels: fast to compile), same resamples
+                def one(c: int, t: int, k=k, uk=uk) -> None:
+                    uk.boot(states[c:c + 1], CHUNK, prep.E, prep.u, groups, prep.starts,
+                            boot[k, c * CHUNK:min((c + 1) * CHUNK, n_boot)])
+
+                map_chunks(one, n_chunks, numba.get_num_threads(), progress=None if codes.size else phase.chunks(CHUNK))
     alpha = 1.0 - level
     out = {}
     for k, inf in enumerate(infos):

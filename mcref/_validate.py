@@ -100,10 +100,11 @@ LEGEND = (
 
 
 def alternative_for(name: str) -> str:
-    """Direction of the Monte Carlo test of a statistic: ``"greater"`` for the binned
-    discrepancies ENCE, ZMSE, UCE (non-negative, larger is worse, whichever way u is off),
-    ``"two-sided"`` for the others."""
-    return "greater" if info(name).binned else "two-sided"
+    """Direction of the Monte Carlo test of a statistic (its registry entry,
+    :attr:`mcref.stats.StatInfo.alternative`): ``"greater"`` for the binned discrepancies
+    ENCE, ZMSE, UCE (non-negative, larger is worse, whichever way u is off), ``"two-sided"``
+    for the other built-in ones."""
+    return info(name).alternative
 
 
 @dataclass(frozen=True)

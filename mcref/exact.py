@@ -42,6 +42,7 @@ from scipy import integrate, special, stats
 from ._validation import check_choice, check_int, check_u
 from .binning import equal_count_bins
 from .generative import Distribution, get_distribution
+from .stats import STATISTICS, info
 
 __all__ = ["ExactReference", "exact_reference", "zmse_exact_bin", "kurtosis_of"]
 
@@ -49,9 +50,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 #: variance of a half-normal variable |X|, X ~ N(0, 1)
 _HALF_NORMAL_VAR = 1.0 - 2.0 / math.pi
 
-_NAMES = ("zms", "zmse", "ence", "uce", "cc")
 _METHODS = ("exact", "asymptotic")
-_EXACT_NAMES = ("zms", "zmse")
 
 
 @dataclass(frozen=True)
@@ -459,18 +458,20 @@ def exact_reference(
     >>> ref.dist, round(ref.mean, 4)
     ('t(8)', 0.077)
     """
-    key = check_choice(name, "name", _NAMES)
-    if key == "cc":
+    if isinstance(name, str) and name.strip().lower() == "cc":
         raise ValueError(
             "no exact reference for CC; simulate (under the model, the Spearman "
             "correlation of |E| = u|eps| with u is not zero and has no closed form)"
         )
+    supported = [n for n, s in STATISTICS.items() if s.exact]  # the registry says which (StatInfo.exact)
+    key = check_choice(name, "name", tuple(n.lower() for n in supported))
+    inf = info(key)
     method = check_choice(method, "method", _METHODS)
-    label = key.upper()
-    if method == "exact" and key not in _EXACT_NAMES:
+    label = inf.name
+    if method not in inf.exact:
         raise ValueError(
-            f"`method`='exact' is not available for {label}; available methods for "
-            f"{label}: 'asymptotic'"
+            f"`method`={method!r} is not available for {label}; available methods for "
+            f"{label}: {', '.join(repr(m) for m in inf.exact)}"
         )
     kappa, dist = _resolve_kurtosis(kurtosis)
     if method == "exact":

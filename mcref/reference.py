@@ -35,7 +35,7 @@ from .kernels.fastrank import make_rank_scratch
 from .kernels.rng import chunk_states, seed_state
 from .kernels.reference import mc_chunk_kernel
 from .parallel import checkpoint, map_chunks
-from .stats import StatInfo, info
+from .stats import StatInfo, info, user_kernels
 
 __all__ = ["ReferenceResult", "PairedDifference", "Simulation", "simulate", "simulated_reference", "K_SENSITIVITY"]
 
@@ -359,10 +359,12 @@ def simulate(
     fx = _prepare_u(u, nb, binning if binned else "equal", True if log is None else bool(log),
                     check_int(min_count, "min_count", minimum=1))
     nb = fx.starts.size - 1
-    codes = np.array([i.code for i in infos], dtype=np.int64)
+    codes = np.array([i.code for i in infos if not i.user], dtype=np.int64)
+    bi = [k for k, i in enumerate(infos) if not i.user]
+    user = [(k, user_kernels(i)) for k, i in enumerate(infos) if i.user]  # fed the kernel's ε (keep)
     ss = check_seed(seed)
     n_chunks = -(-n_mc // CHUNK)
-    samples = np.empty((len(dlist), codes.size, n_mc))
+    samples = np.empty((len(dlist), len(infos), n_mc))
     m = u.size
     T = min(_n_threads(n_threads), n_chunks)
     buffers = [None] * T  # per-thread scratch, allocated by the thread on its first chunk
@@ -372,8 +374,9 @@ def simulate(
 
     def work(c: int, t: int) -> None:
         if buffers[t] is None:
-            buffers[t] = (np.empty((1, m)), np.empty((1, m)), np.empty(m), np.empty(m), make_rank_scratch(m))
-        zrow, vrow, eps, a, scratch = buffers[t]
+            buffers[t] = (np.empty((1, m)), np.empty((1, m)), np.empty(m), np.empty(m), make_rank_scratch(m),
+                          np.empty((CHUNK if user else 0, m)))
+        zrow, vrow, eps, a, scratch, keep = buffers[t]
         r0 = c * CHUNK
         nrep = min(CHUNK, n_mc - r0)
         for d, dist in enumerate(dlist):
@@ -382,16 +385,19 @@ def simulate(
             emp = dist.values if dist.values is not None else fx.u[:1]
             nu = dist.nu if dist.kind == "t" else 0.0
             tmp = np.empty((codes.size, nrep))
+            kept = keep[:nrep]
             if dist.kind == "user":  # drawn by the user's Python function
                 v = np.ascontiguousarray(dist._user_draw(_mix_rng(ss, c, dist), (nrep, m)), dtype=np.float64)
                 mc_chunk_kernel(codes, dist.code, nu, nrep, no_state, no_state, v, v, emp, fx.u, fx.starts,
-                                fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, tmp)
+                                fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, kept, tmp)
             else:  # every D replays the chunk's normal stream; a t(ν) D adds its own χ² stream
                 zs = zstates[c].copy()
                 vs = _mix_state(ss, c, dist) if dist.needs_mixing else no_state
                 mc_chunk_kernel(codes, dist.code, nu, nrep, zs, vs, zrow, vrow, emp, fx.u, fx.starts,
-                                fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, tmp)
-            samples[d, :, r0:r0 + nrep] = tmp
+                                fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, kept, tmp)
+            samples[d, bi, r0:r0 + nrep] = tmp
+            for k, uk in user:
+                uk.sim(kept, fx.u, samples[d, k, r0:r0 + nrep])
 
     # threads over chunks; Ctrl-C stops them between chunks (mcref.parallel)
     seconds = _progress.estimate_seconds(references=float(n_mc) * m * len(dlist))

@@ -35,6 +35,7 @@ import numpy as np
 from scipy.special import betainc, betaincinv, betainccinv
 
 from ._validation import as_float_array, check_choice, check_E_u, check_probability
+from .stats import info
 
 __all__ = [
     "hd_quantile",
@@ -60,14 +61,6 @@ _HD_TAIL = 1e-30
 _QUANTILE_METHODS = ("hd", "plain")
 _CS_PROBS = np.array([0.025, 0.25, 0.75, 0.975])
 _SCREEN_PROBS = np.array([0.5, 0.025, 0.25, 0.75, 0.975])  # median, then _CS_PROBS
-
-# Statistic (lower case) -> squared variables whose screen must pass for it to be trusted.
-_STAT_SCREENS: dict[str, tuple[str, ...]] = {
-    **{s: ("Z2",) for s in ("zms", "mz", "varz", "nll")},
-    **{s: ("u2", "E2") for s in ("rce", "rce2", "mse", "mv")},
-    **{s: () for s in ("cc", "ence", "zmse", "uce")},
-}
-
 
 # ----------------------------------------------------------------------------------
 # Internal helpers: operate on validated, sorted float64 arrays.
@@ -395,10 +388,9 @@ class ShapeScreen:
         Raises
         ------
         ValueError
-            If ``stat_name`` is not one of the statistics of the mapping.
+            If ``stat_name`` is not a registered statistic.
         """
-        key = check_choice(stat_name, "stat_name", tuple(_STAT_SCREENS))
-        return any(not getattr(self, f"reliable_{v}") for v in _STAT_SCREENS[key])
+        return any(not getattr(self, f"reliable_{v}") for v in info(stat_name).screens)
 
 
 def shape_screen(E: Any, u: Any, *, quantiles: str = "hd") -> ShapeScreen:

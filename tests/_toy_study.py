@@ -70,3 +70,15 @@ def main(store: str, n_cells: int, sleep: float, n_jobs: int, backend: str = "lo
     spec = StudySpec(STUDY, {"n": 5, "sleep": sleep}, toy_keys(n_cells), toy_cell)
     info = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, store=store, progress=False)
     print("DONE", info.n_computed, info.n_loaded, flush=True)
+
+
+def user_stat_cell(key: dict, params: dict, seed_seq: np.random.SeedSequence, n_threads: int) -> list[dict]:
+    """A cell that evaluates a statistic by name: a user statistic registered in the runner's
+    process must reach the worker (mcref.register_statistic)."""
+    import mcref
+
+    rng = np.random.default_rng(seed_seq)
+    u = rng.uniform(0.5, 2.0, 200)
+    E = u * rng.normal(size=200)
+    return [{"stat": params["stat"], "value": mcref.statistic(params["stat"], E, u),
+             "numpy": float(np.mean(np.abs(E / u)))}]

@@ -430,5 +430,5 @@ def test_shape_screen_errors():
 
 
 def test_unreliable_unknown_statistic():
-    with pytest.raises(ValueError, match=r"`stat_name` must be one of .*'zms'.*; got 'PICP'"):
+    with pytest.raises(ValueError, match=r"unknown statistic 'PICP'; known statistics: ZMS, .*ENCE"):
         _screen(0.1, 0.1, 0.1).unreliable("PICP")

@@ -73,3 +73,6 @@ NJIT_PARALLEL = dict(cache=CACHE, fastmath=FASTMATH, nogil=True, parallel=True, 
 #: exact IEEE arithmetic, for kernels whose results must match NumPy to the last bit
 NJIT_EXACT = dict(cache=CACHE, nogil=True, error_model="numpy")
 NJIT_EXACT_PARALLEL = dict(cache=CACHE, nogil=True, parallel=True, error_model="numpy")
+#: kernels built around a user's function (:mod:`.user`): closures over a dispatcher of the
+#: user's session cannot be cached on disk; exact arithmetic, the user's function keeps its own
+NJIT_USER = dict(nogil=True, error_model="numpy")

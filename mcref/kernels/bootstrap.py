@@ -192,12 +192,29 @@ def boot_kernel(codes, states, chunk, groups, z, zshift, z2, E2, u2, lnu2, start
                 out[k, r] = res[k]
 
 
+@njit(**NJIT)
+def draw_resample(st, m, groups, starts, w, stack, cuts, corr, cs, row):
+    """Resample r of :func:`boot_kernel` from the chunk's state ``st``, as the row of point
+    indices (u-sorted positions) in the order the kernel walks them: ascending u, tied copies
+    in input order except in the tied runs that straddle a bin cut, which :func:`split_ties`
+    orders segment by segment (empty ``groups``: no binned statistic). Advances ``st`` as
+    :func:`boot_kernel` does, so replicate r + 1 is the kernel's too."""
+    multinomial_counts(st, m, m, w, stack)
+    k = 0
+    for i in range(m):
+        for _ in range(w[i]):
+            row[k] = i
+            k += 1
+    if groups.shape[0] > 0:
+        prefix_counts(w, cs)
+        dummy = np.empty(1)
+        split_ties(st, w, cs, groups, starts, dummy, dummy, cuts, corr, True, row)
+
+
 @njit(**NJIT_PARALLEL)
 def boot_indices_kernel(states, chunk, m, groups, starts, out):
-    """The resamples that :func:`boot_kernel` draws, as rows of point indices (u-sorted
-    positions) in the order the kernel walks them: ascending u, tied copies in input
-    order except in the tied runs that straddle a bin cut, which :func:`split_ties`
-    orders segment by segment (empty ``groups``: no binned statistic)."""
+    """The resamples that :func:`boot_kernel` draws (:func:`draw_resample`), one row of
+    ``out`` each."""
     n_boot = out.shape[0]
     n_bins = starts.shape[0] - 1
     for ch in prange(states.shape[0]):
@@ -207,15 +224,5 @@ def boot_indices_kernel(states, chunk, m, groups, starts, out):
         cuts = np.empty(n_bins + 1, dtype=np.int64)
         corr = np.empty((n_bins + 1, 2))
         cs = np.empty(m + 1, dtype=np.int64)
-        dummy = np.empty(1)
         for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
-            multinomial_counts(st, m, m, w, stack)
-            row = out[r]
-            k = 0
-            for i in range(m):
-                for _ in range(w[i]):
-                    row[k] = i
-                    k += 1
-            if groups.shape[0] > 0:
-                prefix_counts(w, cs)
-                split_ties(st, w, cs, groups, starts, dummy, dummy, cuts, corr, True, row)
+            draw_resample(st, m, groups, starts, w, stack, cuts, corr, cs, out[r])

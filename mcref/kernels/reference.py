@@ -21,7 +21,7 @@ from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_me
 
 @njit(**NJIT)
 def mc_chunk_kernel(codes, dcode, nu, n_rep, zstate, vstate, zbuf, vbuf, emp, u, starts, su2_bins, su2, slnu2,
-                    xu, sxx, eps, a, rank_scratch, out):
+                    xu, sxx, eps, a, rank_scratch, keep, out):
     """Statistics ``codes`` for each repeat r of the chunk: ε = D(z, v), E* = u·ε (u sorted),
     ``out[k, r]`` = statistic k on (E*, u).
 
@@ -31,6 +31,8 @@ def mc_chunk_kernel(codes, dcode, nu, n_rep, zstate, vstate, zbuf, vbuf, emp, u,
     scratch rows they are drawn into, so nothing of size repeats × M is materialised.
     With an empty ``zstate`` (a user-supplied D, drawn in Python) the rows r of
     ``zbuf``/``vbuf`` are read instead. z* = E*/u is taken as ε itself (equal up to rounding).
+    A non-empty ``keep`` (shape (n_rep, M)) receives each repeat's ε, for the statistics
+    that are not kernel codes (:mod:`.user`).
     """
     m = u.shape[0]
     draw = zstate.shape[0] == 4
@@ -55,6 +57,8 @@ def mc_chunk_kernel(codes, dcode, nu, n_rep, zstate, vstate, zbuf, vbuf, emp, u,
             zr = zbuf[r]
             vr = vbuf[r]
         transform(dcode, nu, zr, vr, emp, eps)
+        if keep.shape[0] > 0:
+            keep[r, :] = eps
         tz = 0.0
         tz2 = 0.0
         te2 = 0.0

@@ -29,6 +29,7 @@ import numpy as np
 
 from .._validation import check_int, check_n_jobs, check_study_seed, fresh_seed
 from ..store import StudyStore, canonical_json, to_plain
+from ..stats import install_user_statistics, user_statistics
 
 __all__ = ["StudySpec", "RunInfo", "RunOptions", "RUN_OPTIONS", "run_study", "cell_seed"]
 
@@ -325,7 +326,7 @@ def _watch_parent(parent_pid: int | None) -> None:
 
 
 def _execute(cell: Callable, key: dict, params: dict, seed_int: int, study_name: str,
-             n_threads: int, has_data: bool = False, data: Any = None,
+             n_threads: int, has_data: bool = False, data: Any = None, registry: tuple = (),
              parent_pid: int | None = None) -> tuple[str, list[dict], float]:
     """Run one cell (in a worker): seed it, limit numba's threads, validate its rows.
 
@@ -334,11 +335,14 @@ def _execute(cell: Callable, key: dict, params: dict, seed_int: int, study_name:
     An exception from the cell gets a note (Python >= 3.11) naming the study and the
     cell; on older Pythons it is wrapped in a RuntimeError that says so. In a worker
     process of the local pool (``parent_pid`` given), a watchdog ends the worker when
-    the runner process dies (:func:`_watch_parent`).
+    the runner process dies (:func:`_watch_parent`). ``registry``: the user statistics
+    registered in the runner's process (:func:`mcref.stats.user_statistics`), installed in
+    a worker process that lacks them.
     """
     import numba
 
     _watch_parent(parent_pid)
+    install_user_statistics(registry)
 
     ckey = canonical_json(key)
     ss = cell_seed(seed_int, study_name, key)
@@ -570,7 +574,7 @@ def run_study(spec: StudySpec, *, seed: int | None = 0, n_jobs: int = -1, backen
             n_workers, n_threads = _pool_size(backend, n_jobs, threads_per_cell, len(todo))
             has_data = spec.data is not None
             tasks = [(spec.cell, keys[i], dict(spec.params), seed, name, n_threads, has_data,
-                      spec.data.get(ckeys[i]) if has_data else None) for i in todo]
+                      spec.data.get(ckeys[i]) if has_data else None, user_statistics()) for i in todo]
             results = (_iter_dask(tasks, client) if backend == "dask"
                        else _iter_sequential(tasks) if backend == "sequential" or n_workers == 1
                        else _iter_joblib(tasks, backend, n_workers))
