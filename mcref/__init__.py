@@ -15,6 +15,7 @@ from . import datasets, diagnostics, scores, studies, synthetic
 from ._benchmark import BenchmarkResult, benchmark
 from ._recalibrate import ClippedVarianceWarning, RecalibrationCV, Recalibrator, recalibrate, recalibrate_cv
 from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, MCRefWarning,
+                        MCRefDeprecationWarning,
                         ShrunkBinsWarning, SlowConvergenceWarning, SmallSampleWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
 from ._bootstrap import BootstrapResult, bootstrap, bootstrap_many
@@ -40,7 +41,8 @@ def plot_report(E, u, x=None, **kwargs):
     return _plot_report(E, u, x, **kwargs)
 
 __all__ = [
-    "BiasedIntervalWarning", "DegenerateBootstrapWarning", "FewReplicatesWarning", "MCRefWarning", "ShrunkBinsWarning",
+    "BiasedIntervalWarning", "DegenerateBootstrapWarning", "FewReplicatesWarning", "MCRefWarning",
+    "MCRefDeprecationWarning", "ShrunkBinsWarning",
     "SlowConvergenceWarning", "SmallSampleWarning", "TieOrderWarning", "scores", "studies", "synthetic",
     "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
     "ShapeScreen", "Simulation", "ValidationTable", "JointVerdict", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",

@@ -233,3 +233,32 @@ def check_progress(value: Any, name: str = "progress") -> bool | None:
         f"`{name}` must be None (auto: a progress bar on a terminal when the call is expected to "
         f"take more than a few seconds), True (always) or False (never); got {value!r}"
     )
+
+
+def renamed_keywords(**old_to_new: str):
+    """Decorator: the old spelling ``old`` of a keyword is accepted for one release as ``new``,
+    with an :class:`~mcref._warnings.MCRefDeprecationWarning` (one spelling per concept:
+    docs/api.rst, "Conventions"). Passing both is an error."""
+    import functools
+    import warnings
+
+    from ._warnings import MCRefDeprecationWarning
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{fn.__name__}() got `{old}` and `{new}`: pass `{new}` only "
+                                        f"(`{old}` is its old spelling)")
+                    warnings.warn(MCRefDeprecationWarning(
+                        f"{fn.__name__}(): `{old}` is now spelled `{new}`; the old spelling will be removed in the "
+                        "next release"), stacklevel=2)
+                    kwargs[new] = kwargs.pop(old)
+            return fn(*args, **kwargs)
+
+        inner.__renamed__ = dict(old_to_new)
+        return inner
+
+    return wrap

@@ -59,3 +59,8 @@ class SmallSampleWarning(MCRefWarning, UserWarning):
     """So few points that bootstrap intervals and Monte Carlo p-values say little: the
     verdicts of :func:`mcref.validate` are then indicative only (below
     ``mcref.validate.MIN_RELIABLE_M`` points)."""
+
+
+class MCRefDeprecationWarning(MCRefWarning, DeprecationWarning):
+    """An old spelling of a keyword (docs/api.rst, "Conventions"): it still works for one
+    release, under its new name."""

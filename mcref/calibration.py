@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import stats as st
 
-from ._validation import check_int, check_seed
+from ._validation import check_int, check_probability, check_seed, renamed_keywords
 from .kernels import calibration as KC
 from .kernels.rng import chunk_states
 
@@ -133,16 +133,17 @@ class QCEResult:
     dim: int
 
 
-def qce(y, mean, cov, *, quantiles=DEFAULT_QUANTILES, marginal: bool = True, bins: int = 10,
+@renamed_keywords(bins="n_bins")
+def qce(y, mean, cov, *, quantiles=DEFAULT_QUANTILES, marginal: bool = True, n_bins: int = 10,
         sample_threshold: int = 1, range_: tuple[float, float] | None = None) -> QCEResult:
     r"""Quantile calibration error of Gaussian predictions N(mean_i, cov_i) of y_i.
 
     With ε_i the NEES and χ²_d(τ) the τ-quantile of χ²_d:
 
     * M-QCE(τ) = abs(mean_i 1(ε_i ≤ χ²_d(τ)) − τ) (``marginal=True``);
-    * C-QCE(τ) = Σ_b (n_b/N′)·abs(freq_b(τ) − τ) over ``bins`` equal-width bins of σ_G on
+    * C-QCE(τ) = Σ_b (n_b/N′)·abs(freq_b(τ) − τ) over ``n_bins`` equal-width bins of σ_G on
       [min, max] (or ``range_``), bins with fewer than ``sample_threshold`` cases left out
-      (N′ the cases in the bins kept) — netcal's ``QCE(marginal=False)``.
+      (N′ the cases in the bins kept) — netcal's ``QCE(marginal=False)`` (its ``bins``).
 
     The reported ``value`` is the mean over the levels ``quantiles``. 1-D data: ``y`` (n,),
     ``mean`` (n,) or a scalar, ``cov`` the variances u² (n,); then ε = z² and the QCE is the
@@ -166,7 +167,7 @@ def qce(y, mean, cov, *, quantiles=DEFAULT_QUANTILES, marginal: bool = True, bin
     if marginal:
         per_q = np.abs(coverage - q)
         return QCEResult(float(per_q.mean()), q, per_q, coverage, True, None, None, None, e, sg, d)
-    bins = check_int(bins, "bins", minimum=1)
+    bins = check_int(n_bins, "n_bins", minimum=1)
     sample_threshold = check_int(sample_threshold, "sample_threshold", minimum=1)
     lo, hi = (float(sg.min()), float(sg.max())) if range_ is None else map(float, range_)
     if not hi > lo:
@@ -269,16 +270,17 @@ def _band_h(n: int, grid_size: int, n_sim: int, level: float, seed) -> float:
     return _h_cached.__wrapped__(int(n), int(grid_size), int(n_sim), level, seed)
 
 
-def uniformity(c, *, bins: int = 20, grid_size: int = 99, n_sim: int = 20_000, level: float = 0.95,
+@renamed_keywords(bins="n_bins", n_sim="n_mc", level="confidence_level")
+def uniformity(c, *, n_bins: int = 20, grid_size: int = 99, n_mc: int = 20_000, confidence_level: float = 0.95,
                seed: Any = 0) -> Uniformity:
     r"""Uniformity of the c_i: ECDF − t with pointwise and simultaneous bands, and a
-    histogram χ² test (``bins`` equal bins, ``scipy.stats.chisquare``).
+    histogram χ² test (``n_bins`` equal bins, ``scipy.stats.chisquare``).
 
     The simultaneous band: on the grid t_k = k/(grid_size + 1) (fixed in advance, not taken
-    from the sample), h is the ``level`` quantile of max_k abs(F_n(t_k) − t_k)/√(t_k(1−t_k)/n)
-    over ``n_sim`` simulated uniform samples of the same n (numba kernel, bucket counts on the
+    from the sample), h is the ``confidence_level`` quantile of max_k abs(F_n(t_k) − t_k)/√(t_k(1−t_k)/n)
+    over ``n_mc`` simulated uniform samples of the same n (numba kernel, bucket counts on the
     grid; cached per n); the band is ±h·√(t(1−t)/n), and a calibrated sample stays inside it
-    with probability ``level``. With 20 000 simulations the Monte Carlo error of h is about
+    with probability ``confidence_level``. With 20 000 simulations the Monte Carlo error of h is about
     0.01 (with 2000 it was ±0.1, enough to move the band's coverage by ±2 %).
     """
     c = np.asarray(c, dtype=float)
@@ -286,13 +288,13 @@ def uniformity(c, *, bins: int = 20, grid_size: int = 99, n_sim: int = 20_000, l
         raise ValueError("`c` must be a 1-D array of at least 2 values in [0, 1]")
     n = c.size
     grid_size = check_int(grid_size, "grid_size", minimum=1)
-    n_sim = check_int(n_sim, "n_sim", minimum=100)
+    n_mc = check_int(n_mc, "n_mc", minimum=100)
     grid = np.arange(1, grid_size + 1) / (grid_size + 1)
     cs = np.sort(c)
     dev = np.searchsorted(cs, grid, side="right") / n - grid
     sd = np.sqrt(grid * (1 - grid) / n)
-    h = _band_h(n, grid_size, n_sim, float(level), seed)
-    counts = np.histogram(c, bins=bins, range=(0, 1))[0]
+    h = _band_h(n, grid_size, n_mc, check_probability(confidence_level, "confidence_level"), seed)
+    counts = np.histogram(c, bins=check_int(n_bins, "n_bins", minimum=1), range=(0, 1))[0]
     chi = st.chisquare(counts)
     return Uniformity(n, grid, dev, 1.959963984540054 * sd, h * sd, h, bool(np.all(np.abs(dev) <= h * sd)),
                       counts, float(chi.statistic), float(chi.pvalue))

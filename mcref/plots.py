@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ._validation import check_E_u
+from ._validation import check_E_u, renamed_keywords
 
 __all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms", "plot_lzms", "plot_lzisd", "plot_lcp",
            "plot_reliability", "plot_calibration_curve", "plot_confidence_curve", "plot_e_vs_u", "plot_z_vs_x",
@@ -437,7 +437,8 @@ def plot_report(E, u, x=None, *, name: str = "", seed=None, dist="normal", path=
 # ----------------------------------------------------------------------------------
 
 
-def plot_rank_calibration(c, *, ax=None, bins: int = 20, seed=0, title: str | None = None):
+@renamed_keywords(bins="n_bins")
+def plot_rank_calibration(c, *, ax=None, n_bins: int = 20, seed=0, title: str | None = None):
     """ECDF(c) − t of the ranks c_i with the pointwise (dashed) and simultaneous (shaded) 95 %
     bands, and the rank histogram below it (:func:`mcref.calibration.uniformity`)."""
     from .calibration import uniformity
@@ -447,7 +448,7 @@ def plot_rank_calibration(c, *, ax=None, bins: int = 20, seed=0, title: str | No
         fig, (ax, axh) = plt.subplots(2, 1, figsize=(5, 5), height_ratios=(2, 1), sharex=True)
     else:
         axh = None
-    r = uniformity(c, bins=bins, seed=seed)
+    r = uniformity(c, n_bins=n_bins, seed=seed)
     ax.fill_between(r.grid, -r.simultaneous, r.simultaneous, color="tab:green", alpha=0.2, lw=0,
                     label="simultaneous 95 %")
     ax.plot(r.grid, r.pointwise, "--", color="tab:green", lw=1, label="pointwise 95 %")
@@ -460,8 +461,8 @@ def plot_rank_calibration(c, *, ax=None, bins: int = 20, seed=0, title: str | No
     verdict = "inside" if r.inside else "outside"
     ax.set_title(title or f"Rank calibration: {verdict} the band; χ² p = {r.chi2_pvalue:.2g}", fontsize=9)
     if axh is not None:
-        axh.bar((np.arange(bins) + 0.5) / bins, r.counts, width=1 / bins, color="0.6", edgecolor="white")
-        axh.axhline(r.n / bins, color="tab:red", lw=1)
+        axh.bar((np.arange(n_bins) + 0.5) / n_bins, r.counts, width=1 / n_bins, color="0.6", edgecolor="white")
+        axh.axhline(r.n / n_bins, color="tab:red", lw=1)
         axh.set_xlabel("c (rank of the truth)")
         axh.set_ylabel("count")
         axh.set_xlim(0, 1)

@@ -298,7 +298,7 @@ for k, (name, cov) in enumerate(covs.items()):
     samples = mu2[:, None, :] + np.einsum("nij,nsj->nsi", np.linalg.cholesky(cov), z2)
     c = ranks3[name] = mcref.rank_calibration(y2, samples, seed=SEED + 210 + k, logpdf=gaussian_logpdf(mu2, cov))
     mq[name] = mcref.qce(y2, mu2, cov, marginal=True)
-    cq[name] = mcref.qce(y2, mu2, cov, marginal=False, bins=10, sample_threshold=1)
+    cq[name] = mcref.qce(y2, mu2, cov, marginal=False, n_bins=10, sample_threshold=1)
     rows[name] = {"mean NEES / d": round(float(mq[name].nees.mean() / d), 3), **summary(c),
                   "M-QCE": round(mq[name].value, 4), "C-QCE": round(cq[name].value, 4)}
 vec_table = pd.DataFrame(rows).T
@@ -398,7 +398,7 @@ and the fraction of the repeats above inside the band for each of these h."""
 
 BAND_H = r"""c0 = np.random.default_rng(0).uniform(size=N_BAND)          # h does not depend on the c_i
 h_seeds = np.array([mcref.uniformity(c0, seed=s).h for s in range(10)])
-h_long = mcref.uniformity(c0, n_sim=100_000, seed=1).h
+h_long = mcref.uniformity(c0, n_mc=100_000, seed=1).h
 print("h, seeds 0-9:", np.round(h_seeds, 3))
 print(f"h, 100 000 simulations: {h_long:.3f}")
 print("inside the band of each seed's h:", np.round([np.mean(z_max <= h) for h in h_seeds], 3))

@@ -70,14 +70,14 @@ def test_cqce_bin_logic_on_constructed_input():
     nees_big = np.r_[np.full(6, 0.1), np.full(14, 5.0)]     # 6/20 inside
     u = np.r_[np.ones(40), 3 * np.ones(20)]
     E = np.sqrt(np.r_[nees_small, nees_big]) * u
-    r = qce(E, 0.0, u**2, quantiles=[0.5], marginal=False, bins=2)
+    r = qce(E, 0.0, u**2, quantiles=[0.5], marginal=False, n_bins=2)
     assert r.bin_counts.tolist() == [40, 20]
     assert r.bin_coverage[0].tolist() == [0.75, 0.3]
     assert r.value == pytest.approx((40 * 0.25 + 20 * 0.2) / 60)
-    r3 = qce(E, 0.0, u**2, quantiles=[0.5], marginal=False, bins=2, sample_threshold=21)
+    r3 = qce(E, 0.0, u**2, quantiles=[0.5], marginal=False, n_bins=2, sample_threshold=21)
     assert r3.value == pytest.approx(0.25)  # only the bin of 40 is kept
     with pytest.raises(ValueError, match="no bin holds"):
-        qce(E, 0.0, u**2, marginal=False, bins=2, sample_threshold=100)
+        qce(E, 0.0, u**2, marginal=False, n_bins=2, sample_threshold=100)
 
 
 def test_qce_input_validation():
@@ -200,3 +200,23 @@ def test_calibration_plots_render(tmp_path):
     ax2 = plot_qce(qce(y, 0.0, np.ones(500), marginal=False))
     assert ax2.has_data()
     plt.close("all")
+
+
+def test_old_keyword_spellings_are_deprecated_aliases():
+    """One spelling per concept (docs/api.rst, "Conventions"): bins -> n_bins, n_sim -> n_mc,
+    level -> confidence_level; the old ones work for one release, with a warning."""
+    from mcref._warnings import MCRefDeprecationWarning
+
+    c = np.random.default_rng(3).uniform(size=300)
+    new = uniformity(c, n_bins=10, n_mc=500, confidence_level=0.9, seed=2)
+    with pytest.warns(MCRefDeprecationWarning, match=r"uniformity\(\): `\w+` is now spelled") as rec:
+        old = uniformity(c, bins=10, n_sim=500, level=0.9, seed=2)
+    said = sorted(str(w.message).split("`")[1] for w in rec)
+    assert said == ["bins", "level", "n_sim"]
+    assert (old.h, old.chi2_pvalue) == (new.h, new.chi2_pvalue)
+    with pytest.raises(TypeError, match=r"got `bins` and `n_bins`: pass `n_bins` only"):
+        uniformity(c, bins=10, n_bins=10)
+    E = np.random.default_rng(4).normal(size=400)
+    u = np.ones(400)
+    with pytest.warns(MCRefDeprecationWarning, match=r"qce\(\): `bins` is now spelled `n_bins`"):
+        assert qce(E, 0.0, u, marginal=False, bins=4).value == qce(E, 0.0, u, marginal=False, n_bins=4).value
