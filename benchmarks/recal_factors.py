@@ -23,7 +23,7 @@ VarianceScaling factor (relative difference from s_zms) and uncertainty-toolbox'
 coverage-based std ratio (criterion ``ma_cal``, another criterion).
 
 Run: ``python benchmarks/recal_factors.py [--boot 2000] [--bins 20] [--seed 2024] [--libraries]``
-(about 10 s on 2 cores after numba's compilation).
+(about 15 s on 2 cores, numba compilation included; with --libraries about 100 s, most of it uncertainty-toolbox's search).
 """
 
 from __future__ import annotations

@@ -77,8 +77,8 @@ def test_zms_minimises_the_uncertainty_toolbox_gaussian_nll(case):
         return uct.metrics_scoring_rule.nll_gaussian(zero, np.exp(log_s) * u, E)
 
     opt = minimize_scalar(nll, bracket=(-2.0, 2.0), tol=1e-12)
-    # the NLL is flat at its minimum: the optimiser locates it to ~sqrt(machine eps)
-    assert np.exp(opt.x) == pytest.approx(s, rel=1e-6)
+    # the NLL is flat at its minimum: the optimiser finds it to ~1e-9 (measured <= 9e-10)
+    assert np.exp(opt.x) == pytest.approx(s, rel=1e-8)
     assert nll(np.log(s)) <= opt.fun + 1e-12
 
 
