@@ -202,6 +202,10 @@ def cmd_recalibrate(args) -> int:
 
     if args.x_column is not None and args.method not in X_METHODS:
         raise ValueError(f"--x-column is used only by --method {' or '.join(X_METHODS)}, not {args.method!r}")
+    if args.bins is not None and args.method != "bvs":
+        raise ValueError(f"--bins is used only by --method bvs, not {args.method!r}")
+    if args.degree is not None and args.method != "poly":
+        raise ValueError(f"--degree is used only by --method poly, not {args.method!r}")
     out = None
     if args.out is not None:  # checked before any work
         out = os.path.abspath(args.out)
@@ -213,8 +217,11 @@ def cmd_recalibrate(args) -> int:
     if args.dataset is not None and args.file is None and args.x_column not in (None, "x"):
         raise ValueError(f"--x-column: a built-in data set has one covariate, named x; got {args.x_column!r}")
     if args.file is not None and args.dataset is None and args.x_column is not None:
-        ds = datasets.from_file(args.file, E=args.E, u=args.u, x=args.x_column, pred=args.pred, ref=args.ref,
-                                u_is_variance=args.u_is_variance, delimiter=args.delimiter)
+        try:
+            ds = datasets.from_file(args.file, E=args.E, u=args.u, x=args.x_column, pred=args.pred, ref=args.ref,
+                                    u_is_variance=args.u_is_variance, delimiter=args.delimiter)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("`x`", "--x-column")) from None
     else:
         ds = _load(args)
     x = None
@@ -222,7 +229,9 @@ def cmd_recalibrate(args) -> int:
         if ds.x is None:
             raise ValueError(f"--x-column: the built-in data set {ds.name!r} has no covariate x")
         x = ds.x
-    opts = {"x": x, "degree": args.degree}
+    opts = {"x": x}
+    if args.degree is not None:
+        opts["degree"] = args.degree
     if args.bins is not None:
         opts["n_bins"] = args.bins
     rec = recalibrate(ds.E, ds.u, args.method, **opts)
@@ -699,7 +708,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--method", required=True, choices=list(_RECAL_METHODS), help="recalibration method")
     sp.add_argument("--x-column", metavar="NAME",
                     help="--method bvs: bin on this covariate column instead of u (a built-in set: x)")
-    sp.add_argument("--degree", type=int, default=1, choices=[1, 2],
+    sp.add_argument("--degree", type=int, default=None, choices=[1, 2],
                     help="--method poly: u'^2 = a + b*u^2 (1, default) or + c*u^4 (2)")
     sp.add_argument("--out", metavar="FILE",
                     help="write the input's columns plus u_recalibrated (standard uncertainties of the map fitted "

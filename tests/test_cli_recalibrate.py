@@ -60,19 +60,20 @@ def test_printed_parameters_are_the_apis(datafile, method, capsys):
         assert row["params"]["s"] == pytest.approx(s, rel=1e-12)
 
 
-@pytest.mark.parametrize("method", ["zms", "bvs", "poly", "isotonic"])
-def test_out_csv_is_the_input_plus_the_apis_u(datafile, method, tmp_path, capsys):
+@pytest.mark.parametrize("method, extra, kw", [("zms", [], {}), ("bvs", ["--bins", "10"], {"n_bins": 10}),
+                                              ("poly", [], {}), ("poly", ["--degree", "2"], {"degree": 2}),
+                                              ("isotonic", [], {})])
+def test_out_csv_is_the_input_plus_the_apis_u(datafile, method, extra, kw, tmp_path, capsys):
     f, E, u, _ = datafile
     out = tmp_path / "sub" / "rec.csv"
     out.parent.mkdir()
-    assert main(["recalibrate", str(f), "--method", method, "--bins", "10", "--out", str(out)]) == 0
+    assert main(["recalibrate", str(f), "--method", method, *extra, "--out", str(out)]) == 0
     assert f"wrote {out}" in capsys.readouterr().out
     head, rows = _read(out)
     head_in, rows_in = _read(f)
     assert head == head_in + ["u_recalibrated"]
     assert [r[:-1] for r in rows] == rows_in  # every input cell verbatim, row order kept
     u_new = np.array([float(r[-1]) for r in rows])
-    kw = {"n_bins": 10} if method == "bvs" else {}
     np.testing.assert_array_equal(u_new, mcref.recalibrate(E, u, method, **kw).apply(u))
     assert os.listdir(out.parent) == ["rec.csv"]  # no temporary file left behind
 
@@ -147,7 +148,9 @@ def test_out_replaces_an_existing_file(datafile, tmp_path):
         (["--method", "zms", "--out", "{tmp}/missing/r.csv"], "--out: the directory"),
         (["--method", "zms", "--out", "{tmp}"], "--out:"),
         (["--method", "zms", "--x-column", "feat"], "--x-column is used only by --method bvs"),
-        (["--method", "bvs", "--x-column", "nope"], "nope"),
+        (["--method", "bvs", "--x-column", "nope"], "--x-column names column 'nope', which is missing"),
+        (["--method", "zms", "--bins", "5"], "--bins is used only by --method bvs"),
+        (["--method", "isotonic", "--degree", "2"], "--degree is used only by --method poly"),
         (["--method", "bvs", "--bins", "100"], "--bins"),
         (["--method", "zms", "--cv", "1"], "--cv"),
         (["--method", "zms", "--cv", "2", "--seed", "-1"], "--seed"),
