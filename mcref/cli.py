@@ -113,16 +113,21 @@ def cmd_stats(args) -> int:
     return 0
 
 
-def cmd_validate(args) -> int:
-    from ._validate import validate
-
-    ds = _load(args)
+def _dists(args) -> list[str]:
+    """--dists as a list (default: validate's), refused when given empty."""
     from ._validate import VALIDATE_DISTS
 
     if args.dists is not None and not args.dists.strip(", "):
         raise ValueError("--dists is empty: give comma-separated distributions (e.g. normal,t6,empirical) or "
                          "leave it out for the default")
-    dists = [d.strip() for d in args.dists.split(",") if d.strip()] if args.dists else list(VALIDATE_DISTS)
+    return [d.strip() for d in args.dists.split(",") if d.strip()] if args.dists else list(VALIDATE_DISTS)
+
+
+def cmd_validate(args) -> int:
+    from ._validate import validate
+
+    ds = _load(args)
+    dists = _dists(args)
     import warnings
 
     from ._warnings import FewReplicatesWarning, TieOrderWarning
@@ -239,13 +244,9 @@ def cmd_recalibrate(args) -> int:
     if args.cv is not None:
         import warnings
 
-        from ._validate import VALIDATE_DISTS
         from ._warnings import FewReplicatesWarning, TieOrderWarning
 
-        if args.dists is not None and not args.dists.strip(", "):
-            raise ValueError("--dists is empty: give comma-separated distributions (e.g. normal,t6,empirical) or "
-                             "leave it out for the default")
-        dists = [d.strip() for d in args.dists.split(",") if d.strip()] if args.dists else list(VALIDATE_DISTS)
+        dists = _dists(args)
         with warnings.catch_warnings():  # notes of the printed tables, as in `mcref validate`
             warnings.simplefilter("ignore", FewReplicatesWarning)
             warnings.simplefilter("ignore", TieOrderWarning)
@@ -264,9 +265,11 @@ def cmd_recalibrate(args) -> int:
                        before=json.loads(cv.before.to_json()), after=json.loads(cv.after.to_json()))
         print(json.dumps(row, indent=2, default=float))
     elif args.csv:
-        print("dataset,method,param,value,se")
-        for k, v in rec.params.items():
-            print(f"{ds.name},{rec.method},{k},{v!r},{rec.se.get(k, float('nan'))!r}")
+        import csv
+
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(["dataset", "method", "param", "value", "se"])
+        w.writerows([ds.name, rec.method, k, repr(v), repr(rec.se.get(k, float("nan")))] for k, v in rec.params.items())
     else:
         print(f"{ds.name}: M={ds.M}")
         print(rec)
@@ -306,6 +309,9 @@ def _write_recalibrated(args, ds: datasets.Dataset, u_new, u_cv, out: str) -> No
             w.writerow(list(cols))
             for i in range(ds.M):
                 w.writerow([cell(c[i]) for c in cols.values()])
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would make the result private
         os.replace(tmp, out)
     except BaseException:
         if os.path.exists(tmp):

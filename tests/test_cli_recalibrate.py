@@ -185,3 +185,18 @@ def test_bad_choice_exits_2_naming_the_option(argv, option, capsys):
     assert option in err and ("invalid choice" in err or "required" in err)
     if argv and argv[1] == "platt":
         assert "zms" in err and "isotonic" in err  # what is accepted
+
+
+def test_csv_output_and_file_mode(datafile, tmp_path, capsys):
+    f, E, u, _ = datafile
+    out = tmp_path / "rec.csv"
+    assert main(["recalibrate", str(f), "--method", "rce", "--csv", "--out", str(out)]) == 0
+    cap = capsys.readouterr()
+    rows = list(csv.reader(cap.out.splitlines()))
+    rec = mcref.recalibrate(E, u, "rce")
+    assert rows == [["dataset", "method", "param", "value", "se"], ["pairs", "rce", "s", repr(rec.params["s"]),
+                                                                     repr(rec.se["s"])]]
+    assert f"wrote {out}" in cap.err  # the table alone on stdout
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # as an ordinary new file, not mkstemp's 0600
