@@ -144,7 +144,7 @@ def _recalibrate_iv(E, u, method, x, n_bins, degree):
         raise ValueError(f"`degree` must be 1 or 2, got {degree}")
     if method == "bvs" and u.size // n_bins < MIN_BIN_COUNT:
         raise ValueError(f"`n_bins`={n_bins} leaves bins with fewer than {MIN_BIN_COUNT} points "
-                         f"(M = {u.size}); use n_bins <= {max(u.size // MIN_BIN_COUNT, 1)}")
+                         f"(M = {u.size}); use `n_bins` <= {max(u.size // MIN_BIN_COUNT, 1)}")
     return E, u, method, x, n_bins, degree
 
 

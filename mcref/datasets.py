@@ -6,7 +6,8 @@ conditioning variable ``x`` (an input feature or the prediction), used for adapt
 
 * :func:`names` lists the packaged sets in the papers' order (set #1 to #9),
 * :func:`load` returns one of them,
-* :func:`from_file` reads a user CSV or NPZ file with validation.
+* :func:`from_file` reads a user CSV or NPZ file with validation,
+* :func:`read_columns` gives every column of such a file as it is (to write them back).
 
 The packaged sets come from GitHub ``ppernot/2024_SimRef`` (commit ``f73a3b0``); see
 ``mcref/data/README.md`` for attribution and ``mcref/data/_build.py`` for the derivations.
@@ -29,7 +30,7 @@ import numpy as np
 
 from ._validation import as_float_array, check_E_u
 
-__all__ = ["Dataset", "names", "load", "from_file"]
+__all__ = ["Dataset", "names", "load", "from_file", "read_columns"]
 
 _NAMES: tuple[str, ...] = (
     "Diffusion_RF",
@@ -298,26 +299,7 @@ def from_file(
     if (ref is None) != (pred is None):
         raise ValueError("`ref` and `pred` must be given together (E = ref - pred)")
 
-    try:
-        p = Path(path)
-    except TypeError:
-        raise ValueError(f"`path` must be a string or a path, got {path!r}") from None
-    if p.is_dir():
-        raise ValueError(f"`path`: {str(p)!r} is a directory; give a data file (.csv, .tsv, .txt or .npz)")
-    if not p.is_file():
-        raise ValueError(f"`path`: file not found: {str(p)!r}")
-    ext = p.suffix.lower()
-    if ext == ".npz":
-        table, source = _read_npz(p)
-    elif ext in _TEXT_EXTENSIONS:
-        if delimiter is None:
-            delimiter = _TEXT_EXTENSIONS[ext]
-        table, source = _read_text(p, delimiter), str(p)
-    else:
-        raise ValueError(
-            f"`path` must end in .csv, .txt, .tsv or .npz, got {p.name!r} (unsupported extension)"
-        )
-
+    p, table, source = _open_table(path, delimiter)
     where = p.name
     if ref is not None and pred is not None:
         r = _numeric_column(table, ref, "ref", where)
@@ -351,6 +333,72 @@ def from_file(
         return Dataset(name if name is not None else p.stem, err, unc, cond, source)
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
+
+
+def read_columns(path: str | os.PathLike[str], *, delimiter: str | None = None) -> dict[str, np.ndarray]:
+    """Every column of a user file, unconverted, in file order: the rows :func:`from_file`
+    reads, for writing them back beside new columns (``mcref recalibrate --out``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``.csv``, ``.txt``, ``.tsv`` or ``.npz`` file, as for :func:`from_file`.
+    delimiter : str, optional
+        Field delimiter of a text file (default: as :func:`from_file`).
+
+    Returns
+    -------
+    dict of str to ndarray
+        Column name → values: the text of the cells (object arrays of ``str``, verbatim but
+        for surrounding spaces) for a text file; the 1-D arrays of an ``.npz`` file (its
+        other entries, e.g. a scalar ``source``, are left out). Row ``i`` is row ``i`` of
+        the :class:`Dataset` that :func:`from_file` returns for the same file.
+
+    Raises
+    ------
+    ValueError
+        As :func:`from_file` for a missing file, an unsupported extension or a malformed
+        text file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "mine.csv"
+    >>> _ = p.write_text("id,E,u\\na,0.5,1.0\\nb,-0.25,0.5\\n")
+    >>> {k: v.tolist() for k, v in read_columns(p).items()}
+    {'id': ['a', 'b'], 'E': ['0.5', '-0.25'], 'u': ['1.0', '0.5']}
+    """
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
+        raise ValueError(f"`delimiter` must be a single character or None, got {delimiter!r}")
+    table = _open_table(path, delimiter)[1]
+    if table.arrays is not None:
+        return {k: v for k, v in table.arrays.items() if v.ndim == 1}
+    assert table.rows is not None
+    out = {}
+    for j, name in enumerate(table.names):
+        col = np.empty(len(table.rows), dtype=object)
+        col[:] = [row[j].strip() for row in table.rows]
+        out[name] = col
+    return out
+
+
+def _open_table(path, delimiter: str | None) -> tuple[Path, _Table, str]:
+    """The checked path, its table (text with the extension's default delimiter, or npz)
+    and its source (an npz file's ``source`` entry, else the path)."""
+    try:
+        p = Path(path)
+    except TypeError:
+        raise ValueError(f"`path` must be a string or a path, got {path!r}") from None
+    if p.is_dir():
+        raise ValueError(f"`path`: {str(p)!r} is a directory; give a data file (.csv, .tsv, .txt or .npz)")
+    if not p.is_file():
+        raise ValueError(f"`path`: file not found: {str(p)!r}")
+    ext = p.suffix.lower()
+    if ext == ".npz":
+        return (p, *_read_npz(p))
+    if ext in _TEXT_EXTENSIONS:
+        return p, _read_text(p, _TEXT_EXTENSIONS[ext] if delimiter is None else delimiter), str(p)
+    raise ValueError(f"`path` must end in .csv, .txt, .tsv or .npz, got {p.name!r} (unsupported extension)")
 
 
 @dataclass(frozen=True)

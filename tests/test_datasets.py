@@ -398,3 +398,23 @@ def test_error_argument_conflicts(tmp_path):
         from_file(p, ref="y", pred="yhat", u="s", u_is_variance="yes")
     ds = from_file(p, ref="y", pred="yhat", u="s")
     assert ds.E.tolist() == [1.0, 1.0]
+
+
+def test_read_columns_rows_match_from_file(tmp_path):
+    """read_columns gives every column, unconverted, row for row with from_file (comments and
+    blank lines skipped alike); an npz file's 1-D arrays only."""
+    f = tmp_path / "d.csv"
+    f.write_text("# comment\nid; E ;u\n\na; 0.5;1.0\n# another\nb;-0.25 ;5e-1\n")
+    cols = mcref.datasets.read_columns(f)
+    ds = from_file(f)
+    assert list(cols) == ["id", "E", "u"]
+    assert cols["id"].tolist() == ["a", "b"] and cols["u"].tolist() == ["1.0", "5e-1"]
+    np.testing.assert_array_equal([float(v) for v in cols["E"]], ds.E)
+    g = tmp_path / "d.npz"
+    np.savez(g, E=ds.E, u=ds.u, k=np.array([3, 4]), grid=np.zeros((2, 2)), source=np.array("somewhere"))
+    cols = mcref.datasets.read_columns(g)
+    assert list(cols) == ["E", "u", "k"] and cols["k"].dtype.kind == "i"
+    with pytest.raises(ValueError, match="`path`: file not found"):
+        mcref.datasets.read_columns(tmp_path / "none.csv")
+    with pytest.raises(ValueError, match="`delimiter` must be a single character"):
+        mcref.datasets.read_columns(f, delimiter=";;")

@@ -214,7 +214,7 @@ def test_cross_fitted_validation_on_calibrated_and_miscalibrated_data():
     (([1.0, 2.0, 3.0], [1.0, 1.0, 1.0]), {"method": "bvs", "x": [1.0, 2.0]},
      r"`u` and `x` must have the same length, got 3 and 2"),
     ((np.ones(100), np.ones(100)), {"method": "bvs", "n_bins": 4},
-     r"`n_bins`=4 leaves bins with fewer than 30 points \(M = 100\); use n_bins <= 3"),
+     r"`n_bins`=4 leaves bins with fewer than 30 points \(M = 100\); use `n_bins` <= 3"),
     (([1.0, 2.0, 3.0], [1.0, 1.0, 1.0]), {"method": "poly", "degree": 3}, r"`degree` must be 1 or 2, got 3"),
 ])
 def test_bad_inputs_recalibrate(args, kw, msg):
