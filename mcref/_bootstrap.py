@@ -23,7 +23,7 @@ from scipy.special import ndtr, ndtri
 
 from . import _progress
 from ._validation import (as_float_array, check_choice, check_E_u, check_int, check_probability, check_progress,
-                          check_seed)
+                          check_seed, signature_of)
 from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .binning import bin_starts
 from .intervals import ConfidenceInterval
@@ -309,7 +309,7 @@ def bootstrap_many(
     names : sequence of str
         Statistics (see :func:`mcref.statistic`).
     E, u, n_boot, method, n_bins, min_count, shrink, confidence_level, seed, binning, log, progress
-        As in :func:`bootstrap`.
+        As in :func:`bootstrap` (this function holds their one definition and defaults).
 
     Returns
     -------
@@ -435,22 +435,7 @@ def _finite_replicates(b: np.ndarray, name: str) -> np.ndarray:
     return b[ok]
 
 
-def bootstrap(
-    name: str,
-    E,
-    u,
-    *,
-    n_boot: int = 5000,
-    method: Method = "bca",
-    n_bins: int = 20,
-    min_count: int = 30,
-    shrink: bool = False,
-    confidence_level: float = 0.95,
-    seed=None,
-    binning: str = "equal",
-    log: bool | None = None,
-    progress: bool | None = None,
-) -> BootstrapResult:
+def bootstrap(name: str, E, u, **options) -> BootstrapResult:
     r"""Bootstrap confidence interval of a calibration statistic (BCa by default).
 
     Nonparametric pairs bootstrap: B resamples of the (E, u) pairs with replacement, the
@@ -542,9 +527,15 @@ def bootstrap(
     >>> res.low < res.estimate < res.high
     True
     """
-    return bootstrap_many([name], E, u, n_boot=n_boot, method=method, n_bins=n_bins, min_count=min_count,
-                          shrink=shrink, confidence_level=confidence_level, seed=seed, binning=binning,
-                          log=log, progress=progress)[info(name).name]
+    unknown = sorted(set(options) - set(bootstrap.__signature__.parameters))
+    if unknown:
+        raise TypeError(f"bootstrap() got an unexpected keyword argument {unknown[0]!r}")
+    return bootstrap_many([name], E, u, **options)[info(name).name]
+
+
+# one definition of the keywords: bootstrap's are bootstrap_many's (shown by help() and the docs)
+bootstrap.__signature__ = signature_of(bootstrap_many, first="name", first_annotation="str",
+                                       returns="BootstrapResult")
 
 
 def resample_indices(u, n_boot: int, seed=None, *, n_bins: int | None = None) -> np.ndarray:

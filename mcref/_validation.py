@@ -262,3 +262,15 @@ def renamed_keywords(**old_to_new: str):
         return inner
 
     return wrap
+
+
+def signature_of(fn, *, first: str, first_annotation: str, returns: str):
+    """The signature of ``fn`` with its first parameter renamed (``first``) and another return
+    annotation: a single-statistic wrapper (``bootstrap(name, ...)``) shows the keywords of the
+    function that defines them (``bootstrap_many(names, ...)``), which stay one definition."""
+    import inspect
+
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    params[0] = params[0].replace(name=first, annotation=first_annotation)
+    return sig.replace(parameters=params, return_annotation=returns)

@@ -296,11 +296,8 @@ def zmse_exact_bin(n):
 
     References
     ----------
-    .. [1] P. Pernot, "Calibration in machine learning uncertainty quantification:
-       beyond consistency to target adaptivity", APL Mach. Learn. 1, 046121 (2023),
-       doi:10.1063/5.0174943.
-    .. [2] N. L. Johnson, S. Kotz and N. Balakrishnan, *Continuous Univariate
-       Distributions*, vol. 1, 2nd ed., Wiley (1994), ch. 17-18.
+    .. [1] P. Pernot, APL Mach. Learn. 1, 046121 (2023); [1] of :mod:`mcref.exact`.
+    .. [2] Johnson, Kotz and Balakrishnan (1994), ch. 17-18; [2] of :mod:`mcref.exact`.
     .. [3] NIST DLMF §8.2, https://dlmf.nist.gov/8.2.
 
     Examples
@@ -438,11 +435,8 @@ def exact_reference(
 
     References
     ----------
-    .. [1] P. Pernot, "Calibration in machine learning uncertainty quantification:
-       beyond consistency to target adaptivity", APL Mach. Learn. 1, 046121 (2023),
-       doi:10.1063/5.0174943.
-    .. [2] N. L. Johnson, S. Kotz and N. Balakrishnan, *Continuous Univariate
-       Distributions*, vol. 1, 2nd ed., Wiley (1994), ch. 17-18.
+    .. [1] P. Pernot, APL Mach. Learn. 1, 046121 (2023); [1] of :mod:`mcref.exact`.
+    .. [2] Johnson, Kotz and Balakrishnan (1994), ch. 17-18; [2] of :mod:`mcref.exact`.
 
     Examples
     --------

@@ -123,7 +123,7 @@ def crps_normal(y, mu, sigma) -> np.ndarray:
         = \sigma\Bigl[w\,\bigl(2\Phi(w) - 1\bigr) + 2\varphi(w) - \frac{1}{\sqrt{\pi}}\Bigr],
         \qquad w = \frac{y - \mu}{\sigma},
 
-    with Φ and φ the standard normal CDF and density [1]_. For calibration data, errors
+    with Φ and φ the standard normal CDF and density (Gneiting & Raftery 2007). For calibration data, errors
     E = y − ŷ and uncertainties u, the score of the predictions N(ŷ, u²) is
     ``crps_normal(E, 0, u)`` (the CRPS is invariant to a common shift of y and μ).
 
@@ -156,16 +156,10 @@ def crps_normal(y, mu, sigma) -> np.ndarray:
     -----
     One numba loop over the cases (:func:`mcref.kernels.scores.crps_normal_kernel`), with
     2Φ(w) − 1 = erf(w/√2); docs/methods.md, "Proper scoring rules".
-
-    References
-    ----------
-    .. [1] T. Gneiting and A. E. Raftery, "Strictly proper scoring rules, prediction, and
-       estimation", J. Am. Stat. Assoc. 102, 359–378 (2007), doi:10.1198/016214506000001437.
+    Gneiting & Raftery (2007): J. Am. Stat. Assoc. 102, 359, doi:10.1198/016214506000001437.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from mcref.scores import crps_normal
     >>> rng = np.random.default_rng(0)
     >>> u = rng.uniform(0.5, 2.0, 100_000); E = u * rng.standard_normal(u.size)
     >>> round(float(crps_normal(E, 0.0, u).mean()), 3)            # calibrated u
@@ -236,15 +230,12 @@ def crps_ensemble(y, samples, *, axis: int = -1, estimator: Literal["standard", 
 
     References
     ----------
-    .. [1] T. Gneiting and A. E. Raftery, "Strictly proper scoring rules, prediction, and
-       estimation", J. Am. Stat. Assoc. 102, 359–378 (2007), doi:10.1198/016214506000001437.
+    .. [1] Gneiting & Raftery (2007), [GR07] in :mod:`mcref.scores`, doi:10.1198/016214506000001437.
     .. [2] C. A. T. Ferro, "Fair scores for ensemble forecasts", Q. J. R. Meteorol. Soc. 140,
        1917–1923 (2014), doi:10.1002/qj.2270.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from mcref.scores import crps_ensemble, crps_normal
     >>> rng = np.random.default_rng(0)
     >>> y = rng.standard_normal(2000)
     >>> X = rng.standard_normal((2000, 10))                  # 10 members of N(0, 1) per case
@@ -351,13 +342,10 @@ def interval_score(y, lower, upper, alpha) -> np.ndarray:
     ----------
     .. [1] R. L. Winkler, "A decision-theoretic approach to interval estimation", J. Am.
        Stat. Assoc. 67, 187–191 (1972), doi:10.1080/01621459.1972.10481224.
-    .. [2] T. Gneiting and A. E. Raftery, "Strictly proper scoring rules, prediction, and
-       estimation", J. Am. Stat. Assoc. 102, 359–378 (2007), doi:10.1198/016214506000001437.
+    .. [2] Gneiting & Raftery (2007), [GR07] in :mod:`mcref.scores`, doi:10.1198/016214506000001437.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from mcref.scores import interval_score, normal_interval
     >>> interval_score([0.5, -2.0, 3.0], -1.0, 1.0, 0.1)     # inside; 1 below; 2 above
     array([ 2., 22., 42.])
     >>> rng = np.random.default_rng(0)
@@ -595,8 +583,6 @@ def coverage_table(E, u, levels: Sequence[float] = DEFAULT_LEVELS, dist: Any = "
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from mcref.scores import coverage_table
     >>> rng = np.random.default_rng(0)
     >>> u = rng.uniform(0.5, 2.0, 100_000); E = u * rng.standard_normal(u.size)
     >>> t = coverage_table(E, u)
@@ -634,7 +620,7 @@ def nll_gaussian(y, mean, cov) -> np.ndarray:
         \mathrm{NLL}_i = \tfrac12\bigl[d\ln 2\pi + \ln\det\Sigma_i
         + (y_i - \mu_i)^\top \Sigma_i^{-1} (y_i - \mu_i)\bigr],
 
-    the logarithmic score [1]_ (in nats). Its Mahalanobis term is the NEES of
+    the logarithmic score (Gneiting & Raftery 2007) (in nats). Its Mahalanobis term is the NEES of
     :func:`mcref.calibration.nees`, computed by the same Cholesky kernel.
 
     Parameters
@@ -668,16 +654,10 @@ def nll_gaussian(y, mean, cov) -> np.ndarray:
     Cholesky factorisation Σ_i = L Lᵀ per case, ln det Σ_i = 2·Σ ln L_aa, the quadratic form
     by forward substitution: O(d³) per case (:func:`mcref.kernels.scores.nll_gaussian_kernel`
     with :func:`mcref.kernels.linalg.chol_mahalanobis`); docs/methods.md, "Proper scoring rules".
-
-    References
-    ----------
-    .. [1] T. Gneiting and A. E. Raftery, "Strictly proper scoring rules, prediction, and
-       estimation", J. Am. Stat. Assoc. 102, 359–378 (2007), doi:10.1198/016214506000001437.
+    Gneiting & Raftery (2007): J. Am. Stat. Assoc. 102, 359, doi:10.1198/016214506000001437.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from mcref.scores import nll_gaussian
     >>> rng = np.random.default_rng(0)
     >>> cov = np.array([[1.0, 0.5], [0.5, 2.0]])
     >>> y = rng.multivariate_normal([0.0, 0.0], cov, size=100_000)
@@ -707,12 +687,9 @@ def nll_normal(y, mu, sigma) -> np.ndarray:
 
     Parameters
     ----------
-    y : array_like
-        Observations (or errors E).
-    mu : array_like
-        Predicted means (0 for errors); broadcast against ``y``.
-    sigma : array_like
-        Predicted standard deviations (uncertainties u), > 0; broadcast against ``y``.
+    y, mu, sigma : array_like
+        As in :func:`crps_normal`: observations (or errors E), predicted means (0 for
+        errors) and standard deviations (the uncertainties u, > 0), broadcast together.
 
     Returns
     -------
@@ -730,8 +707,6 @@ def nll_normal(y, mu, sigma) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from mcref.scores import nll_normal
     >>> rng = np.random.default_rng(0)
     >>> u = rng.uniform(0.5, 2.0, 100_000); E = u * rng.standard_normal(u.size)
     >>> round(float(nll_normal(E, 0.0, u).mean() - np.log(u).mean()), 2)   # ½(ln 2π + 1)

@@ -288,21 +288,20 @@ def kurtosis_cs(x: Any, *, quantiles: str = "hd") -> float:
 
     Parameters
     ----------
-    x : array_like, shape (n,)
-        Sample of finite values, ``n >= 4``.
-    quantiles : {"hd", "plain"}, default "hd"
-        Quantiles by :func:`hd_quantile` or by :func:`numpy.quantile`.
+    x, quantiles
+        As in :func:`skewness_gm` (here the four quantiles by :func:`hd_quantile` or by
+        :func:`numpy.quantile`).
 
     Returns
     -------
     float
+        κ_CS: about 0 for a normal sample, > 0 for heavier tails.
 
     Raises
     ------
     ValueError
-        For an invalid ``x`` or ``quantiles``, fewer than 4 points, or a degenerate
-        sample (all values equal, or an interquartile range of 0, which with plain
-        quantiles can happen when many values are tied).
+        As :func:`skewness_gm`, and for an interquartile range of 0 (with plain quantiles,
+        when many values are tied).
 
     References
     ----------

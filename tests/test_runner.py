@@ -186,8 +186,8 @@ def test_spec_errors(s, match):
 
 
 @pytest.mark.parametrize("kind, match", [
-    ("array", r'cell \{"i":0\}: row 0, column \'x\' is not a JSON scalar'),
-    ("object", r'cell \{"i":0\}: row 0, column \'x\' is not a JSON scalar'),
+    ("array", r'cell \{"i":0\}: row 0: column \'x\' must be a JSON scalar'),
+    ("object", r'cell \{"i":0\}: row 0: column \'x\' must be a JSON scalar'),
     ("not_list", r'cell \{"i":0\} must return a list of dicts, got dict'),
     ("not_dict", r'cell \{"i":0\}: row 0 must be a dict, got float'),
     ("key_clash", r'cell \{"i":0\}: row 0, column \'i\' = 100 clashes with the key field'),

@@ -106,6 +106,8 @@ def split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, emit, row):
             corr[j, 0] += de
             corr[j, 1] += dz
         elif r == 1:  # forward over the positions below the single cut
+            # (deliberately written out beside the backward and several-cut loops: a shared
+            # helper taking the direction costs a branch per swap in this hot loop)
             de = 0.0
             dz = 0.0
             for t in range(q):
@@ -193,6 +195,14 @@ def boot_kernel(codes, states, chunk, groups, z, zshift, z2, E2, u2, lnu2, start
 
 
 @njit(**NJIT)
+def resample_scratch(m, n_bins):
+    """Scratch arrays of :func:`draw_resample` for M points and ``n_bins`` bins:
+    ``(w, stack, cuts, corr, cs)``, allocated once per chunk."""
+    return (np.empty(m, dtype=np.int64), np.empty((STACK_ROWS, 3), dtype=np.int64),
+            np.empty(n_bins + 1, dtype=np.int64), np.empty((n_bins + 1, 2)), np.empty(m + 1, dtype=np.int64))
+
+
+@njit(**NJIT)
 def draw_resample(st, m, groups, starts, w, stack, cuts, corr, cs, row):
     """Resample r of :func:`boot_kernel` from the chunk's state ``st``, as the row of point
     indices (u-sorted positions) in the order the kernel walks them: ascending u, tied copies
@@ -216,13 +226,8 @@ def boot_indices_kernel(states, chunk, m, groups, starts, out):
     """The resamples that :func:`boot_kernel` draws (:func:`draw_resample`), one row of
     ``out`` each."""
     n_boot = out.shape[0]
-    n_bins = starts.shape[0] - 1
     for ch in prange(states.shape[0]):
         st = states[ch].copy()
-        w = np.empty(m, dtype=np.int64)
-        stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
-        cuts = np.empty(n_bins + 1, dtype=np.int64)
-        corr = np.empty((n_bins + 1, 2))
-        cs = np.empty(m + 1, dtype=np.int64)
+        w, stack, cuts, corr, cs = resample_scratch(m, starts.shape[0] - 1)
         for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
             draw_resample(st, m, groups, starts, w, stack, cuts, corr, cs, out[r])

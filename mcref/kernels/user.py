@@ -18,8 +18,7 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT_USER
-from .bootstrap import draw_resample
-from .rng import STACK_ROWS
+from .bootstrap import draw_resample, resample_scratch
 
 
 class UserKernels(NamedTuple):
@@ -41,14 +40,9 @@ def make_user_kernels(func) -> UserKernels:
     def boot(states, chunk, E, u, groups, starts, out):
         m = E.shape[0]
         n_boot = out.shape[0]
-        n_bins = starts.shape[0] - 1
         for ch in range(states.shape[0]):
             st = states[ch].copy()
-            w = np.empty(m, dtype=np.int64)
-            stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
-            cuts = np.empty(n_bins + 1, dtype=np.int64)
-            corr = np.empty((n_bins + 1, 2))
-            cs = np.empty(m + 1, dtype=np.int64)
+            w, stack, cuts, corr, cs = resample_scratch(m, starts.shape[0] - 1)
             row = np.empty(m, dtype=np.int64)
             Eb = np.empty(m)
             ub = np.empty(m)

@@ -192,20 +192,25 @@ def cell_seed(seed: int, study: str, key: Mapping) -> np.random.SeedSequence:
 
 
 # ---------------------------------------------------------------------- validation
+def _plain_fields(d: Mapping, where: str, noun: str, *, none_ok: bool) -> dict:
+    """``d`` with string field names and JSON-scalar values (:func:`mcref.store.to_plain`),
+    or a ValueError naming ``where`` and the field."""
+    out = {}
+    for k, v in d.items():
+        if not isinstance(k, str):
+            raise ValueError(f"{where}: {noun} names must be strings, got {k!r}")
+        v = to_plain(v)
+        if not (isinstance(v, _SCALARS) or (none_ok and v is None)):
+            kinds = "str, int, float, bool, None" if none_ok else "str, int, float, bool"
+            raise ValueError(f"{where}: {noun} {k!r} must be a JSON scalar ({kinds}), got {v!r}")
+        out[k] = v
+    return out
+
+
 def _check_key(key: Any, i: int) -> dict:
     if not isinstance(key, Mapping):
         raise ValueError(f"`spec.keys[{i}]` must be a dict of JSON scalars, got {type(key).__name__}")
-    out = {}
-    for k, v in key.items():
-        if not isinstance(k, str):
-            raise ValueError(f"`spec.keys[{i}]`: field names must be strings, got {k!r}")
-        v = to_plain(v)
-        if not isinstance(v, _SCALARS):
-            raise ValueError(
-                f"`spec.keys[{i}]`: field {k!r} must be a JSON scalar (str, int, float, bool), got {v!r}"
-            )
-        out[k] = v
-    return out
+    return _plain_fields(key, f"`spec.keys[{i}]`", "field", none_ok=False)
 
 
 def _check_spec(spec: Any) -> tuple[str, dict, list[dict], list[str]]:
@@ -250,21 +255,12 @@ def _check_rows(rows: Any, key: Mapping) -> list[dict]:
     for j, row in enumerate(rows):
         if not isinstance(row, Mapping):
             raise ValueError(f"{where}: row {j} must be a dict, got {type(row).__name__}")
-        plain = {}
-        for k, v in row.items():
-            if not isinstance(k, str):
-                raise ValueError(f"{where}: row {j} has a non-string column name {k!r}")
-            v = to_plain(v)
-            if v is not None and not isinstance(v, _SCALARS):
-                raise ValueError(
-                    f"{where}: row {j}, column {k!r} is not a JSON scalar (str, int, float, bool, "
-                    f"None): {v!r}"
-                )
+        plain = _plain_fields(row, f"{where}: row {j}", "column", none_ok=True)
+        for k, v in plain.items():
             if k in key and canonical_json(key[k]) != canonical_json(v):
                 raise ValueError(
                     f"{where}: row {j}, column {k!r} = {v!r} clashes with the key field of that name"
                 )
-            plain[k] = v
         out.append(plain)
     return out
 

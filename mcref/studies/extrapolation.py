@@ -209,8 +209,7 @@ def extrapolation(E, u=None, *, step: int = 10, n_max: int = 150, min_count: int
 
     References
     ----------
-    .. [1] P. Pernot, "On the sensitivity of simulated reference values of calibration
-       statistics to the generative distribution" (2024), appendix C.
+    .. [1] P. Pernot (2024), the sensitivity paper ([P24b] of docs/methods.md), appendix C.
 
     Examples
     --------

@@ -225,8 +225,7 @@ def scaling(
 
     References
     ----------
-    .. [1] P. Pernot, "On the sensitivity of simulated reference values of calibration
-       statistics to the generative distribution" (2024), appendix B.
+    .. [1] P. Pernot (2024), the sensitivity paper ([P24b] of docs/methods.md), appendix B.
 
     Examples
     --------
