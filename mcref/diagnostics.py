@@ -5,20 +5,24 @@ The toolbox of P. Pernot's primer ("Validation of uncertainty quantification met
 primer based on the consistency and adaptivity concepts", arXiv:2303.07170; code
 ppernot/2023_Primer and ErrViewLib):
 
-===========================  ==============================================  =============
-function                     per bin (bins of x if given, else of u)         interval
-===========================  ==============================================  =============
-:func:`lzisd`                1/sd(Z), target 1                               delta method / BCa
-:func:`lzms`                 ⟨Z²⟩, target 1                                  Student / BCa
-:func:`lzv`                  var(Z), target 1                                delta method / BCa / χ²
-:func:`lzm`                  ⟨Z⟩, target 0                                   Student
-:func:`lrce`                 RCE, target 0                                   BCa
-:func:`lcp`                  coverage P(abs(E) ≤ U_p), target p              Wilson (and 4 others)
-:func:`reliability_diagram`  RMSE_b vs RMV_b, target the identity            bootstrap
-:func:`calibration_curve`    P(E ≤ u·q_D(p)) vs p (whole set), miscal. area  Wilson-cc
-:func:`confidence_curve`     RMSE or MAE after removing the largest u; DFPR  simulated
-:func:`running_quantiles`    sliding-window HD quantiles of y along x        —
-===========================  ==============================================  =============
+======================================  =========================================================  =======================
+function                                per bin (bins of x if given, else of u)                    interval
+======================================  =========================================================  =======================
+:func:`lzisd`                           1/sd(Z), target 1                                          delta method / BCa
+:func:`lzms`                            ⟨Z²⟩, target 1                                             Student / BCa / bspiv
+:func:`lzv`                             var(Z), target 1                                           delta method / BCa / χ²
+:func:`lzm`                             ⟨Z⟩, target 0                                              Student
+:func:`lrce`                            RCE, target 0                                              BCa
+:func:`lcp`                             coverage P(abs(E) ≤ U_p), target p                         Wilson (and 4 others)
+:func:`lrr`                             interval width / empirical p range of E, target 1          BCa
+:func:`reliability_diagram`             RMSE_b vs RMV_b, target the identity                       bootstrap
+:func:`calibration_curve`               P(E ≤ u·q_D(p)) vs p (whole set), miscal. area             Wilson-cc
+:func:`conditional_calibration_curves`  the same per bin of u or x                                 Wilson-cc (M/B points)
+:func:`confidence_curve`                RMSE, MAE, RMSD or Q95 after removing the largest u; DFPR  simulated
+:func:`adversarial_group_calibration`   worst abs(ln⟨Z²⟩) of random groups vs group size           control set
+:func:`group_zms_validity`              valid ⟨Z²⟩ intervals of random groups vs group size        Wilson-cc
+:func:`running_quantiles`               sliding-window HD quantiles of y along x                   —
+======================================  =========================================================  =======================
 
 Every binned diagnostic returns a :class:`BinnedDiagnostic` with per-bin arrays
 ``centers``, ``value``, ``low``, ``high``, ``counts`` and ``to_frame()``. ``binning`` is
@@ -1361,6 +1365,7 @@ def lrr(E, u, x=None, *, p: float = 0.95, dist: Any = "normal", U=None, n_bins: 
         dist_b = 2.0 * np.sqrt(U2.mean(axis=1)) / (es[:, i1:i1 + w1.size] @ w1 - es[:, i0:i0 + w0.size] @ w0)
         wj = hd_weights(n - 1, probs)
         jack = np.array([_range_ratio(np.delete(e, i), np.delete(Ub, i), *wj) for i in range(n)])
+        dist_b = np.append(dist_b, theta)  # bca_levels' convention (θ̂ with the replicates)
         a1, a2, _z0, _a = bca_levels(theta, dist_b, jack)
         if not (np.isfinite(a1) and np.isfinite(a2)):
             a1, a2 = 0.025, 0.975
