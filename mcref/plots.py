@@ -718,7 +718,8 @@ def plot_lrr(E, u, x=None, *, ax=None, xlabel=None, **kw):
 
 
 def plot_conditional_calibration(E, u, x=None, *, dist="normal", ax=None, xlabel=None, **kw):
-    """Calibration curves per bin of u (or of x), coloured by the bin's centre, over ErrViewLib's
+    """Calibration curves per bin of u (or of x), coloured by the bin's rank (colour bar: bin
+    centres), over ErrViewLib's
     band for a bin of M/B points and the whole-set curve
     (:func:`mcref.diagnostics.conditional_calibration_curves`; ErrViewLib
     ``plotCalibrationQ(cond = ...)``)."""
@@ -733,10 +734,11 @@ def plot_conditional_calibration(E, u, x=None, *, dist="normal", ax=None, xlabel
     p = c.expected
     ax.fill_between(p, c.band_low, c.band_high, color="0.5", alpha=0.2, lw=0,
                     label=f"95 % band ({int(round(c.counts.mean()))} points)")
-    norm = colors.Normalize(c.centers.min(), c.centers.max())
+    nb = c.centers.size
+    norm = colors.Normalize(0, max(nb - 1, 1))  # colour by bin rank: skewed u would crowd one end
     cmap = plt.get_cmap("viridis")
-    for o, ctr in zip(c.observed, c.centers):
-        ax.plot(p, o, color=cmap(norm(ctr)), lw=1, alpha=0.85)
+    for b, o in enumerate(c.observed):
+        ax.plot(p, o, color=cmap(norm(b)), lw=1, alpha=0.85)
     ax.plot(p, c.overall.observed, color="black", lw=1.8, label="whole set")
     ax.plot([0, 1], [0, 1], "--", color="0.3", lw=1)
     ax.set_xlim(0, 1)
@@ -746,7 +748,10 @@ def plot_conditional_calibration(E, u, x=None, *, dist="normal", ax=None, xlabel
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="upper left")
     name = xlabel or c.variable
-    ax.figure.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=f"bin centre ({name})")
+    cb = ax.figure.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=f"bin centre ({name})")
+    ticks = np.unique(np.linspace(0, nb - 1, min(nb, 6)).round().astype(int))
+    cb.set_ticks(ticks)
+    cb.set_ticklabels([f"{c.centers[t]:.3g}" for t in ticks])
     worst = int(np.argmax(c.miscalibration_area))
     ax.set_title(f"Calibration curves per bin of {name} ({c.overall.dist}): largest miscal. area "
                  f"{c.miscalibration_area[worst]:.3f}", fontsize=9)
@@ -778,7 +783,7 @@ def plot_group_calibration(g, *, ax=None, title: str | None = None):
     else:
         ax.axhline(0.95, color="0.3", ls="--", lw=1)
         ax.set_ylabel("fraction of valid ⟨Z²⟩ intervals")
-    ax.grid(alpha=0.3, which="both")
+    ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     ax.set_title(title or (f"Worst-group calibration error ({g.n_rep} repeats)" if g.low is None
                            else f"Random groups: valid ⟨Z²⟩ intervals ({g.n_rep} per size)"), fontsize=9)
