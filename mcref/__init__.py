@@ -22,6 +22,8 @@ from ._bootstrap import BootstrapResult, bootstrap, bootstrap_many
 from .calibration import QCEResult, Uniformity, qce, rank_calibration, uniformity
 from ._decimation import DecimationResult, decimation
 from .distfit import DistFit, distfit
+from .diagnostics import (CalibrationCurve, CalibScores, CCConsistency, ConfidenceCurve, calib_scores,
+                          calibration_curve, cc_consistency, confidence_curve)
 from .generative import Distribution, get_distribution
 from .intervals import ConfidenceInterval
 from .reference import PairedDifference, ReferenceResult, Simulation, simulate, simulated_reference
@@ -51,4 +53,7 @@ __all__ = [
     "tie_spread", "validate", "plot_report", "diagnostics", "qce", "rank_calibration",
     "uniformity", "QCEResult", "Uniformity", "zeta", "zeta_sim2", "benchmark", "BenchmarkResult",
     "recalibrate", "recalibrate_cv", "Recalibrator", "RecalibrationCV", "ClippedVarianceWarning",
+    # whole-set calibration scores of mcref.diagnostics (the binned, local diagnostics stay there)
+    "calib_scores", "CalibScores", "calibration_curve", "CalibrationCurve", "confidence_curve", "ConfidenceCurve",
+    "cc_consistency", "CCConsistency",
 ]

@@ -3,22 +3,26 @@
 
 ``get_distribution`` turns a specification into a :class:`Distribution`:
 
-==============  ==================================================  ==========
-spec            D                                                   kurtosis
-==============  ==================================================  ==========
-``"normal"``    N(0, 1)                                             3
-``"t6"``,       Student-t scaled to unit variance, t(ν)·√((ν−2)/ν)   3 + 6/(ν−4)
-``"t(6)"``,     (ν > 2 required)
+================  =========================================================  ====================
+spec              D                                                          kurtosis
+================  =========================================================  ====================
+``"normal"``      N(0, 1)                                                    3
+``"t6"``,         Student-t scaled to unit variance, t(ν)·√((ν−2)/ν)         3 + 6/(ν−4)
+``"t(6)"``,       (ν > 2 required)
 ``("t", 6)``
-``"uniform"``   U(−√3, √3)                                          1.8
-``"laplace"``   Laplace(0, 1/√2)                                    6
-``"empirical"`` the dataset's own Z, standardized, resampled        sample
-``"t(fit)"``    unit-variance t(ν̂), ν̂ the maximum-likelihood         3 + 6/(ν̂−4)
-                Student-t ν of the dataset's Z (ν̂ > 2 required;
-                see :func:`mcref.distfit.fit_t`)
-callable        ``f(rng, size) -> ndarray``: a user sampler,        sample
-                checked numerically for zero mean, unit variance
-==============  ==================================================  ==========
+``"normp4"``,     exponential power (normal-power) distribution of           Γ(5/p)Γ(1/p)/Γ(3/p)²
+``"normp(4)"``,   shape p, density ∝ exp(−abs(ε/s)^p), s = √(Γ(1/p)/Γ(3/p))  (2.1884 at p = 4)
+``("normp", 4)``  (unit variance); p = 2 normal, p = 1 Laplace
+                  (ErrViewLib's ``Normp4``: p = 4)
+``"uniform"``     U(−√3, √3)                                                 1.8
+``"laplace"``     Laplace(0, 1/√2)                                           6
+``"empirical"``   the dataset's own Z, standardized, resampled               sample
+``"t(fit)"``      unit-variance t(ν̂), ν̂ the maximum-likelihood             3 + 6/(ν̂−4)
+                  Student-t ν of the dataset's Z (ν̂ > 2 required;
+                  see :func:`mcref.distfit.fit_t`)
+callable          ``f(rng, size) -> ndarray``: a user sampler,               sample
+                  checked numerically for zero mean, unit variance
+================  =========================================================  ====================
 
 All of them but the user sampler are driven by the same standard normal deviates
 (common random numbers, see :mod:`mcref.kernels.generative`).
@@ -41,6 +45,7 @@ __all__ = ["Distribution", "get_distribution", "is_fitted_t", "DEFAULT_DISTS"]
 
 DEFAULT_DISTS = ("normal", "t6")
 _TFIT_KEYS = ("t(fit)", "tfit", "t_fit", "t(fitted)")
+_NORMP_RE = re.compile(r"^normp\s*\(?\s*(?:p\s*=\s*)?([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*\)?$", re.IGNORECASE)
 _T_RE = re.compile(r"^t\s*\(?\s*(?:nu\s*=\s*)?([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*\)?$", re.IGNORECASE)
 
 
@@ -51,11 +56,11 @@ class Distribution:
     Attributes
     ----------
     kind : str
-        ``normal``, ``t``, ``uniform``, ``laplace``, ``empirical`` or ``user``.
+        ``normal``, ``t``, ``normp``, ``uniform``, ``laplace``, ``empirical`` or ``user``.
     label : str
         Display name (``"t(6)"``, …); also keys the distribution's own random stream.
     nu : float
-        Degrees of freedom for ``t`` (NaN otherwise).
+        Degrees of freedom for ``t``, shape p for ``normp`` (NaN otherwise).
     values : ndarray or None
         Sorted standardized sample of an ``empirical`` D.
     sampler : callable or None
@@ -71,12 +76,23 @@ class Distribution:
     @property
     def code(self) -> int:
         return {"normal": KG.NORMAL, "t": KG.STUDENT_T, "uniform": KG.UNIFORM, "laplace": KG.LAPLACE,
-                "empirical": KG.EMPIRICAL, "user": KG.USER}[self.kind]
+                "empirical": KG.EMPIRICAL, "user": KG.USER, "normp": KG.NORMP}[self.kind]
+
+    @property
+    def param(self) -> float:
+        """The parameter the kernels take with :attr:`code`: ν of t, p of normp, 0 otherwise."""
+        return float(self.nu) if self.kind in ("t", "normp") else 0.0
+
+    @property
+    def mixing_df(self) -> float:
+        """Degrees of freedom k of the second stream's χ²_k variates (ν for t(ν), 2/p for
+        normp(p); 0 when there is none), :func:`mcref.kernels.generative.mixing_df`."""
+        return float(KG.mixing_df(self.code, self.param))
 
     @property
     def needs_mixing(self) -> bool:
-        """True when a second stream (χ² variates of the t mixture) is needed."""
-        return self.kind == "t"
+        """True when a second stream (χ² variates of the t mixture, the magnitudes of normp) is needed."""
+        return self.mixing_df > 0
 
     @property
     def kurtosis(self) -> float:
@@ -89,6 +105,9 @@ class Distribution:
             return 1.8
         if self.kind == "laplace":
             return 6.0
+        if self.kind == "normp":
+            p = self.nu
+            return math.exp(math.lgamma(5 / p) + math.lgamma(1 / p) - 2 * math.lgamma(3 / p))
         if self.kind == "empirical":
             return float(np.mean(self.values**4))
         return float("nan")
@@ -102,9 +121,9 @@ class Distribution:
         out = np.empty_like(z)
         if self.kind == "user":
             return self._user_draw(rng, z.shape)
-        v = 2.0 * rng_mix.standard_gamma(0.5 * self.nu, size=z.shape) if self.needs_mixing else z
+        v = 2.0 * rng_mix.standard_gamma(0.5 * self.mixing_df, size=z.shape) if self.needs_mixing else z
         emp = self.values if self.values is not None else z[:1]
-        KG.transform(self.code, self.nu if self.kind == "t" else 0.0, z, v, emp, out)
+        KG.transform(self.code, self.param, z, v, emp, out)
         return out
 
     def _user_draw(self, rng, shape) -> np.ndarray:
@@ -201,6 +220,8 @@ def get_distribution(spec: Any, *, Z: np.ndarray | None = None) -> Distribution:
         _check_user_sampler(spec)
         return Distribution("user", getattr(spec, "__name__", "user"), sampler=spec)
     nu = None
+    if isinstance(spec, tuple) and len(spec) == 2 and str(spec[0]).lower() == "normp":
+        return _normp(spec[1])
     if isinstance(spec, tuple) and len(spec) == 2 and str(spec[0]).lower() == "t":
         nu = spec[1]
     elif isinstance(spec, str):
@@ -221,13 +242,17 @@ def get_distribution(spec: Any, *, Z: np.ndarray | None = None) -> Distribution:
             return Distribution("empirical", "empirical", values=np.sort((z - z.mean()) / sd))
         if key.replace(" ", "") in _TFIT_KEYS:
             return _fitted_t(Z)
+        m = _NORMP_RE.match(key.replace(" ", ""))
+        if m:
+            return _normp(m.group(1))
         m = _T_RE.match(key)
         if m:
             nu = float(m.group(1))
     if nu is None:
         raise ValueError(
             f"unknown distribution {spec!r}: use 'normal', 't(nu)' (e.g. 't6', 't(4.5)', ('t', 6)), "
-            "'t(fit)', 'uniform', 'laplace', 'empirical', or a callable f(rng, size) with unit variance"
+            "'t(fit)', 'normp(p)' (e.g. 'normp4', ('normp', 4)), 'uniform', 'laplace', 'empirical', "
+            "or a callable f(rng, size) with unit variance"
         )
     try:
         nu = float(nu)
@@ -239,6 +264,18 @@ def get_distribution(spec: Any, *, Z: np.ndarray | None = None) -> Distribution:
         )
     _warn_if_slow(nu, f"t({nu:g})")
     return Distribution("t", f"t({nu:g})", nu=nu)
+
+
+def _normp(p) -> Distribution:
+    """Unit-variance exponential power distribution of shape p (``"normp(p)"``)."""
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        raise ValueError(f"`dist`: the shape p of 'normp(p)' must be a number, got {p!r}") from None
+    if not (math.isfinite(p) and 0.25 <= p <= 100):
+        raise ValueError(f"`dist`: the shape p of 'normp(p)' must be in [0.25, 100] (4 is ErrViewLib's Normp4, "
+                         f"2 the normal, 1 Laplace), got {p:g}")
+    return Distribution("normp", f"normp({p:g})", nu=p)
 
 
 #: below this ν, Monte Carlo means of ε² converge too slowly to be trusted

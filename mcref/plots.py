@@ -328,7 +328,7 @@ def plot_confidence_curve(E, u, *, stat="RMSE", dist="normal", n_draws=500, seed
     if oracle:
         ax.plot(cc.k, cc.oracle, color="0.5", lw=1, label="oracle (not a reference)")
     ax.set_xlabel("% of the largest u removed")
-    ax.set_ylabel(cc.stat)
+    ax.set_ylabel("Q95 of abs(E) (HD)" if cc.stat == "Q95" else cc.stat)
     verdict = "within" if cc.passes else "outside"
     ax.set_title(f"Confidence curve: DFPR {cc.dfpr:.3g} ({verdict} 95 %: {cc.dfpr_up95:.3g})", fontsize=9)
     ax.legend(fontsize=7)
@@ -707,4 +707,85 @@ def plot_cc_consistency(E, u, *, stat="RMSE", dist="normal", n_draws=1000, n_boo
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="lower left")
     ax.set_title(f"Consistency score {r.score:.2f} [{r.low:.2f}, {r.high:.2f}]", fontsize=9)
+    return ax
+
+
+def plot_lrr(E, u, x=None, *, ax=None, xlabel=None, **kw):
+    """Local range ratio per bin (mean interval width over the empirical p range of E) with BCa
+    intervals, target 1 (:func:`mcref.diagnostics.lrr`; ErrViewLib ``plotLRR``)."""
+    from .diagnostics import lrr
+
+    return _local_panel(lrr, "local range ratio", True, E, u, x, ax, xlabel, kw)
+
+
+def plot_conditional_calibration(E, u, x=None, *, dist="normal", ax=None, xlabel=None, **kw):
+    """Calibration curves per bin of u (or of x), coloured by the bin's rank (colour bar: bin
+    centres), over ErrViewLib's
+    band for a bin of M/B points and the whole-set curve
+    (:func:`mcref.diagnostics.conditional_calibration_curves`; ErrViewLib
+    ``plotCalibrationQ(cond = ...)``)."""
+    from matplotlib import cm, colors
+
+    from .diagnostics import conditional_calibration_curves
+
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 4))
+    c = conditional_calibration_curves(E, u, x, dist=dist, **kw)
+    p = c.expected
+    ax.fill_between(p, c.band_low, c.band_high, color="0.5", alpha=0.2, lw=0,
+                    label=f"95 % band ({int(round(c.counts.mean()))} points)")
+    nb = c.centers.size
+    norm = colors.Normalize(0, max(nb - 1, 1))  # colour by bin rank: skewed u would crowd one end
+    cmap = plt.get_cmap("viridis")
+    for b, o in enumerate(c.observed):
+        ax.plot(p, o, color=cmap(norm(b)), lw=1, alpha=0.85)
+    ax.plot(p, c.overall.observed, color="black", lw=1.8, label="whole set")
+    ax.plot([0, 1], [0, 1], "--", color="0.3", lw=1)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("expected cumulative probability")
+    ax.set_ylabel("observed")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    name = xlabel or c.variable
+    cb = ax.figure.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=f"bin centre ({name})")
+    ticks = np.unique(np.linspace(0, nb - 1, min(nb, 6)).round().astype(int))
+    cb.set_ticks(ticks)
+    cb.set_ticklabels([f"{c.centers[t]:.3g}" for t in ticks])
+    worst = int(np.argmax(c.miscalibration_area))
+    ax.set_title(f"Calibration curves per bin of {name} ({c.overall.dist}): largest miscal. area "
+                 f"{c.miscalibration_area[worst]:.3f}", fontsize=9)
+    return ax
+
+
+def plot_group_calibration(g, *, ax=None, title: str | None = None):
+    """A :class:`mcref.diagnostics.GroupCalibration` against the relative group size n/M (log
+    scale when it spans a decade): the data and the control with ±2 sd bands (:func:`adversarial_group_calibration`,
+    ErrViewLib ``plotAGV``) or Wilson-cc intervals (:func:`group_zms_validity`, ErrViewLib
+    ``plotAGVZMS``, with the nominal 0.95)."""
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.8, 3.8))
+    x = g.fraction
+    for val, sd, lo, hi, color, lab in ((g.value, g.sd, g.low, g.high, "tab:purple", "data"),
+                                        (g.control, g.control_sd, g.control_low, g.control_high, "tab:green",
+                                         f"control ({g.dist})")):
+        ax.plot(x, val, "o-", ms=4, color=color, lw=1.2, label=lab)
+        if lo is None:
+            ax.fill_between(x, val - 2 * sd, val + 2 * sd, color=color, alpha=0.2, lw=0)
+        else:
+            ax.vlines(x, lo, hi, color=color, lw=1.5)
+    _log_axis(ax, "x", x, True)
+    ax.set_xlabel("relative group size n/M")
+    if g.low is None:
+        ax.set_ylabel(f"{g.stat} of abs(ln⟨Z²⟩) over groups")
+        ax.set_ylim(bottom=0)
+    else:
+        ax.axhline(0.95, color="0.3", ls="--", lw=1)
+        ax.set_ylabel("fraction of valid ⟨Z²⟩ intervals")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    ax.set_title(title or (f"Worst-group calibration error ({g.n_rep} repeats)" if g.low is None
+                           else f"Random groups: valid ⟨Z²⟩ intervals ({g.n_rep} per size)"), fontsize=9)
     return ax

@@ -383,7 +383,7 @@ def simulate(
             if d:
                 checkpoint()  # a stopped run (Ctrl-C) does not wait for the chunk's other D
             emp = dist.values if dist.values is not None else fx.u[:1]
-            nu = dist.nu if dist.kind == "t" else 0.0
+            nu = dist.param
             tmp = np.empty((codes.size, nrep))
             kept = keep[:nrep]
             if dist.kind == "user":  # drawn by the user's Python function

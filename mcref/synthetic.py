@@ -66,13 +66,13 @@ def draw(state: np.ndarray, a: float, dist: Distribution, shape, *, scale: float
     r"""Draw ``(u2, eps)`` of the given shape from the stream ``state`` (advanced in place).
 
     :math:`u^2 = \sigma^2 a/G`, :math:`G \sim \Gamma(a, 1)` (σ² = ``scale``), then
-    :math:`\varepsilon \sim D`; ``dist`` must be parametric (normal, t(ν), uniform,
+    :math:`\varepsilon \sim D`; ``dist`` must be parametric (normal, t(ν), normp(p), uniform,
     laplace). Rows of a 2-D shape are independent datasets.
     """
     u2 = np.empty(shape)
     z = np.empty(shape)
     v = np.empty(shape) if dist.needs_mixing else z
-    nu = dist.nu if dist.kind == "t" else 0.0
+    nu = dist.param
     draw_ig_dataset(state, float(a), float(scale), dist.code, nu, u2, z, v)
     eps = np.empty(shape)
     for r in range(1 if u2.ndim == 1 else u2.shape[0]):
@@ -85,7 +85,7 @@ def ig_dataset(M: int, a: float, dist, seed, scale: float = 1.0) -> tuple[np.nda
     M = check_int(M, "M", minimum=1)
     d = dist if isinstance(dist, Distribution) else get_distribution(dist)
     if d.kind in ("empirical", "user"):
-        raise ValueError(f"`dist` must be a parametric distribution (normal, t(nu), uniform, laplace), got {d.label}")
+        raise ValueError(f"`dist` must be a parametric distribution (normal, t(nu), normp(p), uniform, laplace), got {d.label}")
     u2, eps = draw(stream(seed), a, d, M, scale=scale)
     u = np.sqrt(u2)
     return u * eps, u
@@ -103,7 +103,7 @@ def ig(M: int, k: float, dist="normal", seed=None, *, scale: float = 1.0) -> tup
     k : float
         Shape and scale of the inverse gamma (> 0; the mean of u² exists for k > 1).
     dist : str or Distribution, default: "normal"
-        D (parametric: normal, t(ν), uniform, laplace).
+        D (parametric: normal, t(ν), normp(p), uniform, laplace).
     seed : None, int or SeedSequence
     scale : float, default: 1
         σ².

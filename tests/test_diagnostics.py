@@ -390,3 +390,60 @@ def test_adaptive_kernel_equals_the_step_by_step_rule():
         if n < pm:
             continue
         assert adaptive_starts(xs, nb, min_count=pm, log=lg).tolist() == naive.adaptive_starts(xs, nb, pm, lg).tolist()
+
+
+def test_whole_set_scores_are_reexported_at_the_top_level():
+    import mcref
+    from mcref import diagnostics as D
+
+    for name in ("calib_scores", "CalibScores", "calibration_curve", "CalibrationCurve", "confidence_curve",
+                 "ConfidenceCurve", "cc_consistency", "CCConsistency"):
+        assert name in mcref.__all__ and getattr(mcref, name) is getattr(D, name)
+    assert not hasattr(mcref, "lzms")  # the binned diagnostics stay in mcref.diagnostics
+
+
+def test_new_diagnostics_reject_bad_input():
+    from mcref import diagnostics as D
+
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.5, 2, 400)
+    E = u * rng.normal(size=400)
+    with pytest.raises(ValueError, match="`stat`"):
+        D.confidence_curve(E, u, stat="q99")
+    with pytest.raises(ValueError, match="`stat`"):
+        D.cc_consistency(E, u, stat="Q95")  # no bootstrap of the HD quantile curve
+    with pytest.raises(ValueError, match="`p`"):
+        D.lrr(E, u, p=1.0)
+    with pytest.raises(ValueError, match="`U`"):
+        D.lrr(E, u, U=-u)
+    with pytest.raises(ValueError, match="`n_boot`"):
+        D.lrr(E, u, n_boot=10)
+    with pytest.raises(ValueError, match="`method`"):
+        D.lzms(E, u, method="pivot")
+    with pytest.raises(ValueError, match="`stat`"):
+        D.adversarial_group_calibration(E, u, stat="min")
+    with pytest.raises(ValueError, match="max_size"):
+        D.group_zms_validity(E, u, min_size=300)
+    with pytest.raises(ValueError, match="`probs`"):
+        D.conditional_calibration_curves(E, u, probs=[0.0, 0.5])
+
+
+def test_normp_quantiles_and_pit_against_scipy():
+    """normp(p)'s quantile and CDF are SciPy's gennorm at scale √(Γ(1/p)/Γ(3/p)); p = 2 is the
+    normal, p = 1 Laplace."""
+    import math
+
+    from scipy import stats as sst
+
+    from mcref import diagnostics as D
+
+    p = np.linspace(0.01, 0.99, 9)
+    s = math.sqrt(math.gamma(0.25) / math.gamma(0.75))
+    np.testing.assert_allclose(D.quantile_factor(p, "normp4"), sst.gennorm.ppf(p, 4) * s, rtol=1e-13)
+    np.testing.assert_allclose(D.quantile_factor(p, "normp(2)"), sst.norm.ppf(p), rtol=1e-10)
+    np.testing.assert_allclose(D.quantile_factor(p, "normp(1)"), D.quantile_factor(p, "laplace"), rtol=1e-10)
+    rng = np.random.default_rng(1)
+    u = rng.uniform(0.5, 2, 500)
+    E = u * rng.normal(size=500)
+    np.testing.assert_allclose(D.pit(E, u, dist="normp4").values, D.pit(E, u, dist="normp", shape=4).values,
+                               rtol=1e-14)

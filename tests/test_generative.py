@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats as sst
@@ -15,6 +17,9 @@ SCIPY = {
     "t(3.5)": sst.t(3.5, scale=np.sqrt(1.5 / 3.5)),
     "uniform": sst.uniform(-np.sqrt(3), 2 * np.sqrt(3)),
     "laplace": sst.laplace(scale=1 / np.sqrt(2)),
+    # exponential power of shape p, unit variance: scale √(Γ(1/p)/Γ(3/p))
+    "normp4": sst.gennorm(4, scale=math.sqrt(math.gamma(1 / 4) / math.gamma(3 / 4))),
+    "normp(1.5)": sst.gennorm(1.5, scale=math.sqrt(math.gamma(1 / 1.5) / math.gamma(3 / 1.5))),
 }
 
 
@@ -24,7 +29,7 @@ def test_shape_matches_scipy_ks(spec):
     assert sst.kstest(x, SCIPY[spec].cdf).pvalue > 1e-3
 
 
-@pytest.mark.parametrize("spec", ["normal", "t6", "uniform", "laplace", "t(8)"])
+@pytest.mark.parametrize("spec", ["normal", "t6", "uniform", "laplace", "t(8)", "normp4", "normp(1.5)"])
 def test_zero_mean_unit_variance_within_standard_error(spec):
     d = get_distribution(spec)
     x = d.sample(N, seed=2)
@@ -70,3 +75,52 @@ def test_unknown_and_user():
         get_distribution(lambda rng: 0)
     d = get_distribution(lambda rng, size: rng.standard_normal(size))
     assert d.kind == "user"
+
+
+@pytest.mark.parametrize("p", [4.0, 1.5, 8.0])
+def test_normp_variance_and_kurtosis_against_closed_forms(p):
+    """Var = 1 and E[ε⁴] = Γ(5/p)Γ(1/p)/Γ(3/p)² (2.1884 at p = 4, ErrViewLib's Normp4), within
+    the Monte Carlo standard errors: se(var) = √((κ − 1)/N), se(m4) = √((E[ε⁸] − κ²)/N)."""
+    g = math.gamma
+    kappa = g(5 / p) * g(1 / p) / g(3 / p) ** 2
+    m8 = g(9 / p) * g(1 / p) ** 3 / g(3 / p) ** 4
+    d = get_distribution(("normp", p))
+    assert d.kurtosis == pytest.approx(kappa, rel=1e-12)
+    x = d.sample(N, seed=5)
+    assert abs(np.mean(x**2) - 1) < 4 * math.sqrt((kappa - 1) / N)
+    assert abs(np.mean(x**4) - kappa) < 4 * math.sqrt((m8 - kappa**2) / N)
+    assert get_distribution("normp4").kurtosis == pytest.approx(2.188439615, rel=1e-9)
+
+
+@pytest.mark.parametrize("spec", ["normp4", "normp(4)", "NormP4", ("normp", 4), "normp(p=4)"])
+def test_normp_spellings(spec):
+    d = get_distribution(spec)
+    assert d.kind == "normp" and d.nu == 4 and d.label == "normp(4)" and d.needs_mixing and d.mixing_df == 0.5
+
+
+@pytest.mark.parametrize("spec", ["normp0.1", ("normp", 0), ("normp", "x"), ("normp", float("nan"))])
+def test_normp_bad_shape_rejected(spec):
+    with pytest.raises(ValueError, match="shape p"):
+        get_distribution(spec)
+
+
+def test_normp_in_the_engine():
+    """normp4 runs through simulate (in-kernel draws), the synthetic sets and the confidence-curve
+    kernel: unit variance of ε in each (means within standard errors)."""
+    import mcref
+
+    kappa = get_distribution("normp4").kurtosis
+    u = np.full(500, 2.0)
+    s = mcref.simulate(["ZMS"], u, dists=("normal", "normp4"), n_mc=2000, seed=1)
+    zms = s.samples[1, 0]
+    assert abs(zms.mean() - 1) < 4 * math.sqrt((kappa - 1) / 500 / 2000)
+    assert abs(zms.var() * 500 / (kappa - 1) - 1) < 0.15  # var(ZMS) = (κ − 1)/M
+    E, u2 = mcref.synthetic.ig(50_000, 6, dist="normp4", seed=2)
+    z = E / u2
+    assert abs(np.mean(z**2) - 1) < 4 * math.sqrt((kappa - 1) / z.size)
+    assert abs(np.mean(z**4) - kappa) < 0.1
+    from mcref import diagnostics as D
+
+    cc = D.confidence_curve(np.ones(400), np.ones(400), dist="normp4", n_draws=200, seed=3, keep_samples=True)
+    # with u = 1 the reference's c(0) is the RMS of 400 unit-variance draws
+    assert abs(np.mean(cc.samples[:, 0] ** 2) - 1) < 4 * math.sqrt((kappa - 1) / 400 / 200)

@@ -683,3 +683,168 @@ def test_confidence_curve_rmsd_reference_within_mc_error():
         sj = np.random.SeedSequence(3).spawn(20)[j]
         e = u_desc * get_distribution("normal").sample(E.size, seed=[int(v) for v in sj.generate_state(4)])
         np.testing.assert_allclose(k.samples[j], [np.std(e[c:], ddof=1) for c in cuts], rtol=1e-10)
+
+
+# ----------------------------------------------------------------------------------------------
+# issue 19, last round: Q95 confidence curves, Normp4/Laplace references, plotCalibration's
+# distributions, conditional calibration curves, LRR, bspiv, random groups (AGV, AGVZMS)
+# ----------------------------------------------------------------------------------------------
+
+
+def _within_runs(got, key, n_runs=10, k=4.0):
+    """|mcref − mean_R| ≤ k·sd_R·√(1 + 1/n_runs), one mcref run against n_runs R runs; a
+    quantity R reproduces exactly in every run (sd_R = 0) must agree to 1e-10."""
+    mean, sd = REF[f"{key}_mean"], REF[f"{key}_sd"]
+    got = np.asarray(got, dtype=float)
+    fixed = sd <= 1e-12 * np.abs(mean)
+    np.testing.assert_allclose(got[fixed], mean[fixed], rtol=1e-10, atol=1e-12, err_msg=key)
+    dev = np.abs(got[~fixed] - mean[~fixed]) / (sd[~fixed] * math.sqrt(1 + 1 / n_runs))
+    assert np.all(dev <= k), (key, dev.round(2))
+    return dev
+
+
+@pytest.mark.parametrize("s", ["qm9", "synth"])
+def test_confidence_curve_q95_equals_sconf(s):
+    """plotCC(statS = "Q95"): the HD 95th percentile of abs(E) left at every k, and its AUCO."""
+    E, u, _ = SETS[s]
+    c = D.confidence_curve(E, u, stat="Q95", n_draws=20, seed=0)
+    _close(c.curve, f"{s}_Sconf_q95", rtol=1e-12)
+    _close(c.auco, f"{s}_AUCO_q95", rtol=1e-12)
+    assert c.stat == "Q95"
+
+
+def test_confidence_curve_q95_reference_within_mc_error():
+    E, u, _ = SETS["synth"]
+    c = D.confidence_curve(E, u, stat="Q95", n_draws=100, seed=23)  # R: 10 runs of 100 draws
+    _within_runs([c.dfpr, c.dfpr_up95], "synth_CCq95")
+
+
+@pytest.mark.parametrize("dist, key", [("normp4", "Normp4"), ("laplace", "Laplace")])
+def test_confidence_curve_normp4_and_laplace_references_within_mc_error(dist, key):
+    """plotCC(dist_probref = "Normp4" / "Laplace"): normalp's rnormp rescaled to unit variance in
+    R, the in-kernel normp(4) and the NumPy Laplace draws here."""
+    E, u, _ = SETS["synth"]
+    c = D.confidence_curve(E, u, dist=dist, n_draws=500, seed=24)
+    _within_runs([c.dfpr, c.dfpr_up95], f"synth_CC{key}")
+
+
+@pytest.mark.parametrize("s", ["qm9", "synth"])
+@pytest.mark.parametrize("dist, key", [("normal", "Normal"), ("normp4", "Normp4"), ("t4", "T4"),
+                                       ("uniform", "Uniform"), ("laplace", "Laplace")])
+def test_calibration_curve_dists_equal_plotcalibration(s, dist, key):
+    """plotCalibration(E, u, dist): the quantiles u·q_D(p) of the five unit-variance D."""
+    E, u, _ = SETS[s]
+    c = D.calibration_curve(E, u, dist=dist)
+    _close([c.miscalibration_area, c.miscalibration_area_up, c.calibration_error], f"{s}_calib_{key}", rtol=1e-12)
+
+
+@pytest.mark.parametrize("s, v", CASES)
+def test_conditional_calibration_curves_equal_plotcalibrationq_cond(s, v):
+    E, u, x = SETS[s]
+    c = D.conditional_calibration_curves(E, u, u if v == "u" else x, cuts="errviewlib")
+    ref = REF[f"{s}_calQcond_{v}"].reshape(c.observed.shape[0], -1)  # R's matrix, one column per bin
+    np.testing.assert_array_equal(ref[:, 0], 0.0)
+    np.testing.assert_array_equal(ref[:, -1], 1.0)
+    np.testing.assert_allclose(c.observed, ref[:, 1:-1], rtol=1e-15, atol=0)
+    n_eq = E.size / c.counts.size  # ErrViewLib's band: BinomCI(p·N/nBin, N/nBin, "wilsoncc")
+    lo, hi = D.wilson_interval(c.expected * n_eq, n_eq, correction=True)
+    np.testing.assert_allclose(np.c_[c.band_low, c.band_high], np.c_[lo, hi], rtol=1e-14)
+    assert np.all(c.band_low < c.expected) and np.all(c.expected < c.band_high)
+
+
+@pytest.mark.parametrize("s, v", CASES)
+def test_lrr_values_equal_plotlrr(s, v):
+    E, u, x = SETS[s]
+    d = D.lrr(E, u, u if v == "u" else x, U=1.96 * u, cuts="errviewlib", n_boot=100, seed=0)
+    _close(d.value, f"{s}_LRR_{v}_pc", rtol=1e-12)
+    _close(d.centers, f"{s}_LRR_{v}_mint", rtol=1e-15)
+    # the default U is u·q_N((1+p)/2): 1.959964 u instead of R's 1.96 u in the example
+    dd = D.lrr(E, u, u if v == "u" else x, cuts="errviewlib", n_boot=100, seed=0)
+    np.testing.assert_allclose(dd.value * 1.96 / 1.959963984540054, d.value, rtol=1e-13)
+
+
+@pytest.mark.parametrize("v", ["u", "x"])
+def test_lrr_bootstrap_within_mc_error_of_plotlrr(v):
+    """BCa limits of boot (R = 1000, 10 R runs); mcref's acceleration is the jackknife one."""
+    E, u, x = SETS["synth"]
+    d = D.lrr(E, u, u if v == "u" else x, U=1.96 * u, cuts="errviewlib", n_boot=1000, seed=25)
+    _within_runs(np.r_[d.low, d.high], f"synth_LRRboot_{v}", k=4.5)
+
+
+def test_lzms_bspiv_within_mc_error_of_zmsci():
+    """ZMSCI(method = "bspiv") on the 8 bins of u: 20 R runs of 5000 resamples."""
+    E, u, _ = SETS["synth"]
+    d = D.lzms(E, u, n_bins=8, method="bspiv", n_boot=5000, seed=26, cuts="errviewlib")
+    _within_runs(np.column_stack([d.low, d.high]).ravel(), "synth_ZMSCIbspiv_u", n_runs=20)
+
+
+def test_adversarial_group_calibration_within_mc_error_of_plotagv():
+    """plotAGV(Z, nMC = 100): worst-group abs(ln⟨Z²⟩) of 100 random groups, data and normal
+    control (10 R runs). At n = M the data's value is abs(ln⟨Z²⟩), the same in every run."""
+    E, u, _ = SETS["synth"]
+    g = D.adversarial_group_calibration(E, u, n_rep=100, seed=27)
+    np.testing.assert_array_equal(g.sizes, REF["synth_AGV_sizes"])
+    _within_runs(np.r_[g.value, g.sd, g.control, g.control_sd], "synth_AGV")
+    assert g.value[0] == pytest.approx(abs(math.log(np.mean((E / u) ** 2))), rel=1e-12)
+
+
+def test_group_zms_validity_within_mc_error_of_plotagvzms():
+    E, u, _ = SETS["qm9"]
+    g = D.group_zms_validity(E, u, n_rep=200, seed=28)
+    np.testing.assert_array_equal(g.sizes, REF["qm9_AGVZMS_sizes"])
+    _within_runs(np.r_[g.value, g.control], "qm9_AGVZMS")
+
+
+def test_group_sizes_and_subsets():
+    assert D.group_sizes(1200, 50).tolist() == [1200, 600, 300, 150, 75]
+    assert D.group_sizes(13885, 100, 1388.5, start=1).tolist() == [868, 434, 217, 108]  # R's round half even
+    assert D.group_sizes(5, 1).tolist() == [5, 2, 1]  # 2.5 -> 2, 1.25 -> 1
+    from mcref.kernels.rng import chunk_states
+    from mcref.kernels.subsets import subset_means
+
+    # subsets without replacement: every point is in a 3-subset of 10 with probability 0.3
+    x = np.zeros(10)
+    counts = np.zeros(10)
+    st_ = chunk_states(np.random.SeedSequence(4), 1)[0]
+    perm = np.arange(10)
+    for j in range(10):
+        y = np.zeros(10)
+        y[j] = 1.0
+        a, b = np.empty(20_000), np.empty(20_000)
+        subset_means(x, y, 3, st_.copy(), perm.copy(), a, b)
+        counts[j] = b.sum() * 3
+    sd = math.sqrt(20_000 * 0.3 * 0.7)
+    assert np.all(np.abs(counts - 6000) < 4 * sd), counts
+    # no repeats inside a subset: the mean of distinct powers of two identifies the subset
+    v = 2.0 ** np.arange(10)
+    a, b = np.empty(2000), np.empty(2000)
+    subset_means(v, v, 4, st_.copy(), perm.copy(), a, b)
+    bits = np.rint(a * 4).astype(int)
+    assert all(bin(k).count("1") == 4 for k in bits)
+    with pytest.raises(ValueError, match="min_size"):
+        D.adversarial_group_calibration(np.ones(10), np.ones(10), min_size=20)
+
+
+def test_new_parity_plots_draw():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mcref import plots as P
+
+    E, u, x = SETS["synth"]
+    ax = P.plot_lrr(E, u, x, n_boot=100, seed=0)
+    assert "LRR(0.95)" in ax.get_title() and len(ax.lines) + len(ax.collections) > 0
+    plt.close(ax.figure)
+    ax = P.plot_conditional_calibration(E, u, x)
+    assert len(ax.lines) == D.default_n_bins(E.size) + 2 and "per bin of x" in ax.get_title()
+    plt.close(ax.figure)
+    g = D.adversarial_group_calibration(E, u, n_rep=20, seed=0)
+    ax = P.plot_group_calibration(g)
+    assert len(ax.lines) == 2
+    plt.close(ax.figure)
+    ax = P.plot_confidence_curve(E, u, stat="Q95", n_draws=20, seed=0)
+    assert "Q95" in ax.get_ylabel()
+    plt.close(ax.figure)

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT
+from .generative import NORMP, STUDENT_T, normp_scale, normp_value
 from .variates import next_gamma, next_normal
 
 STAT_RMSE = 0
@@ -39,17 +40,21 @@ def curve_from_sorted(e, cuts, stat, out):
 
 
 @njit(**NJIT)
-def reference_curve(u_desc, cuts, stat, nu, state, e, out):
-    """The confidence curve of one synthetic set E* = u·ε, ε ~ N(0, 1) (``nu`` = 0) or the
-    unit-variance t(ν) (``nu`` > 2: ε = z·√((ν − 2)/V), V = 2·Γ(ν/2)), drawn from the xoshiro
-    ``state`` (advanced in place); ``e`` is scratch of len(u_desc). The draws depend on the
-    state only, so a thread pool running one call per draw gives thread-count-independent
-    results."""
+def reference_curve(u_desc, cuts, stat, dcode, par, state, e, out):
+    """The confidence curve of one synthetic set E* = u·ε, ε ~ N(0, 1) (``dcode`` NORMAL), the
+    unit-variance t(ν) (STUDENT_T, ``par`` = ν > 2: ε = z·√((ν − 2)/V), V = 2·Γ(ν/2)) or the
+    unit-variance normp(p) (NORMP, ``par`` = p: :func:`.generative.normp_value`, V = 2·Γ(1/p)),
+    drawn from the xoshiro ``state`` (advanced in place); ``e`` is scratch of len(u_desc). The
+    draws depend on the state only, so a thread pool running one call per draw gives
+    thread-count-independent results."""
     m = u_desc.shape[0]
+    scale = normp_scale(par) if dcode == NORMP else 1.0
     for i in range(m):
         z = next_normal(state)
-        if nu > 0.0:
-            v = 2.0 * next_gamma(state, 0.5 * nu)
-            z *= math.sqrt((nu - 2.0) / v)
+        if dcode == STUDENT_T:
+            v = 2.0 * next_gamma(state, 0.5 * par)
+            z *= math.sqrt((par - 2.0) / v)
+        elif dcode == NORMP:
+            z = normp_value(z, 2.0 * next_gamma(state, 1.0 / par), par, scale)
         e[i] = u_desc[i] * z
     curve_from_sorted(e, cuts, stat, out)

@@ -14,7 +14,7 @@ from numba import njit
 
 from ._config import NJIT
 from .fastrank import spearman_fixed_u
-from .generative import STUDENT_T, transform
+from .generative import mixing_df, transform
 from .variates import fill_gamma, fill_normal
 from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_mean_code, pack_sums
 
@@ -26,8 +26,9 @@ def mc_chunk_kernel(codes, dcode, nu, n_rep, zstate, vstate, zbuf, vbuf, emp, u,
     ``out[k, r]`` = statistic k on (E*, u).
 
     The deviates are drawn here, one repeat at a time, from the chunk's xoshiro256**
-    streams (:mod:`.variates`): z ~ N(0, 1) from ``zstate`` (ziggurat) and, for a t(ν) D,
-    v ~ χ²_ν = 2·Gamma(ν/2) from ``vstate``; ``zbuf``/``vbuf`` (one row each) are the
+    streams (:mod:`.variates`): z ~ N(0, 1) from ``zstate`` (ziggurat) and, for a t(ν) or
+    normp(p) D, v ~ χ²_k = 2·Gamma(k/2), k = :func:`.generative.mixing_df`, from ``vstate``
+    (``nu`` is the D's parameter, ν or p); ``zbuf``/``vbuf`` (one row each) are the
     scratch rows they are drawn into, so nothing of size repeats × M is materialised.
     With an empty ``zstate`` (a user-supplied D, drawn in Python) the rows r of
     ``zbuf``/``vbuf`` are read instead. z* = E*/u is taken as ε itself (equal up to rounding).
@@ -36,7 +37,8 @@ def mc_chunk_kernel(codes, dcode, nu, n_rep, zstate, vstate, zbuf, vbuf, emp, u,
     """
     m = u.shape[0]
     draw = zstate.shape[0] == 4
-    mixing = dcode == STUDENT_T
+    df = mixing_df(dcode, nu)
+    mixing = df > 0.0
     n_bins = starts.shape[0] - 1
     need_cc = False
     for c in codes:
@@ -50,7 +52,7 @@ def mc_chunk_kernel(codes, dcode, nu, n_rep, zstate, vstate, zbuf, vbuf, emp, u,
             vr = vbuf[0]
             fill_normal(zstate, zr)
             if mixing:
-                fill_gamma(vstate, 0.5 * nu, vr)
+                fill_gamma(vstate, 0.5 * df, vr)
                 for i in range(m):
                     vr[i] *= 2.0
         else:

@@ -12,14 +12,15 @@ from __future__ import annotations
 from numba import njit
 
 from ._config import NJIT
-from .generative import STUDENT_T
+from .generative import mixing_df
 from .variates import fill_gamma, fill_normal
 
 
 @njit(**NJIT)
 def draw_ig_dataset(s, a, scale, dcode, nu, u2, z, v):
-    """Fill ``u2`` with σ²·a/Γ(a) (σ² = ``scale``), ``z`` with N(0, 1) and, for t (``dcode``
-    = STUDENT_T), ``v`` with 2·Γ(ν/2); ``s`` is the stream state (advanced). Arrays are
+    """Fill ``u2`` with σ²·a/Γ(a) (σ² = ``scale``), ``z`` with N(0, 1) and, for a D with a
+    mixing stream (t(ν), normp(p); ``nu`` the D's parameter), ``v`` with 2·Γ(k/2), k =
+    :func:`.generative.mixing_df`; ``s`` is the stream state (advanced). Arrays are
     C-contiguous float64 of one shape (1-D or 2-D, filled row-major)."""
     fill_gamma(s, a, u2)
     c = scale * a
@@ -27,8 +28,9 @@ def draw_ig_dataset(s, a, scale, dcode, nu, u2, z, v):
     for i in range(flat.shape[0]):
         flat[i] = c / flat[i]
     fill_normal(s, z)
-    if dcode == STUDENT_T:
-        fill_gamma(s, 0.5 * nu, v)
+    df = mixing_df(dcode, nu)
+    if df > 0.0:
+        fill_gamma(s, 0.5 * df, v)
         fv = v.reshape(-1)
         for i in range(fv.shape[0]):
             fv[i] *= 2.0

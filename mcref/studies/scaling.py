@@ -97,7 +97,7 @@ def _scaling_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_threads
     n_chunks = -(-n_mc // CHUNK)
     states = chunk_states(ss, n_chunks)
     out = np.empty((n_mc, Ns.size, 2))
-    nu = dist.nu if dist.kind == "t" else 0.0
+    nu = dist.param
     scratch = [None] * max(1, n_threads)
 
     def work(c: int, t: int) -> None:

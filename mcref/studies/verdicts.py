@@ -333,7 +333,7 @@ def verdicts(
     for d in Ds:
         dd = get_distribution(d)
         if dd.kind in ("empirical", "user"):
-            raise ValueError(f"`D` must be parametric (normal, t(nu), uniform, laplace), got {d!r}")
+            raise ValueError(f"`D` must be parametric (normal, t(nu), normp(p), uniform, laplace), got {d!r}")
     stats = [info(s).name for s in check_values(stats, "stats", kind=str)]
     test = [get_distribution(d).label for d in check_values(test_dists, "test_dists", kind=str)]
     bca = stats if bca_stats is None else [info(s).name for s in check_values(bca_stats, "bca_stats", kind=str)]

@@ -14,11 +14,11 @@
 # "clopper-pearson", A. Signorell et al., GPL >= 2). Output: one line per quantity,
 # `key v1 v2 ...`, 17 significant digits. Takes about 15 minutes (the bootstrap sections).
 dir <- commandArgs(trailingOnly = TRUE)[1]
-src <- function(f) eval(parse(text = gsub("(ErrViewLib|nptest|DescTools|moments)::", "",
+src <- function(f) eval(parse(text = gsub("(ErrViewLib|nptest|DescTools|moments|normalp)::", "",
                                           readLines(file.path(dir, f)))), envir = globalenv())
 for (f in c("genIntervals.R", "hdQuantiles.R", "calibScores.R", "plotLZV.R", "plotLZISD.R", "stats.R",
            "testCovIntProb.R", "plotConfidence.R", "plotLCP.R", "plotStratZV.R", "plotCalCurve.R",
-           "np.boot.R"))
+           "plotLRR.R", "plotAGVZMS.R", "np.boot.R"))
   src(f)
 library(boot)
 
@@ -66,6 +66,26 @@ BinomCI <- function(x, n, conf.level = 0.95, method = "wilson") {
     c(est = p.hat, lwr.ci = CI.lower, upr.ci = CI.upper)
   }
   t(mapply(one, x, n))
+}
+
+# normalp 0.7.2 `qnormp` and `rnormp` (method "def"), A. M. Mineo, GPL: the exponential power
+# distribution of ErrViewLib's "Normp4" and "Laplace" (argument checks left out)
+qnormp <- function(pr, mu = 0, sigmap = 1, p = 2) {
+  zp <- 2 * ifelse(pr < 0.5, 0.5 - pr, pr - 0.5)
+  z <- qgamma(zp, shape = 1/p, scale = p)^(1/p)
+  mu + ifelse(pr < 0.5, -z, z) * sigmap
+}
+rnormp <- function(n, mu = 0, sigmap = 1, p = 2) {
+  z <- rgamma(n, shape = 1/p, scale = p)^(1/p)
+  mu + ifelse(runif(n) < 0.5, -z, z) * sigmap
+}
+# the graphical parameters read by the functions that always draw (plotAGV, plotAGVZMS)
+gPlot <- list(cols = 1:7, cols_tr = 1:7, cols_tr2 = 1:7, mar = c(3, 3, 3, .5), mgp = c(2, .75, 0), tcl = -0.5,
+              cex = 1, lwd = 1)
+# a local variable of a function at its exit (for results ErrViewLib computes but does not return)
+capture <- function(fname, vars) {
+  invisible(trace(fname, exit = substitute(assign(".captured", mget(V), envir = globalenv()), list(V = vars)),
+                  print = FALSE, where = globalenv()))
 }
 
 out <- function(key, v) cat(key, sprintf("%.17g", as.numeric(v)), "\n")
@@ -216,4 +236,86 @@ r <- sapply(1:10, function(i) { set.seed(400 + i)
                       rep_probref = 500, plot = FALSE)
   c(a$DFPR, a$UP95) })
 out("synth_CCrmsd_mean", rowMeans(r)); out("synth_CCrmsd_sd", apply(r, 1, sd))
+# 15. Confidence curves of Q95 (HD 95th percentile of |E|, plotCC(statS = "Q95")): Sconf and AUCO on
+#     both sets; DFPR and UP95 of the normal reference over 10 seeds (100 draws: R's hd takes 2 ms
+#     per call); DFPR and UP95 of the
+#     RMSE curve with the Normp4 and Laplace references (10 seeds, 500 draws)
+for (set in c("qm9", "synth")) {
+  d <- read.csv(file.path(dir, paste0(set, ".csv")))
+  out(paste0(set, "_Sconf_q95"), Sconf(d$E[order(d$u, decreasing = TRUE)], 0:99, q95hd, FALSE))
+  out(paste0(set, "_AUCO_q95"), plotConfidence(d$E, d$u, stat = q95hd, normalize = FALSE, oracle = TRUE,
+                                                plot = FALSE)$AUCO)
+}
+d <- read.csv(file.path(dir, "synth.csv"))
+r <- sapply(1:10, function(i) { set.seed(500 + i)
+  a <- plotCC(d$E, d$u, statS = "Q95", rep_probref = 100, plot = FALSE); c(a$DFPR, a$UP95) })
+out("synth_CCq95_mean", rowMeans(r)); out("synth_CCq95_sd", apply(r, 1, sd))
+for (dd in c("Normp4", "Laplace")) {
+  r <- sapply(1:10, function(i) { set.seed(600 + i)
+    a <- plotCC(d$E, d$u, statS = "RMSE", dist_probref = dd, rep_probref = 500, plot = FALSE); c(a$DFPR, a$UP95) })
+  out(paste0("synth_CC", dd, "_mean"), rowMeans(r)); out(paste0("synth_CC", dd, "_sd"), apply(r, 1, sd))
+}
+# 16. plotCalibration's scores (misCal, misCalUp, calErr) with the quantiles of unit-variance Normp4, T4,
+#     Uniform and Laplace
+for (set in c("qm9", "synth")) {
+  d <- read.csv(file.path(dir, paste0(set, ".csv")))
+  for (dd in c("Normal", "Normp4", "T4", "Uniform", "Laplace")) {
+    r <- plotCalibration(d$E, d$u, dist = dd, plot = FALSE)
+    out(paste0(set, "_calib_", dd), c(r$misCal, r$misCalUp, r$calErr))
+  }
+}
+# 17. Conditional calibration curves of plotCalibrationQ(cond = u or x): the per-bin curves peCond
+#     (default bins), normal quantiles u*qnorm(p), p = 0.005 ... 0.995
+capture("plotCalibrationQ", "peCond")
+prob <- seq(0.005, 0.995, by = 0.005)
+for (set in c("qm9", "synth")) {
+  d <- read.csv(file.path(dir, paste0(set, ".csv")))
+  for (v in c("u", "x")) {
+    plotCalibrationQ(d$E, list(quant = outer(d$u, qnorm(prob)), prob = prob), cond = d[[v]], plot = FALSE)
+    out(paste0(set, "_calQcond_", v), .captured$peCond)
+  }
+}
+invisible(untrace("plotCalibrationQ", where = globalenv()))
+# 18. plotLRR with U = 1.96 u (prob 0.95) on bins of u and of x: values and bin centres on both sets
+#     (deterministic), BCa limits (boot, R = 1000) on the synthetic set over 10 seeds
+capture("plotLRR", c("loP", "upP"))
+for (set in c("qm9", "synth")) {
+  d <- read.csv(file.path(dir, paste0(set, ".csv")))
+  for (v in c("u", "x")) {
+    set.seed(1)
+    r <- plotLRR(d$E, 1.96 * d$u, ordX = d[[v]], plot = FALSE)
+    out(paste0(set, "_LRR_", v, "_mint"), r$mint); out(paste0(set, "_LRR_", v, "_pc"), r$pc)
+  }
+}
+d <- read.csv(file.path(dir, "synth.csv"))
+for (v in c("u", "x")) {
+  r <- sapply(1:10, function(i) { set.seed(700 + i)
+    plotLRR(d$E, 1.96 * d$u, ordX = d[[v]], plot = FALSE); c(.captured$loP, .captured$upP) })
+  out(paste0("synth_LRRboot_", v, "_mean"), rowMeans(r)); out(paste0("synth_LRRboot_", v, "_sd"), apply(r, 1, sd))
+}
+invisible(untrace("plotLRR", where = globalenv()))
+# 19. ZMSCI(method = "bspiv") (bootstrap pivotal interval, 5000 resamples) on the 8 bins of u of the
+#     synthetic set, over 20 seeds
+d <- read.csv(file.path(dir, "synth.csv")); Z <- d$E / d$u; zo <- Z[order(d$u)]
+iv <- genIntervals(length(Z), 8, popMin = 100)
+r <- sapply(1:20, function(i) { set.seed(800 + i)
+  sapply(1:8, function(b) ZMSCI(zo[iv$lwindx[b]:iv$upindx[b]], method = "bspiv")$ci) })
+out("synth_ZMSCIbspiv_u_mean", rowMeans(r)); out("synth_ZMSCIbspiv_u_sd", apply(r, 1, sd))
+# 20. plotAGV (worst-group |ln <Z^2>| over 100 random groups, stat max, 100 repeats, normal control) on
+#     the synthetic set and plotAGVZMS (fraction of valid Student ZMS intervals in random groups, 200
+#     repeats) on QM9_E: 10 seeds each, mean and sd of the curves
+pdf(NULL)
+capture("plotAGV", c("sizes", "ag", "agu", "agc", "agcu"))
+d <- read.csv(file.path(dir, "synth.csv")); Z <- d$E / d$u
+r <- sapply(1:10, function(i) { set.seed(900 + i); plotAGV(Z, nMC = 100, gPars = gPlot)
+  with(.captured, c(ag, agu, agc, agcu)) })
+out("synth_AGV_sizes", .captured$sizes)
+out("synth_AGV_mean", rowMeans(r)); out("synth_AGV_sd", apply(r, 1, sd))
+capture("plotAGVZMS", c("sizes", "pVal", "pValc"))
+d <- read.csv(file.path(dir, "qm9.csv")); Z <- d$E / d$u
+r <- sapply(1:10, function(i) { set.seed(1000 + i); plotAGVZMS(Z, method = "stud", nMC = 200, gPars = gPlot)
+  with(.captured, c(pVal, pValc)) })
+out("qm9_AGVZMS_sizes", .captured$sizes)
+out("qm9_AGVZMS_mean", rowMeans(r)); out("qm9_AGVZMS_sd", apply(r, 1, sd))
+invisible(dev.off())
 cat("R", R.version.string, "\n")
