@@ -31,7 +31,8 @@ from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
 from .kernels.rng import chunk_states
 from .parallel import batch_ranges, map_chunks
-from .stats import Prepared, StatInfo, check_defined, evaluate, evaluate_user, info, prepare, user_kernels
+from .stats import (Prepared, StatInfo, check_defined, evaluate, evaluate_user, info, prepare, prepare_for,
+                    user_kernels)
 
 
 __all__ = ["BootstrapResult", "bootstrap", "bootstrap_many", "bca_levels", "jackknife", "resample_indices"]
@@ -318,9 +319,16 @@ def bootstrap_many(
     """
     infos, E, u, n_boot, method, level, n_bins = _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins)
     progress = check_progress(progress)
-    binned = any(i.binned for i in infos)
-    prep = prepare(E, u, n_bins if binned else None, min_count=min_count, shrink=shrink, binning=binning, log=log,
-                   ranks=any(i.kind == "rank" for i in infos))
+    prep = prepare_for(infos, E, u, n_bins=n_bins, min_count=min_count, shrink=shrink, binning=binning, log=log)
+    return bootstrap_prepared(infos, prep, E, u, n_boot=n_boot, method=method, level=level, seed=seed,
+                              progress=progress)
+
+
+def bootstrap_prepared(infos: Sequence[StatInfo], prep: Prepared, E: np.ndarray, u: np.ndarray, *, n_boot: int,
+                       method: str, level: float, seed, progress: bool | None = None) -> dict[str, BootstrapResult]:
+    """:func:`bootstrap_many` on data checked and prepared by the caller (:func:`mcref.stats.prepare`
+    with the bins and ranks ``infos`` need; ``E``, ``u`` the checked input arrays): the internal
+    path of :func:`mcref.validate`, which checks and prepares a dataset once for all its steps."""
     est = estimates(infos, prep)
     ss = check_seed(seed)
     if method == "bca" and n_boot < MIN_BOOT_BCA:

@@ -59,11 +59,11 @@ from ._joint import DEFAULT_COMBINE, JointVerdict, check_combine, joint_verdict,
 from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning, TieOrderWarning
 from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
-from ._bootstrap import BootstrapResult, bootstrap_many
+from ._bootstrap import BootstrapResult, bootstrap_prepared
 from .generative import get_distribution
-from .reference import PairedDifference, ReferenceResult, simulate
-from .shape import ShapeScreen, shape_screen
-from .stats import info, tie_spread
+from .reference import PairedDifference, ReferenceResult, simulate_prepared
+from .shape import ShapeScreen, shape_screen_prepared
+from .stats import info, prepare_for, tie_spread_prepared
 from ._zeta import zeta, zeta_sim2
 
 __all__ = ["ValidationRow", "ValidationTable", "validate", "DEFAULT_STATS", "VALIDATE_DISTS", "RULES",
@@ -569,22 +569,21 @@ def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binni
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
                   rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, bins_note=None) -> ValidationTable:
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
+    # checked once (validate), prepared once: every step below reads the same sorted data
+    prep = prepare_for(infos, E, u, n_bins=n_bins, min_count=min_count, shrink=shrink, binning=binning, log=log)
     with warnings.catch_warnings():
         # the table marks an interval that excludes its estimate ("!" and excludes_estimate)
         warnings.simplefilter("ignore", BiasedIntervalWarning)
-        boots: dict[str, BootstrapResult] = bootstrap_many(
-            names, E, u, n_boot=n_boot, n_bins=n_bins, min_count=min_count, shrink=shrink, seed=ss_boot,
-            binning=binning, log=log)
-    sim = simulate(names, u, dists=dists, n_mc=n_mc, n_bins=n_bins, min_count=min_count, shrink=shrink, E=E,
-                   seed=ss_sim, binning=binning, log=log)
+        boots: dict[str, BootstrapResult] = bootstrap_prepared(infos, prep, E, u, n_boot=n_boot, method="bca",
+                                                               level=0.95, seed=ss_boot)
+    sim = simulate_prepared(infos, prep, dists, n_mc=n_mc, seed=ss_sim)
     labels = [d.label for d in sim.dists]
-    screen = shape_screen(E, u)
+    screen = shape_screen_prepared(prep)
     binned = any(i.binned for i in infos)
     ties: dict[str, tuple[float, float]] = {}
     for inf in infos:
         if inf.binned and binning == "equal":
-            ts = tie_spread(inf.name, E, u, n_orders=100, seed=ss_ties,
-                            n_bins=n_bins, min_count=min_count, shrink=shrink)
+            ts = tie_spread_prepared(inf, prep, E, u, n_orders=100, seed=ss_ties)
             if ts.n_straddling:
                 ties[inf.name] = (ts.low, ts.high)
     rows = []

@@ -35,7 +35,7 @@ from .kernels.fastrank import make_rank_scratch
 from .kernels.rng import chunk_states, seed_state
 from .kernels.reference import mc_chunk_kernel
 from .parallel import checkpoint, map_chunks
-from .stats import StatInfo, info, user_kernels
+from .stats import Prepared, StatInfo, info, user_kernels
 
 __all__ = ["ReferenceResult", "PairedDifference", "Simulation", "simulate", "simulated_reference", "K_SENSITIVITY"]
 
@@ -240,6 +240,18 @@ class _FixedU:
     sxx: float
 
 
+def _fixed_u_of(prep: Prepared) -> _FixedU:
+    """:class:`_FixedU` from a prepared dataset: its u is sorted and its bins and tie runs are
+    cut, so no sort. The values are those of :func:`_prepare_u` to the bit (average ranks of
+    a tie run [s, e) are (s + 1 + e)/2, as ``rankdata``)."""
+    g = prep.ugs
+    rank = np.repeat(0.5 * (g[:-1] + 1 + g[1:]), np.diff(g))  # average 1-based ranks of the sorted u
+    xu = rank - 0.5 * (prep.M + 1)
+    return _FixedU(u=prep.u, starts=prep.starts, su2_bins=np.add.reduceat(prep.u2, prep.starts[:-1]),
+                   su2=float(prep.u2.sum()), slnu2=float(prep.lnu2.sum()), xu=np.ascontiguousarray(xu),
+                   sxx=float(np.sum(xu * xu)))
+
+
 def _prepare_u(u: np.ndarray, n_bins: int, binning: str = "equal", log: bool = True, min_count: int = 30) -> _FixedU:
     us = np.sort(u, kind="stable")
     if binning == "adaptive" and n_bins > 1:
@@ -358,11 +370,28 @@ def simulate(
         raise ValueError("CC is undefined when all `u` are equal")
     fx = _prepare_u(u, nb, binning if binned else "equal", True if log is None else bool(log),
                     check_int(min_count, "min_count", minimum=1))
+    return _simulate_run(infos, dlist, fx, n_mc, check_seed(seed), n_threads, progress)
+
+
+def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence[Distribution], *, n_mc: int,
+                      seed, n_threads: int | None = None, progress: bool | None = None) -> Simulation:
+    """:func:`simulate` on data checked and prepared by the caller (:func:`mcref.stats.prepare_for`
+    ``infos``; ``dists`` resolved with the data's Z): the internal path of :func:`mcref.validate`.
+    The sorted u, its bins and its ranks come from ``prep``: no second check, no second sort."""
+    if any(i.kind == "rank" for i in infos) and prep.ugs.size == 2:
+        raise ValueError("CC is undefined when all `u` are equal")
+    return _simulate_run(infos, tuple(dists), _fixed_u_of(prep), n_mc, check_seed(seed), n_threads, progress)
+
+
+def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx: _FixedU, n_mc: int,
+                  ss: np.random.SeedSequence, n_threads: int | None, progress: bool | None) -> Simulation:
+    """The Monte Carlo repeats of :func:`simulate` (arguments checked, u prepared)."""
+    labels = [d.label for d in dlist]
+    u = fx.u
     nb = fx.starts.size - 1
     codes = np.array([i.code for i in infos if not i.user], dtype=np.int64)
     bi = [k for k, i in enumerate(infos) if not i.user]
     user = [(k, user_kernels(i)) for k, i in enumerate(infos) if i.user]  # fed the kernel's ε (keep)
-    ss = check_seed(seed)
     n_chunks = -(-n_mc // CHUNK)
     samples = np.empty((len(dlist), len(infos), n_mc))
     m = u.size

@@ -398,6 +398,16 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     )
 
 
+def prepare_for(infos: Sequence[StatInfo], E: np.ndarray, u: np.ndarray, *, n_bins: int, min_count: int = 30,
+                shrink: bool = False, binning: str = "equal", log: bool | None = None) -> Prepared:
+    """The prepared data that every step on the statistics ``infos`` needs (checked ``E``, ``u``):
+    the bins only for a binned statistic, the order of |E| only for CC. One call serves the
+    estimate, the bootstrap, the references, the shape screen and the tie spread of a dataset
+    (:func:`mcref.validate` prepares once)."""
+    return prepare(E, u, n_bins if any(i.binned for i in infos) else None, min_count=min_count, shrink=shrink,
+                   binning=binning, log=log, ranks=any(i.kind == "rank" for i in infos))
+
+
 _TINY = float(np.finfo(np.float64).tiny)
 _HUGE = float(np.finfo(np.float64).max)
 
@@ -643,15 +653,25 @@ def tie_spread(name: str, E, u, *, n_orders: int = 100, seed=None, n_bins: int =
     >>> ts.n_straddling > 0 and ts.low < ts.high
     True
     """
-    from ._validation import check_int, check_seed
+    from ._validation import check_int
 
     E, u = check_E_u(E, u)
     inf = info(name)
     if not inf.binned:
         raise ValueError(f"tie_spread is for the binned statistics (ENCE, ZMSE, UCE), got {inf.name}")
     n_orders = check_int(n_orders, "n_orders", minimum=2)
+    return tie_spread_prepared(inf, prepare(E, u, n_bins, min_count=min_count, shrink=shrink), E, u,
+                               n_orders=n_orders, seed=seed)
+
+
+def tie_spread_prepared(inf: StatInfo, prep: Prepared, E: np.ndarray, u: np.ndarray, *, n_orders: int,
+                        seed) -> TieSpread:
+    """:func:`tie_spread` of a dataset checked and prepared (equal-count bins) by the caller; only
+    the random tie orders are prepared again (each is another row order of the data)."""
+    from ._validation import check_seed
+
+    n_bins, min_count = prep.n_bins, prep.min_count
     codes = np.array([inf.code], dtype=np.int64)
-    prep = prepare(E, u, n_bins, min_count=min_count, shrink=shrink)
     est = float(evaluate(prep, codes)[0])
     n_str = straddling_ties(prep)
     if n_str == 0:
@@ -660,6 +680,6 @@ def tie_spread(name: str, E, u, *, n_orders: int = 100, seed=None, n_bins: int =
     vals = np.empty(n_orders)
     for k in range(n_orders):
         perm = rng.permutation(E.size)
-        vals[k] = evaluate(prepare(E[perm], u[perm], n_bins, min_count=min_count, shrink=shrink), codes)[0]
+        vals[k] = evaluate(prepare(E[perm], u[perm], n_bins, min_count=min_count), codes)[0]
     return TieSpread(inf.name, est, float(vals.mean()), float(vals.std(ddof=1)), float(vals.min()),
                      float(vals.max()), n_orders, n_str)

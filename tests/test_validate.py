@@ -211,3 +211,35 @@ def test_d_sensitive_is_the_unpaired_rule_with_k():
         tab = mcref.validate(ds.E, ds.u, stats=(row.name,), dists=("normal", "t6"), n_boot=200, n_mc=600, seed=4,
                              k_sensitivity=0.99 * z_unpaired)
         assert tab.rows[0].d_sensitive is True
+
+
+def test_validate_checks_and_prepares_the_data_once(monkeypatch):
+    """One check at the public boundary, one prepared dataset (sort by u, bins, tie runs, |E|
+    order) for the bootstrap, the references, the shape screen and the tie spread."""
+    import mcref._bootstrap as B
+    import mcref._validate as V
+    import mcref.reference as R
+    import mcref.shape as SH
+    import mcref.stats as ST
+
+    calls = {"check_E_u": 0, "check_u": 0, "prepare": 0, "_prepare_u": 0}
+
+    def counting(mod, name):
+        fn = getattr(mod, name)
+
+        def wrapper(*a, **k):
+            calls[name] += 1
+            return fn(*a, **k)
+        monkeypatch.setattr(mod, name, wrapper)
+
+    for mod in (V, B, SH, ST, R):
+        for name in ("check_E_u", "check_u"):
+            if hasattr(mod, name):
+                counting(mod, name)
+    counting(ST, "prepare")
+    counting(R, "_prepare_u")
+    rng = np.random.default_rng(8)
+    u = rng.uniform(0.5, 2.0, 4000)  # no ties: the tie spread prepares nothing more
+    E = u * rng.normal(size=4000)
+    mcref.validate(E, u, n_boot=1000, n_mc=1000, seed=1)
+    assert calls == {"check_E_u": 1, "check_u": 0, "prepare": 1, "_prepare_u": 0}
