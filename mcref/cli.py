@@ -532,15 +532,63 @@ SMALL = {
 }
 
 
-def _options(args, spec: Sequence[tuple[str, str, Any]]) -> dict:
-    """Study keywords from the command line: ``(cli name, keyword, kind)``; ``kind`` list[...]
-    parses a comma-separated list, a callable converts, None takes the value as given."""
+#: Each study's own options, one definition for its parser and for the keywords it passes:
+#: (flag, the study's keyword, element type of a comma-separated list or None for one int, what
+#: it is). The defaults shown by --help are read from the study function's signature.
+STUDY_OPTIONS: dict[str, list[tuple[str, str, Any, str]]] = {
+    "scaling": [("--models", "models", str, "comma-separated models"), ("--M", "M", int, "dataset sizes"),
+                ("--N", "N", int, "bin counts"), ("--k", "k", _num, "inverse-gamma shapes of u^2"),
+                ("--n-mc", "n_mc", None, "repeats per cell")],
+    "sensitivity": [("--datasets", "datasets", str, "built-in data sets"),
+                    ("--nu", "nu", _num, "degrees of freedom of t"), ("--stat", "stats", str, "statistics"),
+                    ("--bins", "n_bins", None, "bins"), ("--n-mc", "n_mc", None, "Monte Carlo repeats")],
+    "reliability": [("--nu", "nu", _num, "grid of nu"), ("--stat", "stats", str, "statistics"),
+                    ("--M", "M", None, "dataset size"), ("--n-rep", "n_rep", None, "data sets per cell"),
+                    ("--boot", "n_boot", None, "bootstrap replicates"),
+                    ("--n-mc", "n_mc", None, "Monte Carlo repeats for simulated references")],
+    "verdicts": [("--u", "u", str, "sources of u: IG(nu) and/or built-in data sets"),
+                 ("--M", "M", int, "dataset sizes"),
+                 ("--scenario", "scenario", str, "calibrated, scale=S, gamma=G, break=B"),
+                 ("--D", "D", str, "true generative distributions of the errors"),
+                 ("--stat", "stats", str, "statistics"),
+                 ("--test-dists", "test_dists", str, "D of the simulated references"),
+                 ("--n-rep", "n_rep", None, "data sets per cell"), ("--boot", "n_boot", None, "bootstrap replicates"),
+                 ("--n-mc", "n_mc", None, "Monte Carlo repeats"),
+                 ("--n-mc-empirical", "n_mc_empirical", None, "repeats of the empirical-D test per data set"),
+                 ("--bins", "n_bins", None, "bins")],
+    "extrapolation": [("--boot", "n_boot", None, "bootstrap resamples")],
+}
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _study_default(study: str, keyword: str) -> str:
+    """The default of a study keyword as --help shows it (from the study's signature)."""
+    import inspect
+
+    from . import studies
+
+    d = inspect.signature(getattr(studies, study)).parameters[keyword].default
+    if d is None:
+        return "the paper's grid"
+    return ",".join(map(str, d)) if isinstance(d, (tuple, list)) else str(d)
+
+
+def _add_study_options(q: argparse.ArgumentParser, study: str) -> None:
+    for flag, keyword, kind, what in STUDY_OPTIONS[study]:
+        q.add_argument(flag, type=int if kind is None else None,
+                       help=f"{what} (default {_study_default(study, keyword)})")
+
+
+def _options(args) -> dict:
+    """The study's keywords from the command line (:data:`STUDY_OPTIONS`), over ``--small``'s."""
     kw = dict(SMALL[args.study]) if getattr(args, "small", False) else {}
-    for cli_name, keyword, kind in spec:
-        v = getattr(args, cli_name, None)
-        if v is None:
-            continue
-        kw[keyword] = _list(v, kind[0]) if isinstance(kind, list) else v
+    for flag, keyword, kind, _ in STUDY_OPTIONS[args.study]:
+        v = getattr(args, _dest(flag), None)
+        if v is not None:
+            kw[keyword] = v if kind is None else _list(v, kind)
     return kw
 
 
@@ -571,8 +619,7 @@ def _print_study(args, res, extra: Sequence[tuple[str, Any]] = ()) -> int:
 def cmd_study_scaling(args) -> int:
     from . import studies
 
-    kw = _options(args, [("models", "models", [str]), ("M", "M", [int]), ("N", "N", [int]), ("k", "k", [_num]),
-                         ("n_mc", "n_mc", None)])
+    kw = _options(args)
     res = studies.scaling(**kw, **_run_options(args))
     return _print_study(args, res, [("fits: theta_ref = a + b*sqrt(N/M)", res.fits.set_index(["model", "stat"]))])
 
@@ -580,8 +627,7 @@ def cmd_study_scaling(args) -> int:
 def cmd_study_sensitivity(args) -> int:
     from . import studies
 
-    kw = _options(args, [("datasets", "datasets", [str]), ("nu", "nu", [_num]), ("stat", "stats", [str]),
-                         ("n_mc", "n_mc", None), ("bins", "n_bins", None)])
+    kw = _options(args)
     res = studies.sensitivity(**kw, **_run_options(args))
     return _print_study(args, res, [("D-sensitivity: largest |theta_ref(t(nu)) - theta_ref(normal)| / "
                                      "sqrt(se_t^2 + se_normal^2) (sensitive: > 2)",
@@ -591,8 +637,7 @@ def cmd_study_sensitivity(args) -> int:
 def cmd_study_reliability(args) -> int:
     from . import studies
 
-    kw = _options(args, [("nu", "nu", [_num]), ("stat", "stats", [str]), ("M", "M", None),
-                         ("n_rep", "n_rep", None), ("boot", "n_boot", None), ("n_mc", "n_mc", None)])
+    kw = _options(args)
     res = studies.reliability(model=args.model, **kw, **_run_options(args))
     return _print_study(args, res)
 
@@ -600,10 +645,7 @@ def cmd_study_reliability(args) -> int:
 def cmd_study_verdicts(args) -> int:
     from . import studies
 
-    kw = _options(args, [("u", "u", [str]), ("M", "M", [int]), ("scenario", "scenario", [str]), ("D", "D", [str]),
-                         ("stat", "stats", [str]), ("test_dists", "test_dists", [str]), ("n_rep", "n_rep", None),
-                         ("boot", "n_boot", None), ("n_mc", "n_mc", None), ("n_mc_empirical", "n_mc_empirical", None),
-                         ("bins", "n_bins", None)])
+    kw = _options(args)
     res = studies.verdicts(**kw, **_run_options(args))
     return _print_study(args, res, [("rejection rate of the default verdict (not valid), per statistic",
                                      res.rates())])
@@ -613,7 +655,7 @@ def cmd_study_extrapolation(args) -> int:
     from . import studies
 
     ds = _load(args)
-    kw = _options(args, [("boot", "n_boot", None)])
+    kw = _options(args)
     res = studies.extrapolation(ds.E, ds.u, step=args.step, n_max=args.n_max, min_count=args.min_count,
                                 se=args.se, seed=args.seed, name=ds.name, **kw)
     if args.json:
@@ -635,46 +677,47 @@ def add_progress_flag(sp: argparse.ArgumentParser) -> None:
                          "seconds; --progress also into a pipe or a log)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="mcref", description="Calibration statistics of ML uncertainties: "
-                                "bootstrap CIs, simulated references, zeta-scores.")
-    sub = p.add_subparsers(dest="command", required=True)
+def _data_args(sp: argparse.ArgumentParser) -> None:
+    """The data-file and statistics options shared by the data commands."""
+    sp.add_argument("file", nargs="?", help="CSV or NPZ file with errors and uncertainties")
+    sp.add_argument("--dataset", help="built-in data set (see `mcref datasets`)")
+    sp.add_argument("--E", help="error column (default: E or error)")
+    sp.add_argument("--u", help="uncertainty column (default: u, uE or uncertainty)")
+    sp.add_argument("--pred", help="prediction column (E = ref - pred)")
+    sp.add_argument("--ref", help="reference-value column (E = ref - pred)")
+    sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
+    sp.add_argument("--delimiter", help="field delimiter of a text file (default: guessed; tab for .tsv)")
+    sp.add_argument("--stat", help="comma-separated statistics (" + ",".join(STATISTICS) + ")")
+    sp.add_argument("--bins", type=int, default=None,
+                    help="equal-count bins (default 20, fewer when M/20 < --min-count so that every bin keeps --min-count points; an explicit --bins is kept or refused)")
+    sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
+    sp.add_argument("--min-count", type=int, default=30,
+                    help="fewest points per bin (default 30); with fewer, an error unless --shrink")
+    sp.add_argument("--shrink", action="store_true",
+                    help="reduce the number of bins instead of failing when M/bins < --min-count")
+    sp.add_argument("--binning", default="equal", choices=["equal", "adaptive"],
+                    help="bins of u for ENCE, ZMSE, UCE: equal counts (default) or adaptive (equal-width "
+                         "cells of ln u, merged below --min-count and split when too large)")
+    sp.add_argument("--linear-bins", action="store_true", help="adaptive bins on u instead of ln u")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="random seed (default: drawn from the OS and printed, so the run can be repeated)")
+    out = sp.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print JSON")
+    out.add_argument("--csv", action="store_true", help="print CSV")
+    add_progress_flag(sp)
 
-    def data_args(sp):
-        sp.add_argument("file", nargs="?", help="CSV or NPZ file with errors and uncertainties")
-        sp.add_argument("--dataset", help="built-in data set (see `mcref datasets`)")
-        sp.add_argument("--E", help="error column (default: E or error)")
-        sp.add_argument("--u", help="uncertainty column (default: u, uE or uncertainty)")
-        sp.add_argument("--pred", help="prediction column (E = ref - pred)")
-        sp.add_argument("--ref", help="reference-value column (E = ref - pred)")
-        sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
-        sp.add_argument("--delimiter", help="field delimiter of a text file (default: guessed; tab for .tsv)")
-        sp.add_argument("--stat", help="comma-separated statistics (" + ",".join(STATISTICS) + ")")
-        sp.add_argument("--bins", type=int, default=None,
-                        help="equal-count bins (default 20, fewer when M/20 < --min-count so that every bin keeps --min-count points; an explicit --bins is kept or refused)")
-        sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
-        sp.add_argument("--min-count", type=int, default=30,
-                        help="fewest points per bin (default 30); with fewer, an error unless --shrink")
-        sp.add_argument("--shrink", action="store_true",
-                        help="reduce the number of bins instead of failing when M/bins < --min-count")
-        sp.add_argument("--binning", default="equal", choices=["equal", "adaptive"],
-                        help="bins of u for ENCE, ZMSE, UCE: equal counts (default) or adaptive (equal-width "
-                             "cells of ln u, merged below --min-count and split when too large)")
-        sp.add_argument("--linear-bins", action="store_true", help="adaptive bins on u instead of ln u")
-        sp.add_argument("--seed", type=int, default=None,
-                        help="random seed (default: drawn from the OS and printed, so the run can be repeated)")
-        out = sp.add_mutually_exclusive_group()
-        out.add_argument("--json", action="store_true", help="print JSON")
-        out.add_argument("--csv", action="store_true", help="print CSV")
-        add_progress_flag(sp)
 
+
+def _parser_stats(sub) -> None:
     sp = sub.add_parser("stats", help="statistics with bootstrap confidence intervals")
-    data_args(sp)
+    _data_args(sp)
     sp.add_argument("--method", default="bca", choices=["bca", "percentile", "basic"])
     sp.set_defaults(func=cmd_stats)
 
+
+def _parser_validate(sub) -> None:
     sp = sub.add_parser("validate", help="full validation table (references, zeta-scores, verdicts)")
-    data_args(sp)
+    _data_args(sp)
     sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats (default 10000)")
     sp.add_argument("--dists", help="comma-separated generative distributions (default normal,t6,empirical; "
                     "the default verdict uses empirical when listed)")
@@ -688,8 +731,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="how the joint verdict combines the statistics' Monte Carlo p-values (default minp)")
     sp.set_defaults(func=cmd_validate)
 
+
+def _parser_fit(sub) -> None:
     sp = sub.add_parser("fit", help="distribution fits of u^2, E^2, Z^2 (IG, F, KS) and Z (Student-t, ML)")
-    data_args(sp)
+    _data_args(sp)
     sp.set_defaults(func=cmd_fit, boot=100)
     for a in sp._actions:
         if a.dest == "boot":
@@ -697,12 +742,16 @@ def build_parser() -> argparse.ArgumentParser:
         if a.dest in ("stat", "bins"):
             a.help = argparse.SUPPRESS
 
+
+def _parser_decimate(sub) -> None:
     sp = sub.add_parser("decimate", help="remove the largest u step by step; does a statistic leave its CI?")
-    data_args(sp)
+    _data_args(sp)
     sp.add_argument("--max-fraction", type=float, default=0.1, help="largest fraction removed (default 0.1)")
     sp.add_argument("--steps", type=int, default=21, help="number of fractions from 0 (default 21)")
     sp.set_defaults(func=cmd_decimate)
 
+
+def _parser_recalibrate(sub) -> None:
     sp = sub.add_parser(
         "recalibrate", help="fit a recalibration map u -> u' (and validate it on held-out data with --cv K)",
         description="Fit a recalibration of the uncertainties (zms: u' = s*u with s^2 = <Z^2>; rce: s^2 = MSE/MV; "
@@ -710,7 +759,7 @@ def build_parser() -> argparse.ArgumentParser:
         "regression of E^2 on u^2) and print its parameters with standard errors. --cv K validates the method on "
         "held-out data: each fold's u' comes from the map fitted on the other K-1 folds, and the validation "
         "tables before and after are printed side by side. --out writes the input's columns plus u_recalibrated.")
-    data_args(sp)
+    _data_args(sp)
     sp.add_argument("--method", required=True, choices=list(_RECAL_METHODS), help="recalibration method")
     sp.add_argument("--x-column", metavar="NAME",
                     help="--method bvs: bin on this covariate column instead of u (a built-in set: x)")
@@ -738,16 +787,20 @@ def build_parser() -> argparse.ArgumentParser:
         elif a.dest == "csv":
             a.help = "print the parameters as CSV"
 
+
+def _parser_report(sub) -> None:
     sp = sub.add_parser("report", help="diagnostics figure (consistency along u, adaptivity along x)",
                         description="One figure with the conditional-calibration diagnostics: E vs u, calibration "
                         "curve, reliability diagram, <Z^2> and coverage per bin of u and of x, confidence curve.")
-    data_args(sp)
+    _data_args(sp)
     sp.add_argument("--out", default="report.png", help="figure file (default report.png; .png, .pdf, .svg)")
     sp.add_argument("--html", metavar="DIR", help="write DIR/report.png and DIR/index.html with the validation table")
     sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats of the table (--html; default 10000)")
     sp.add_argument("--no-x", action="store_true", help="ignore the data set's x (no adaptivity panels)")
     sp.set_defaults(func=cmd_report)
 
+
+def _parser_demo(sub) -> None:
     sp = sub.add_parser("demo", help="run on the nine built-in literature data sets",
                         description="Validate the nine built-in data sets of P. Pernot's papers (statistics, "
                         "BCa intervals, simulated references, verdicts).")
@@ -760,65 +813,45 @@ def build_parser() -> argparse.ArgumentParser:
     add_progress_flag(sp)
     sp.set_defaults(func=cmd_demo, validate=True)
 
-    _bench_parser(sub)
 
+def _study_args(q: argparse.ArgumentParser, func) -> None:
+    """The runner's options, shared by the simulation studies."""
+    q.add_argument("--small", action="store_true", help="fast small setting (seconds) instead of the paper's")
+    q.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
+    q.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")
+    q.add_argument("--backend", default="loky", choices=["loky", "threading", "sequential", "dask"],
+                   help="where cells run (default loky processes; dask: a Dask cluster)")
+    q.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
+    q.add_argument("--store", help="SQLite results file: finished cells are kept, a rerun resumes")
+    q.add_argument("--no-progress", action="store_true", help="no progress bar")
+    q.add_argument("--csv", help="also write the table to this CSV file")
+    q.add_argument("--json", action="store_true", help="print JSON")
+    q.set_defaults(func=func)
+
+
+
+def _parser_study(sub) -> None:
     sp = sub.add_parser("study", help="simulation studies of the papers (parallel, resumable)",
                         description="Run a built-in simulation study. Finished cells go to --store as they "
                         "finish: re-run the same command to resume an interrupted study.")
     ssub = sp.add_subparsers(dest="study", required=True)
 
-    def study_args(q, func):
-        q.add_argument("--small", action="store_true", help="fast small setting (seconds) instead of the paper's")
-        q.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
-        q.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")
-        q.add_argument("--backend", default="loky", choices=["loky", "threading", "sequential", "dask"],
-                       help="where cells run (default loky processes; dask: a Dask cluster)")
-        q.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
-        q.add_argument("--store", help="SQLite results file: finished cells are kept, a rerun resumes")
-        q.add_argument("--no-progress", action="store_true", help="no progress bar")
-        q.add_argument("--csv", help="also write the table to this CSV file")
-        q.add_argument("--json", action="store_true", help="print JSON")
-        q.set_defaults(func=func)
-
     q = ssub.add_parser("scaling", help="ENCE/ZMSE reference values vs M and N, fit a + b*sqrt(N/M)")
-    study_args(q, cmd_study_scaling)
-    q.add_argument("--models", help="comma-separated models (default NIG,T6IG)")
-    q.add_argument("--M", help="dataset sizes (default 2000,4000,8000,12000,16000)")
-    q.add_argument("--N", help="bin counts (default 10,20,30,40,50)")
-    q.add_argument("--k", help="inverse-gamma shapes of u^2 (default 3,4,5,6,12,24)")
-    q.add_argument("--n-mc", type=int, help="repeats per cell (default 5000)")
+    _study_args(q, cmd_study_scaling)
+    _add_study_options(q, "scaling")
 
     q = ssub.add_parser("sensitivity", help="reference values under t(nu) vs normal D for data sets' u")
-    study_args(q, cmd_study_sensitivity)
-    q.add_argument("--datasets", help="built-in data sets (default QM9_E,logP_10k_a_LS-GCN)")
-    q.add_argument("--nu", help="degrees of freedom of t (default 3,4,5,7,10,15,20)")
-    q.add_argument("--stat", help="statistics (default ZMS,CC,ENCE,ZMSE)")
-    q.add_argument("--bins", type=int, help="bins (default 50)")
-    q.add_argument("--n-mc", type=int, help="Monte Carlo repeats (default 10000)")
+    _study_args(q, cmd_study_sensitivity)
+    _add_study_options(q, "sensitivity")
 
     q = ssub.add_parser("reliability", help="validation probability of ZMS/RCE tests on NIG/TIG data")
-    study_args(q, cmd_study_reliability)
+    _study_args(q, cmd_study_reliability)
     q.add_argument("--model", default="NIG", choices=["NIG", "TIG"], help="synthetic model (default NIG)")
-    q.add_argument("--nu", help="grid of nu (default: the paper's)")
-    q.add_argument("--stat", help="statistics (default ZMS,RCE)")
-    q.add_argument("--M", type=int, help="dataset size (default 5000)")
-    q.add_argument("--n-rep", type=int, help="data sets per cell (default 1000)")
-    q.add_argument("--boot", type=int, help="bootstrap replicates (default 5000, as the paper)")
-    q.add_argument("--n-mc", type=int, help="Monte Carlo repeats for simulated references (default 1000)")
+    _add_study_options(q, "reliability")
 
     q = ssub.add_parser("verdicts", help="size and power of every score and verdict of validate")
-    study_args(q, cmd_study_verdicts)
-    q.add_argument("--u", help="sources of u: IG(nu) and/or built-in data sets (default IG(6))")
-    q.add_argument("--M", help="dataset sizes (default 500,2000,5000,20000)")
-    q.add_argument("--scenario", help="calibrated, scale=S, gamma=G, break=B (default calibrated)")
-    q.add_argument("--D", help="true generative distributions of the errors (default normal)")
-    q.add_argument("--stat", help="statistics (default ZMS,RCE,CC,ENCE,ZMSE,UCE)")
-    q.add_argument("--test-dists", help="D of the simulated references (default normal,t6)")
-    q.add_argument("--n-rep", type=int, help="data sets per cell (default 400)")
-    q.add_argument("--boot", type=int, help="bootstrap replicates (default 1000)")
-    q.add_argument("--n-mc", type=int, help="Monte Carlo repeats (default 2000)")
-    q.add_argument("--n-mc-empirical", type=int, help="repeats of the empirical-D test per data set (default 0)")
-    q.add_argument("--bins", type=int, help="bins (default 20)")
+    _study_args(q, cmd_study_verdicts)
+    _add_study_options(q, "verdicts")
 
     q = ssub.add_parser("extrapolation", help="ZMSE extrapolated to zero bin size (consistency test)")
     q.add_argument("file", nargs="?", help="CSV or NPZ file with errors and uncertainties")
@@ -832,13 +865,25 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--min-count", type=int, default=20, help="keep bin counts with M/N above this (default 20)")
     q.add_argument("--se", default="bootstrap", choices=["bootstrap", "ols"],
                    help="standard error of the intercept for the verdict (default bootstrap; ols: as published)")
-    q.add_argument("--boot", type=int, help="bootstrap resamples (default 500)")
+    _add_study_options(q, "extrapolation")
     q.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     q.add_argument("--json", action="store_true", help="print JSON")
     q.set_defaults(func=cmd_study_extrapolation)
 
+
+def _parser_datasets(sub) -> None:
     sp = sub.add_parser("datasets", help="list the built-in data sets")
     sp.set_defaults(func=cmd_datasets)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: one parser function per subcommand (``_parser_<command>``)."""
+    p = argparse.ArgumentParser(prog="mcref", description="Calibration statistics of ML uncertainties: "
+                                "bootstrap CIs, simulated references, zeta-scores.")
+    sub = p.add_subparsers(dest="command", required=True)
+    for add in (_parser_stats, _parser_validate, _parser_fit, _parser_decimate, _parser_recalibrate, _parser_report,
+                _parser_demo, _bench_parser, _parser_study, _parser_datasets):
+        add(sub)
     return p
 
 

@@ -189,6 +189,19 @@ class BinnedDiagnostic:
                              "count": self.counts, "target": t, "valid": self.valid})
 
 
+def _binned_halfwidths(E, u, x, U, p, dist, n_bins, binning, log, min_count, cuts, slide, aux):
+    """:func:`_binned` plus the interval half-widths in the same order: the user's ``U``, or
+    u·q((1 + p)/2) of ``dist`` (LCP and its interval)."""
+    if U is None:
+        Es, us, segs, centers, var = _binned(E, u, x, n_bins, binning, log, min_count, cuts, slide, aux)
+        return Es, us, segs, centers, var, us * float(quantile_factor((1 + p) / 2, dist))
+    U = as_float_array(U, "U")
+    if U.shape != np.shape(E) or np.any(U < 0):
+        raise ValueError(f"`U` must be non-negative half-widths with the shape of `E` {np.shape(E)}, "
+                         f"got shape {U.shape}")
+    return _binned(E, u, x, n_bins, binning, log, min_count, cuts, slide, aux, carry=U)
+
+
 def _binned(E, u, x, n_bins, binning, log, min_count, cuts="mcref", slide=False, aux=None, carry=None):
     """Sort (E, u) by the binning variable (u, or ``x``; ties broken by ``aux``, then by input
     order) and return ``(E_sorted, u_sorted, segs, centers, variable)``: ``segs`` (nb, 2) holds
@@ -706,16 +719,8 @@ def lcp(E, u, x=None, *, p: float = 0.95, dist: Any = "normal", U=None, interval
     if not 0 < p < 1:
         raise ValueError(f"`p` must be in (0, 1), got {p}")
     interval = check_choice(interval, "interval", BINOMIAL_INTERVALS)
-    if U is None:
-        Es, us, segs, centers, var = _binned(E, u, x, n_bins, binning, log, min_count, cuts, slide, aux)
-        Us = us * float(quantile_factor((1 + p) / 2, dist))
-    else:
-        U = as_float_array(U, "U")
-        if U.shape != np.shape(E) or np.any(U < 0):
-            raise ValueError(f"`U` must be non-negative half-widths with the shape of `E` {np.shape(E)}, "
-                             f"got shape {U.shape}")
-        Es, us, segs, centers, var, Us = _binned(E, u, x, n_bins, binning, log, min_count, cuts, slide, aux,
-                                                 carry=U)
+    Es, us, segs, centers, var, Us = _binned_halfwidths(E, u, x, U, p, dist, n_bins, binning, log, min_count, cuts,
+                                                        slide, aux)
     inside = np.abs(Es) <= Us
     cs = np.r_[0, np.cumsum(inside, dtype=np.int64)]
     k = cs[segs[:, 1]] - cs[segs[:, 0]]
@@ -1342,16 +1347,8 @@ def lrr(E, u, x=None, *, p: float = 0.95, dist: Any = "normal", U=None, n_bins: 
     if not 0 < p < 1:
         raise ValueError(f"`p` must be in (0, 1), got {p}")
     n_boot = check_int(n_boot, "n_boot", minimum=100)
-    if U is None:
-        Es, us, segs, centers, var = _binned(E, u, x, n_bins, binning, log, min_count, cuts, slide, aux)
-        Us = us * float(quantile_factor((1 + p) / 2, dist))
-    else:
-        U = as_float_array(U, "U")
-        if U.shape != np.shape(E) or np.any(U < 0):
-            raise ValueError(f"`U` must be non-negative half-widths with the shape of `E` {np.shape(E)}, "
-                             f"got shape {U.shape}")
-        Es, us, segs, centers, var, Us = _binned(E, u, x, n_bins, binning, log, min_count, cuts, slide, aux,
-                                                 carry=U)
+    Es, us, segs, centers, var, Us = _binned_halfwidths(E, u, x, U, p, dist, n_bins, binning, log, min_count, cuts,
+                                                        slide, aux)
     probs = np.array([(1 - p) / 2, (1 + p) / 2])
     seeds = check_seed(seed).spawn(len(segs) + 1)
 

@@ -181,6 +181,17 @@ def plot_fit_histograms(E: Any, u: Any, fit=None, *, axes=None, bins: int = 40, 
 # ----------------------------------------------------------------------------------
 
 
+def _unit_square(ax, xlabel: str, ylabel: str) -> None:
+    """Axes of a curve on [0, 1]² against the identity (calibration curves, Lorenz curves)."""
+    ax.plot([0, 1], [0, 1], "--", color="0.3", lw=1)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+
+
 def _log_axis(ax, which: str, values, log: bool) -> None:
     """Log scale only when the values span more than a factor 10 (else a linear axis reads
     better), with plain-number tick labels."""
@@ -656,13 +667,7 @@ def plot_lorenz(*arrays, labels: Sequence[str] | None = None, ax=None):
         p, L = lorenz_curve(a)
         name = labels[k] if labels is not None else f"set {k + 1}"
         ax.plot(np.r_[0.0, p], np.r_[0.0, L], lw=1.5, label=f"{name}: Gini = {gini(a):.2f}")
-    ax.plot([0, 1], [0, 1], "--", color="0.3", lw=1)
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("p")
-    ax.set_ylabel("L(p)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
+    _unit_square(ax, "p", "L(p)")
     return ax
 
 
@@ -741,13 +746,7 @@ def plot_conditional_calibration(E, u, x=None, *, dist="normal", ax=None, xlabel
     for b, o in enumerate(c.observed):
         ax.plot(p, o, color=cmap(norm(b)), lw=1, alpha=0.85)
     ax.plot(p, c.overall.observed, color="black", lw=1.8, label="whole set")
-    ax.plot([0, 1], [0, 1], "--", color="0.3", lw=1)
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("expected cumulative probability")
-    ax.set_ylabel("observed")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
+    _unit_square(ax, "expected cumulative probability", "observed")
     name = xlabel or c.variable
     cb = ax.figure.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=f"bin centre ({name})")
     ticks = np.unique(np.linspace(0, nb - 1, min(nb, 6)).round().astype(int))
