@@ -359,6 +359,7 @@ def benchmark(
     *,
     stats: Sequence[str] = DEFAULT_STATS,
     store: str | os.PathLike | None = None,
+    # datasets.from_file's column keywords, forwarded: listed here so that help() and the docs show them
     E: str | None = None,
     u: str | None = None,
     x: str | None = None,

@@ -173,6 +173,19 @@ def check_n_jobs(value: Any, name: str = "n_jobs") -> int:
     return int(value)
 
 
+def check_positive_number(value: Any, name: str, *, plural: bool = False) -> float:
+    """Return ``value`` as a finite float > 0 (``plural``: the message speaks of the elements
+    of a sequence ``name``)."""
+    rule = "hold finite numbers > 0" if plural else "be a finite number > 0"
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must {rule}, got {value!r}") from None
+    if not (math.isfinite(f) and f > 0):
+        raise ValueError(f"`{name}` must {rule}, got {value!r}")
+    return f
+
+
 def check_values(x: Any, name: str, kind: type = int) -> tuple:
     """A grid axis: one value or a sequence of distinct values, as a tuple.
 
@@ -188,12 +201,7 @@ def check_values(x: Any, name: str, kind: type = int) -> tuple:
         if kind is int:
             out.append(check_int(v, name, minimum=1))
         elif kind is float:
-            try:
-                f = float(v)
-            except (TypeError, ValueError):
-                raise ValueError(f"`{name}` must hold numbers, got {v!r}") from None
-            if not (math.isfinite(f) and f > 0):
-                raise ValueError(f"`{name}` must hold finite numbers > 0, got {v!r}")
+            f = check_positive_number(v, name, plural=True)
             out.append(int(f) if f == int(f) else f)
         else:
             out.append(v)
@@ -274,3 +282,17 @@ def signature_of(fn, *, first: str, first_annotation: str, returns: str):
     params = list(sig.parameters.values())
     params[0] = params[0].replace(name=first, annotation=first_annotation)
     return sig.replace(parameters=params, return_annotation=returns)
+
+
+def merged_signature(own, base, *, drop: tuple[str, ...] = ()):
+    """The signature of ``own`` (whose ``**options`` are ``base``'s keywords) with ``base``'s
+    keyword-only parameters in place of ``**options``, less ``drop``: ``simulated_reference``
+    shows ``simulate``'s keywords, which stay defined once, in ``simulate``."""
+    import inspect
+
+    sig = inspect.signature(own)
+    params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    names = {p.name for p in params}
+    params += [p for p in inspect.signature(base).parameters.values()
+               if p.kind is p.KEYWORD_ONLY and p.name not in names and p.name not in drop]
+    return sig.replace(parameters=params)

@@ -829,7 +829,6 @@ def _study_args(q: argparse.ArgumentParser, func) -> None:
     q.set_defaults(func=func)
 
 
-
 def _parser_study(sub) -> None:
     sp = sub.add_parser("study", help="simulation studies of the papers (parallel, resumable)",
                         description="Run a built-in simulation study. Finished cells go to --store as they "

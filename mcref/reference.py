@@ -19,6 +19,7 @@ D carry a small paired standard error. The chunk loop is the progress phase
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass, field
 from typing import Iterable, Literal, Sequence
@@ -27,7 +28,8 @@ import numpy as np
 from scipy.stats import rankdata
 
 from . import _progress
-from ._validation import as_float_array, check_choice, check_int, check_progress, check_seed, check_u
+from ._validation import (as_float_array, check_choice, check_int, check_progress, check_seed, check_u,
+                          merged_signature)
 from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
 from .intervals import ConfidenceInterval
@@ -436,25 +438,8 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     return Simulation(names=tuple(i.name for i in infos), dists=dlist, samples=samples, n_bins=nb)
 
 
-def simulated_reference(
-    name: str | Sequence[str] | None,
-    u,
-    *,
-    names: Sequence[str] | None = None,
-    dist="normal",
-    n_mc: int = 10_000,
-    n_bins: int = 20,
-    min_count: int = 30,
-    shrink: bool = False,
-    binning: str = "equal",
-    log: bool | None = None,
-    method: Method = "mc",
-    E=None,
-    seed=None,
-    keep_samples: bool = False,
-    n_threads: int | None = None,
-    progress: bool | None = None,
-):
+def simulated_reference(name: str | Sequence[str] | None, u, *, names: Sequence[str] | None = None, dist="normal",
+                        method: Method = "mc", keep_samples: bool = False, **options):
     r"""Simulated reference value of a statistic for the uncertainties ``u``
     (docs/methods.md, "Simulated references").
 
@@ -520,7 +505,11 @@ def simulated_reference(
     True
     """
     method = check_choice(method, "method", ("mc", "exact", "asymptotic"))
-    progress = check_progress(progress)
+    unknown = sorted(set(options) - set(_SIMULATE_KEYWORDS))
+    if unknown:
+        raise TypeError(f"simulated_reference() got an unexpected keyword argument {unknown[0]!r}")
+    opts = {**_SIMULATE_KEYWORDS, **options}
+    check_progress(opts["progress"])
     if names is not None:
         if name is not None:
             raise ValueError("give the statistics either as `name` or as `names`, not both")
@@ -532,11 +521,13 @@ def simulated_reference(
     if method != "mc":
         from .exact import exact_reference
 
+        E = opts["E"]
         d = get_distribution(dist, Z=None if E is None else as_float_array(E, "E") / u)
         res = {}
         for nm in names:
             kurt = d.kurtosis
-            er = exact_reference(nm, u, n_bins=n_bins, method=method, kurtosis=kurt, min_count=min_count)
+            er = exact_reference(nm, u, n_bins=opts["n_bins"], method=method, kurtosis=kurt,
+                                 min_count=opts["min_count"])
             res[info(nm).name] = ReferenceResult(
                 name=info(nm).name, dist=d.label, mean=er.mean, se=0.0,
                 low=er.low if er.low is not None else float("nan"),
@@ -544,8 +535,12 @@ def simulated_reference(
                 sd=er.sd if er.sd is not None else float("nan"), n_mc=0, method=method,
             )
         return res if many else res[info(name).name]
-    sim = simulate(names, u, dists=[dist], n_mc=n_mc, n_bins=n_bins, min_count=min_count, shrink=shrink, E=E,
-                   binning=binning, log=log,
-                   seed=seed, n_threads=n_threads, progress=progress)
+    sim = simulate(names, u, dists=[dist], **options)
     res = {nm: sim.reference(nm, sim.dists[0], keep_samples=keep_samples) for nm in sim.names}
     return res if many else res[info(name).name]
+
+
+#: simulate's keywords and defaults, which simulated_reference takes as its own (one definition)
+_SIMULATE_KEYWORDS = {k: p.default for k, p in inspect.signature(simulate).parameters.items()
+                      if p.kind is p.KEYWORD_ONLY and k != "dists"}
+simulated_reference.__signature__ = merged_signature(simulated_reference, simulate, drop=("dists",))

@@ -38,23 +38,13 @@ import math
 
 import numpy as np
 
-from ._validation import check_int, check_seed
+from ._validation import check_int, check_positive_number, check_seed
 from .generative import Distribution, get_distribution
 from .kernels import generative as KG
 from .kernels.rng import chunk_states
 from .kernels.synthetic import draw_ig_dataset
 
 __all__ = ["draw", "stream", "ig", "nig", "tig", "case", "CASES"]
-
-
-def _check_shape_param(a, name: str) -> float:
-    try:
-        v = float(a)
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a positive number, got {a!r}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"`{name}` must be a finite number > 0, got {a!r}")
-    return v
 
 
 def stream(seed) -> np.ndarray:
@@ -118,7 +108,7 @@ def ig(M: int, k: float, dist="normal", seed=None, *, scale: float = 1.0) -> tup
     >>> bool(abs(np.mean(u**2) - 4 / 3) < 0.02), bool(abs(np.mean((E / u)**2) - 1) < 0.03)
     (True, True)
     """
-    return ig_dataset(M, _check_shape_param(k, "k"), dist, seed, scale)
+    return ig_dataset(M, check_positive_number(k, "k"), dist, seed, scale)
 
 
 def nig(M: int, nu: float, seed=None, *, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -132,7 +122,7 @@ def nig(M: int, nu: float, seed=None, *, scale: float = 1.0) -> tuple[np.ndarray
     >>> E.shape, bool(np.all(u > 0))
     ((5000,), True)
     """
-    return ig_dataset(M, 0.5 * _check_shape_param(nu, "nu"), "normal", seed, scale)
+    return ig_dataset(M, 0.5 * check_positive_number(nu, "nu"), "normal", seed, scale)
 
 
 def tig(M: int, nu_D: float, nu_IG: float = 6.0, seed=None, *, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -145,10 +135,10 @@ def tig(M: int, nu_D: float, nu_IG: float = 6.0, seed=None, *, scale: float = 1.
     >>> E.shape
     (5000,)
     """
-    nu_D = _check_shape_param(nu_D, "nu_D")
+    nu_D = check_positive_number(nu_D, "nu_D")
     if not nu_D > 2:
         raise ValueError(f"`nu_D` must be > 2 for a unit-variance Student-t, got {nu_D}")
-    return ig_dataset(M, 0.5 * _check_shape_param(nu_IG, "nu_IG"), ("t", nu_D), seed, scale)
+    return ig_dataset(M, 0.5 * check_positive_number(nu_IG, "nu_IG"), ("t", nu_D), seed, scale)
 
 
 #: The primer's six synthetic cases: (calibrated, consistent, adaptive), and what changes.
