@@ -1,4 +1,5 @@
-"""Static HTML report of a benchmark run (:meth:`mcref.BenchmarkResult.to_html`).
+"""Static HTML reports: of a benchmark run (:meth:`mcref.BenchmarkResult.to_html`) and of one
+dataset (``mcref report --html``): the one home of mcref's HTML.
 
 One directory that opens offline: ``index.html`` (inline CSS and JavaScript, no network),
 ``summary.png`` (:func:`mcref.plots.plot_benchmark`) and ``diagnostics/NNN.png`` (one
@@ -8,6 +9,7 @@ sources) is escaped with :func:`html.escape`.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import math
 import numbers
@@ -15,9 +17,9 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
-__all__ = ["write_report", "MARKER"]
+__all__ = ["write_report", "write_dataset_report", "MARKER"]
 
 #: file that marks a directory as an mcref report (only such a directory is replaced)
 MARKER = ".mcref-report"
@@ -181,6 +183,76 @@ def _check_target(target: Path) -> None:
                              "choose a new directory (an earlier mcref report would be replaced)")
 
 
+@contextlib.contextmanager
+def _atomic_directory(directory: str | os.PathLike) -> Iterator[Path]:
+    """A temporary directory next to ``directory`` (marked as an mcref report) to write a report
+    into; on success it replaces ``directory`` (only an mcref report or an empty directory is
+    replaced), on any error it is removed: an interrupted run leaves the old report or none."""
+    target = Path(directory)
+    _check_target(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        os.chmod(tmp, 0o755)  # mkdtemp's 0700 is for the temporary name only
+        (tmp / MARKER).write_text("mcref report\n", encoding="utf-8")
+        yield tmp
+        _check_target(target)  # again: it may have appeared meanwhile
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            os.replace(target, old / "report")
+            os.replace(tmp, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def write_dataset_report(table, E, u, x, directory: str | os.PathLike, *, seed=None) -> str:
+    """The report of one dataset (``mcref report --html``): ``index.html`` with its validation
+    table (verdicts coloured as in the benchmark report, and the table's legend) and
+    ``report.png`` (:func:`mcref.plots.plot_report`); written atomically. Returns the path of
+    ``index.html``."""
+    import matplotlib.pyplot as plt
+
+    from . import __version__
+    from .plots import plot_report
+
+    with _atomic_directory(directory) as tmp:
+        fig = plot_report(E, u, x, name=table.name, seed=seed, path=tmp / "report.png")
+        plt.close(fig)
+        rows = []
+        for r in table.rows:
+            p = r.p_sim.get(table.decisive_dist)
+            cells = [f"<td class='txt'>{_e(r.name)}</td>",
+                     f"<td class='txt {_vclass(r.verdict)}'>{_e(r.verdict)}</td>"]
+            for v in (r.estimate, r.low, r.high, r.reference, p):
+                shown, key = _num(v)
+                cells.append(f"<td data-v='{key}'>{shown}</td>")
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+        head = "".join(f"<th class='{c}'>{h}</th>" for h, c in (("stat", "txt"), ("verdict", "txt"), ("estimate", ""),
+                                                               ("BCa low", ""), ("BCa high", ""),
+                                                               ("reference", ""), (f"p [{_e(table.decisive_dist)}]", "")))
+        page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>mcref report: {_e(table.name)}</title>
+<style>{_CSS}</style>
+</head><body>
+<h1>mcref report: {_e(table.name)}</h1>
+<p class="meta">M = {table.M}, seed = {_e(table.seed)}; mcref {_e(__version__)}.</p>
+<h2>Validation</h2>
+<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>
+<div class="scroll"><pre>{_e(table.explained())}</pre></div>
+<h2>Diagnostics</h2>
+<img src='report.png' alt='diagnostics'>
+</body></html>
+"""
+        (tmp / "index.html").write_text(page, encoding="utf-8")
+    return str(Path(directory) / "index.html")
+
+
 def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = True) -> str:
     """Write the report of ``result`` to ``directory`` (see the module docstring); return the
     path of its ``index.html``."""
@@ -189,13 +261,7 @@ def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = Tr
     from . import __version__
     from .plots import plot_benchmark, plot_report
 
-    target = Path(directory)
-    _check_target(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
-        os.chmod(tmp, 0o755)  # mkdtemp's 0700 is for the temporary name only
-        (tmp / MARKER).write_text("mcref benchmark report\n", encoding="utf-8")
+    with _atomic_directory(directory) as tmp:
         axes = plot_benchmark(result)
         fig = axes[0].figure
         fig.savefig(tmp / "summary.png", dpi=90)
@@ -253,15 +319,4 @@ published ζ_Sim rule, for comparison. Click a column header to sort.</p>
 </body></html>
 """
         (tmp / "index.html").write_text(page, encoding="utf-8")
-        _check_target(target)  # again: it may have appeared meanwhile
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-            os.replace(target, old / "report")
-            os.replace(tmp, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return str(target / "index.html")
+    return str(Path(directory) / "index.html")

@@ -44,9 +44,6 @@ empirical D removes the choice of D from the verdict; normal and t(6) stay in th
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import warnings
 from dataclasses import asdict, dataclass, field, replace
@@ -56,6 +53,7 @@ import numpy as np
 
 from . import _progress
 from ._joint import DEFAULT_COMBINE, JointVerdict, check_combine, joint_verdict, resolve_distribution, untestable
+from ._render import csv_text, json_text
 from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning, TieOrderWarning
 from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
@@ -240,33 +238,28 @@ class ValidationTable:
             raise ImportError("ValidationTable.to_frame() needs pandas: pip install pandas") from None
         return pd.DataFrame.from_records(self.records()).set_index("stat")
 
-    def to_json(self) -> str:
-        def clean(x):
-            if isinstance(x, float) and not math.isfinite(x):
-                return None if math.isnan(x) else ("inf" if x > 0 else "-inf")
-            return x
+    @property
+    def decisive_dist(self) -> str:
+        """The D whose reference and p-value the short table shows: the empirical D when it
+        decides the verdicts (``rule="mc"``), else the first D."""
+        return "empirical" if (self.rule == "mc" and "empirical" in self.dists) else self.dists[0]
 
-        doc = {
+    def to_json(self) -> str:
+        """JSON: the run's settings, the shape screen, one record per statistic and the joint
+        verdict (NaN as null, infinities as "inf"/"-inf": :func:`mcref._render.json_text`)."""
+        return json_text({
             "dataset": self.name, "seed": self.seed, "M": self.M, "n_bins": self.n_bins if self.binned else None,
-            "n_boot": self.n_boot, "n_mc": self.n_mc,
-            "dists": list(self.dists), "rule": self.rule, "alpha": self.alpha, "shape": {k: clean(v) for k, v in asdict(self.shape).items()},
-            "rows": [{k: clean(v) for k, v in rec.items()} for rec in self.records()],
-            "joint": {k: clean(v) for k, v in self.joint.flat().items()} if self.joint else None,
-        }
-        return json.dumps(doc, indent=2)
+            "n_boot": self.n_boot, "n_mc": self.n_mc, "dists": list(self.dists), "rule": self.rule,
+            "alpha": self.alpha, "shape": asdict(self.shape), "rows": self.records(),
+            "joint": self.joint.flat() if self.joint else None,
+        })
 
     def to_csv(self) -> str:
         """CSV, one row per statistic; the dataset name and the seed are the first columns (so
         that every row says how to reproduce it)."""
         # the joint verdict is one per table: repeated on every row, as the dataset and the seed
         jv = {f"joint_{k}": v for k, v in self.joint.flat().items()} if self.joint else {}
-        recs = [{"dataset": self.name, "seed": self.seed, **r, **jv} for r in self.records()]
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(recs[0]))
-        w.writeheader()
-        for r in recs:
-            w.writerow({k: ("" if v is None else (f"{v:.10g}" if isinstance(v, float) else v)) for k, v in r.items()})
-        return buf.getvalue()
+        return csv_text([{"dataset": self.name, "seed": self.seed, **r, **jv} for r in self.records()])
 
     def __str__(self) -> str:
         def f(x, nd=4):
@@ -281,7 +274,7 @@ class ValidationTable:
 
         wide = self.wide or self.explain
         # the compact view (fits 100 columns): the D that decides the verdict, or the first D
-        dv = "empirical" if (self.rule == "mc" and "empirical" in self.dists) else self.dists[0]
+        dv = self.decisive_dist
         if wide:
             head = ["stat", "estimate", "BCa 95% CI", "ref", "zeta_BS"]
             for d in self.dists:

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from . import datasets
 from ._bootstrap import bootstrap_many
+from ._render import atomic_path, csv_text, json_text, text_table
 from ._recalibrate import METHODS as _RECAL_METHODS
 from .stats import STATISTICS
 
@@ -71,11 +72,7 @@ def _print_stats(rows: list[dict]) -> None:
     body = [[r["dataset"], r["stat"], _fmt(r["estimate"]), _fmt(r["bias"]), _fmt(r["se"]),
              f"[{_fmt(r['low'])}, {_fmt(r['high'])}]" + ("!" if r["excludes_estimate"] else ""), r["method"]]
             for r in rows]
-    w = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
-    fmt = "  ".join(f"{{:<{x}}}" for x in w)
-    print(fmt.format(*head))
-    for b in body:
-        print(fmt.format(*b).rstrip())
+    print("\n".join(text_table(head, body)))
     if any(r["excludes_estimate"] for r in rows):
         print("!: the interval excludes its own estimate (strong finite-sample bias of the statistic)")
 
@@ -97,16 +94,9 @@ def cmd_stats(args) -> int:
     for r in rows:
         r["seed"] = seed
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json_text(rows))
     elif args.csv:
-        import csv
-        import io
-
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows({k: (f"{v:.10g}" if isinstance(v, float) else v) for k, v in r.items()} for r in rows)
-        print(buf.getvalue(), end="")
+        print(csv_text(rows), end="")
     else:
         print(f"{ds.name}: M={ds.M}, B={args.boot}, seed={seed}")
         _print_stats(rows)
@@ -158,7 +148,7 @@ def cmd_fit(args) -> int:
         row = fit.as_dict()
         row = {"dataset": ds.name, "seed": seed, **row, "se_method": fit.se_method, "ci": fit.ci,
                "at_bound": fit.at_bound}
-        print(json.dumps(row, indent=2, default=float))
+        print(json_text(row))
     elif args.csv:
         df = fit.to_frame(ds.name)
         df.insert(0, "seed", seed)
@@ -185,9 +175,8 @@ def cmd_decimate(args) -> int:
         print(df.to_csv(index=False), end="")
         return 0
     if args.json:
-        print(json.dumps({"dataset": ds.name, "seed": seed, "leaves": res.leaves, "first_exit": res.first_exit,
-                          "interval": res.interval, "points": res.to_frame().to_dict(orient="records")},
-                         indent=2, default=float))
+        print(json_text({"dataset": ds.name, "seed": seed, "leaves": res.leaves, "first_exit": res.first_exit,
+                         "interval": res.interval, "points": res.to_frame().to_dict(orient="records")}))
     else:
         import pandas as pd
 
@@ -263,7 +252,7 @@ def cmd_recalibrate(args) -> int:
         if cv is not None:
             row.update(seed=args.seed, n_splits=cv.n_splits, fold_params=cv.factors, fold_se=cv.fold_se,
                        before=json.loads(cv.before.to_json()), after=json.loads(cv.after.to_json()))
-        print(json.dumps(row, indent=2, default=float))
+        print(json_text(row))
     elif args.csv:
         import csv
 
@@ -285,8 +274,6 @@ def _write_recalibrated(args, ds: datasets.Dataset, u_new, u_cv, out: str) -> No
     """The input's columns (a file's, verbatim; a built-in set's E, u, x) and ``u_recalibrated``
     (and ``u_recalibrated_cv``) as CSV, written to a temporary file then moved into place."""
     import csv
-    import os
-    import tempfile
 
     import numpy as np
 
@@ -302,104 +289,52 @@ def _write_recalibrated(args, ds: datasets.Dataset, u_new, u_cv, out: str) -> No
     def cell(v) -> str:  # floats as their shortest exact decimal: reading back gives the same double
         return repr(float(v)) if isinstance(v, (float, np.floating)) else str(v)
 
-    fd, tmp = tempfile.mkstemp(prefix=".mcref-recal-", suffix=".csv", dir=os.path.dirname(out))
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(list(cols))
-            for i in range(ds.M):
-                w.writerow([cell(c[i]) for c in cols.values()])
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would make the result private
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_path(out, what="--out") as tmp, open(tmp, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(list(cols))
+        for i in range(ds.M):
+            w.writerow([cell(c[i]) for c in cols.values()])
 
 
 def cmd_report(args) -> int:
     """The diagnostics figure (and, with --html, a page with it and the validation table)."""
     import os
+    import warnings
 
     import matplotlib
 
     matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ._html import write_dataset_report
+    from ._validate import validate
+    from ._warnings import FewReplicatesWarning, TieOrderWarning
     from .plots import plot_report
 
     ds = _load(args)
     seed = _seed(args)
     x = None if args.no_x else ds.x
-    out = args.out
-    if args.html:  # everything is written to a temporary directory, moved into place at the end
-        import tempfile
-
+    if args.html:  # _html writes the directory atomically: an interrupted run leaves none
         final = os.path.abspath(args.html)
-        parent = os.path.dirname(final)
-        if not os.path.isdir(parent):
-            raise ValueError(f"--html: the directory {parent!r} that should hold {args.html!r} does not exist")
+        if not os.path.isdir(os.path.dirname(final)):
+            raise ValueError(f"--html: the directory {os.path.dirname(final)!r} that should hold {args.html!r} "
+                             "does not exist")
         if os.path.exists(final) and not os.path.isdir(final):
             raise ValueError(f"--html: {args.html!r} exists and is not a directory")
-        work = tempfile.mkdtemp(prefix=".mcref-report-", dir=parent)
-        out = os.path.join(work, "report.png")
-    else:
-        parent = os.path.dirname(os.path.abspath(out))
-        if not os.path.isdir(parent):
-            raise ValueError(f"--out: the directory {parent!r} does not exist (create it, or choose another path)")
-    try:
-        fig = plot_report(ds.E, ds.u, x, name=ds.name, seed=seed, path=out)
-        if args.html:
-            _report_page(args, ds, seed, work)
-            _move_into_place(work, final)
-    except BaseException:
-        if args.html:
-            import shutil
-
-            shutil.rmtree(work, ignore_errors=True)
-        raise
-    if args.html:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FewReplicatesWarning)
+            warnings.simplefilter("ignore", TieOrderWarning)
+            tab = validate(ds.E, ds.u, n_boot=args.boot, n_mc=args.mc, seed=seed, name=ds.name,
+                           min_count=args.min_count, shrink=args.shrink)
+        write_dataset_report(tab, ds.E, ds.u, x, args.html, seed=seed)
         print(f"wrote {os.path.join(args.html, 'report.png')}\nwrote {os.path.join(args.html, 'index.html')}")
-    else:
-        print(f"wrote {out}")
-    import matplotlib.pyplot as plt
-
+        return 0
+    with atomic_path(args.out, what="--out") as tmp:
+        fig = plot_report(ds.E, ds.u, x, name=ds.name, seed=seed)
+        fig.savefig(tmp, format=os.path.splitext(args.out)[1].lstrip(".") or "png", dpi=90)
     plt.close(fig)
+    print(f"wrote {args.out}")
     return 0
-
-
-def _move_into_place(work: str, final: str) -> None:
-    """Replace the files of ``final`` by those of the finished ``work`` directory."""
-    import os
-    import shutil
-
-    os.makedirs(final, exist_ok=True)
-    for name in os.listdir(work):
-        os.replace(os.path.join(work, name), os.path.join(final, name))
-    shutil.rmtree(work, ignore_errors=True)
-
-
-def _report_page(args, ds, seed, work: str) -> None:
-    """index.html of ``mcref report --html``: the validation table and the diagnostics figure."""
-    import html
-    import os
-    import warnings
-
-    from ._warnings import FewReplicatesWarning, TieOrderWarning
-    from ._validate import validate
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FewReplicatesWarning)
-        warnings.simplefilter("ignore", TieOrderWarning)
-        tab = validate(ds.E, ds.u, n_boot=args.boot, n_mc=args.mc, seed=seed, name=ds.name,
-                       min_count=args.min_count, shrink=args.shrink)
-    with open(os.path.join(work, "index.html"), "w", encoding="utf-8") as f:
-        f.write(f"<!doctype html><html><head><meta charset='utf-8'><title>mcref report: {html.escape(ds.name)}"
-                "</title><style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;overflow-x:auto}"
-                "img{max-width:100%}</style></head><body>"
-                f"<h1>mcref report: {html.escape(ds.name)}</h1><p>M = {ds.M}, seed = {seed}</p>"
-                "<h2>Validation</h2><pre>" + html.escape(tab.explained()) + "</pre>"
-                "<h2>Diagnostics</h2><img src='report.png' alt='diagnostics'></body></html>")
 
 
 def cmd_demo(args) -> int:
@@ -602,9 +537,9 @@ def _print_study(args, res, extra: Sequence[tuple[str, Any]] = ()) -> int:
     if args.csv:
         res.table.to_csv(args.csv, index=False)
     if args.json:
-        print(json.dumps({"study": res.name, "seed": res.seed, "params": res.params,
-                          "table": res.table.to_dict(orient="records"),
-                          **{title: df.reset_index().to_dict(orient="records") for title, df in extra}}, indent=2))
+        print(json_text({"study": res.name, "seed": res.seed, "params": res.params,
+                         "table": res.table.to_dict(orient="records"),
+                         **{title: df.reset_index().to_dict(orient="records") for title, df in extra}}))
         return 0
     import pandas as pd
 
@@ -659,10 +594,10 @@ def cmd_study_extrapolation(args) -> int:
     res = studies.extrapolation(ds.E, ds.u, step=args.step, n_max=args.n_max, min_count=args.min_count,
                                 se=args.se, seed=args.seed, name=ds.name, **kw)
     if args.json:
-        print(json.dumps({"dataset": res.name, "M": res.M, "a": res.a, "b": res.b, "se_a": res.se_a,
-                          "se_a_boot": res.se_a_boot, "se": res.se, "se_b": res.se_b,
-                          "consistent": res.consistent, "consistent_paper": res.consistent_paper,
-                          "points": res.to_frame().to_dict(orient="list")}, indent=2, default=int))
+        print(json_text({"dataset": res.name, "M": res.M, "a": res.a, "b": res.b, "se_a": res.se_a,
+                         "se_a_boot": res.se_a_boot, "se": res.se, "se_b": res.se_b,
+                         "consistent": res.consistent, "consistent_paper": res.consistent_paper,
+                         "points": res.to_frame().to_dict(orient="list")}))
     else:
         print(res.to_frame().to_string(index=False))
         print(res)

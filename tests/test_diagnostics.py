@@ -316,6 +316,10 @@ def test_cli_report(tmp_path, capsys):
     page = (d / "index.html").read_text()
     assert "<img src='report.png'" in page and "Diffusion_RF: M=2040" in page and "legend:" in page
     assert (d / "report.png").exists()
+    # the benchmark report's renderer: one coloured verdict cell per statistic of the table
+    import re
+
+    assert len(re.findall(r"<td class='txt v-(valid|invalid|unreliable|not-testable)'>", page)) == 5
 
 
 # ----------------------------------------------------------------------------------
