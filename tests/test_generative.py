@@ -121,6 +121,6 @@ def test_normp_in_the_engine():
     assert abs(np.mean(z**4) - kappa) < 0.1
     from mcref import diagnostics as D
 
-    cc = D.confidence_curve(np.ones(400), np.ones(400), dist="normp4", n_draws=200, seed=3, keep_samples=True)
+    cc = D.confidence_curve(np.ones(400), np.ones(400), dist="normp4", n_mc=200, seed=3, keep_samples=True)
     # with u = 1 the reference's c(0) is the RMS of 400 unit-variance draws
     assert abs(np.mean(cc.samples[:, 0] ** 2) - 1) < 4 * math.sqrt((kappa - 1) / 400 / 200)

@@ -416,22 +416,22 @@ def test_valid_test_equals_testcovintprob(s, v):
 @pytest.mark.parametrize("s", ["qm9", "synth"])
 def test_confidence_curve_auco_and_normalised_equal_plotconfidence(s):
     E, u, _ = SETS[s]
-    c = D.confidence_curve(E, u, n_draws=20, seed=0)
+    c = D.confidence_curve(E, u, n_mc=20, seed=0)
     _close(c.curve, f"{s}_Sconf_rmse")
     _close(c.auco, f"{s}_AUCO_rmse")
-    n = D.confidence_curve(E, u, stat="MAE", n_draws=20, seed=0, normalize=True)
+    n = D.confidence_curve(E, u, stat="MAE", n_mc=20, seed=0, normalize=True)
     _close(n.curve, f"{s}_Sconf_mae_norm")
     assert n.normalized and n.reference[0] == 1.0
 
 
 def test_confidence_curve_uniform_reference_within_mc_error():
     E, u, _ = SETS["synth"]
-    c = D.confidence_curve(E, u, dist="uniform", n_draws=500, seed=21)
+    c = D.confidence_curve(E, u, dist="uniform", n_mc=500, seed=21)
     mean, sd = REF["synth_CCuniform_mean"], REF["synth_CCuniform_sd"]
     dev = np.abs(np.array([c.dfpr, c.dfpr_up95]) - mean) / (sd * math.sqrt(1 + 1 / 10))
     assert np.all(dev <= 4), dev
     # the uniform draws are not the normal ones
-    assert c.dfpr_up95 != D.confidence_curve(E, u, n_draws=500, seed=21).dfpr_up95
+    assert c.dfpr_up95 != D.confidence_curve(E, u, n_mc=500, seed=21).dfpr_up95
 
 
 # ----------------------------------------------------------------------------------------------
@@ -547,7 +547,7 @@ def test_cc_consistency_plot_draws():
     from mcref.plots import plot_cc_consistency
 
     E, u, _ = SETS["synth"]
-    ax = plot_cc_consistency(E, u, n_draws=100, n_boot=200, seed=0)
+    ax = plot_cc_consistency(E, u, n_mc=100, n_boot=200, seed=0)
     assert "Consistency score" in ax.get_title() and len(ax.lines) == 2
     plt.close(ax.figure)
 
@@ -646,7 +646,7 @@ def test_cc_consistency_within_mc_error_of_plotccval():
     """CS and the per-point BCa intervals of plotCCVal (10 R runs) against one mcref run; k = 0
     is left out (ErrViewLib's interval there drops the point of largest u)."""
     E, u, _ = SETS["synth"]
-    c = D.cc_consistency(E, u, n_draws=1000, n_boot=5000, seed=15)
+    c = D.cc_consistency(E, u, n_mc=1000, n_boot=5000, seed=15)
     mean, sd = REF["synth_CCVal_mean"], REF["synth_CCVal_sd"]
     assert abs(c.score - mean[0]) <= 4 * max(sd[0], 0.01) * math.sqrt(1.1), (c.score, mean[0], sd[0])
     got = np.r_[c.curve_low[1:], c.curve_high[1:]]
@@ -662,21 +662,21 @@ def test_cc_consistency_within_mc_error_of_plotccval():
 @pytest.mark.parametrize("s", ["qm9", "synth"])
 def test_confidence_curve_rmsd_equals_sconf(s):
     E, u, _ = SETS[s]
-    c = D.confidence_curve(E, u, stat="RMSD", n_draws=20, seed=0)
+    c = D.confidence_curve(E, u, stat="RMSD", n_mc=20, seed=0)
     _close(c.curve, f"{s}_Sconf_rmsd")
     _close(c.auco, f"{s}_AUCO_rmsd")
 
 
 def test_confidence_curve_rmsd_reference_within_mc_error():
     E, u, _ = SETS["synth"]
-    c = D.confidence_curve(E, u, stat="RMSD", n_draws=500, seed=22)
+    c = D.confidence_curve(E, u, stat="RMSD", n_mc=500, seed=22)
     mean, sd = REF["synth_CCrmsd_mean"], REF["synth_CCrmsd_sd"]
     dev = np.abs(np.array([c.dfpr, c.dfpr_up95]) - mean) / (sd * math.sqrt(1 + 1 / 10))
     assert np.all(dev <= 4), dev
     # the suffix-sum reference curves equal a direct two-pass evaluation of the same draws
     from mcref import get_distribution
 
-    k = D.confidence_curve(E, u, stat="RMSD", n_draws=20, seed=3, keep_samples=True)
+    k = D.confidence_curve(E, u, stat="RMSD", n_mc=20, seed=3, keep_samples=True)
     u_desc = u[np.argsort(-u, kind="stable")]
     cuts = np.floor(np.arange(100) * E.size / 100 + 1e-9).astype(int)
     for j in (0, 19):
@@ -707,7 +707,7 @@ def _within_runs(got, key, n_runs=10, k=4.0):
 def test_confidence_curve_q95_equals_sconf(s):
     """plotCC(statS = "Q95"): the HD 95th percentile of abs(E) left at every k, and its AUCO."""
     E, u, _ = SETS[s]
-    c = D.confidence_curve(E, u, stat="Q95", n_draws=20, seed=0)
+    c = D.confidence_curve(E, u, stat="Q95", n_mc=20, seed=0)
     _close(c.curve, f"{s}_Sconf_q95", rtol=1e-12)
     _close(c.auco, f"{s}_AUCO_q95", rtol=1e-12)
     assert c.stat == "Q95"
@@ -715,7 +715,7 @@ def test_confidence_curve_q95_equals_sconf(s):
 
 def test_confidence_curve_q95_reference_within_mc_error():
     E, u, _ = SETS["synth"]
-    c = D.confidence_curve(E, u, stat="Q95", n_draws=100, seed=23)  # R: 10 runs of 100 draws
+    c = D.confidence_curve(E, u, stat="Q95", n_mc=100, seed=23)  # R: 10 runs of 100 draws
     _within_runs([c.dfpr, c.dfpr_up95], "synth_CCq95")
 
 
@@ -724,7 +724,7 @@ def test_confidence_curve_normp4_and_laplace_references_within_mc_error(dist, ke
     """plotCC(dist_probref = "Normp4" / "Laplace"): normalp's rnormp rescaled to unit variance in
     R, the in-kernel normp(4) and the NumPy Laplace draws here."""
     E, u, _ = SETS["synth"]
-    c = D.confidence_curve(E, u, dist=dist, n_draws=500, seed=24)
+    c = D.confidence_curve(E, u, dist=dist, n_mc=500, seed=24)
     _within_runs([c.dfpr, c.dfpr_up95], f"synth_CC{key}")
 
 
@@ -845,6 +845,6 @@ def test_new_parity_plots_draw():
     ax = P.plot_group_calibration(g)
     assert len(ax.lines) == 2
     plt.close(ax.figure)
-    ax = P.plot_confidence_curve(E, u, stat="Q95", n_draws=20, seed=0)
+    ax = P.plot_confidence_curve(E, u, stat="Q95", n_mc=20, seed=0)
     assert "Q95" in ax.get_ylabel()
     plt.close(ax.figure)
