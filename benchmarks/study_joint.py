@@ -2,14 +2,14 @@
 README paragraph "Joint verdict" and docs/methods.md "Joint verdict".
 
 Runs ``mcref.studies.verdicts`` on the five default statistics (ZMS, RCE, CC, ENCE, ZMSE)
-in three parts and prints, per cell, the rejection rate of
+in three parts (and the heavy-tail parts H below) and prints, per cell, the rejection rate of
 
 * ``any invalid``: at least one of the five default per-statistic verdicts is ``invalid``
   (ZMS/RCE by ζ_BS, the others by the Monte Carlo test under the empirical D) — the table
   read as a model verdict;
 * ``any p (emp)``: at least one per-statistic Monte Carlo p ≤ 0.05 under the empirical D;
-* the joint verdict under the empirical D (validate's default: the statistics the shape
-  screen leaves) for each combination (``minp``, ``fisher``, ``cauchy``), the same over all
+* the joint verdict under the empirical D (``rule="mc"``, validate's default before the
+  conditional rule: the statistics the shape screen leaves) for each combination (``minp``, ``fisher``, ``cauchy``), the same over all
   five statistics (``:all``), and under the true D (exact) where it was simulated;
 * the best single statistic (largest rejection rate of the per-statistic default verdict).
 
@@ -22,6 +22,16 @@ B. power: u² ~ IG(3, 3), M = 500 and 2000, true D normal: E = 0.9·u·ε, E = 1
 C. heavy tails: u² ~ IG(4, 4) (source ``"IG(8)"``), M = 2000, true D a unit-variance t(3):
    calibrated data and the miscalibrations of B, with the permutation test (Z shuffled
    across u) beside the empirical D.
+
+H. heavy tails, issue 17 (parts ``H``, ``HU``, ``HP``, ``HPT``; ``--parts H,HU,HP,HPT``): the
+   conditional rule (validate's default: permutation test for the consistency statistics,
+   ZMS under the Student t fitted to Z, their Šidák combination as the joint verdict) beside
+   the Monte Carlo rule under the empirical D and the alternatives (``switch``, the Šidák
+   combination with the scale part under the empirical D): size with u² ~ IG(4, 4), M = 500,
+   2000, 5000 and true D normal, t(6), t(4), t(3) (H), and with the nine built-in sets' u
+   and t(4), t(3) (HU); power on normal data, u² ~ IG(3, 3), M = 500 and 2000 (HP), and
+   under t(4), t(3), u² ~ IG(4, 4), M = 2000 (HPT); 500 resamples, permutations and t draws
+   per dataset. ``markdown`` prints the tables of docs/methods.md.
 
 Settings: 200 datasets per cell, N_MC = 1000 (per cell for the test D, per dataset for the
 empirical D and the permutations), B = 300 (BCa of ZMS and RCE only), α = 0.05, seed 2026.

@@ -593,8 +593,10 @@ def validate(
     >>> tab = validate(E, u, stats=["ZMS", "CC"], n_boot=1000, n_mc=1000, seed=0)
     >>> tab["ZMS"].verdict
     'valid'
-    >>> tab.joint.verdict, tab.joint.stats  # one Monte Carlo test of both rows at once
-    ('valid', ('ZMS', 'CC'))
+    >>> tab.joint.verdict, tab.joint.stats  # one test of both rows at once: CC permuted, ZMS under the fitted t
+    ('valid', ('CC', 'ZMS'))
+    >>> tab["CC"].test, tab["ZMS"].test  # the test that decided each row
+    ('permutation', 't(fit)')
     """
     from ._validation import check_seed
 
