@@ -109,9 +109,9 @@ LEGEND = (
     "  zSim[D]       the published zeta of the CI against ref[D] (with its se); zSim2[D] uses the 95% range of",
     "                the simulated values instead of the CI",
     "  D-sens        the references of two D differ by more than 2 combined standard uncertainties",
-    "  p[perm]       the permutation test: p-value of the estimate among the statistic on the data's Z shuffled",
-    "                across u (exact for 'Z independent of u' under any D; '-' for ZMS-type statistics, which",
-    "                do not depend on the pairing); p[emp] the same under the empirical D",
+    "  p[permutation] the permutation test: p-value of the estimate among the statistic on the data's Z",
+    "                shuffled across u (exact for 'Z independent of u' under any D; 1 for ZMS-type statistics,",
+    "                which do not depend on the pairing); p[emp] (compact view): p[empirical]",
     "  test, p       the test that decided the verdict, and its p-value: perm (permutation), t-fit (Monte Carlo",
     "                test under the Student t fitted to Z: ZMS), zeta_BS, emp (empirical D), every D, zeta_Sim",
     "                (rule='paper') or shape (the shape screen: unreliable)",
@@ -326,16 +326,15 @@ class ValidationTable:
                 head += [f"ref[{d}]", f"p[{d}]", f"zSim[{d}]", f"zSim2[{d}]"]
             head += ["D-sens", "test", "verdict", "paper"]
         elif cond:
-            head = ["stat", "estimate", "BCa 95% CI", "zeta_BS", "p", "p[perm]", "p[emp]", "test", "verdict", "paper"]
+            head = ["stat", "estimate", "BCa 95% CI", "zeta_BS", "p", "test", "p[emp]", "verdict", "paper"]
         else:
             head = ["stat", "estimate", "BCa 95% CI", "ref", f"ref[{dv}]", f"p[{dv}]", "verdict", "paper"]
         lines = []
         for r in self.rows:
             ci = f"[{f(r.low)}, {f(r.high)}]" + ("!" if r.excludes_estimate else "")
             if cond and not wide:
-                pp = None if untestable(r.name, "permutation") else r.p_sim.get("permutation")
-                lines.append([r.name, f(r.estimate), ci, f(r.zeta_bs, 3), ptxt(r.p_test), ptxt(pp),
-                              ptxt(r.p_sim.get("empirical")), short.get(r.test, r.test), r.verdict, r.verdict_paper])
+                lines.append([r.name, f(r.estimate), ci, f(r.zeta_bs, 3), ptxt(r.p_test), short.get(r.test, r.test),
+                              ptxt(r.p_sim.get("empirical")), r.verdict, r.verdict_paper])
                 continue
             if not wide:
                 s = r.sim[dv]
@@ -397,8 +396,8 @@ class ValidationTable:
         elif wide:
             notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
         elif cond:
-            notes.append("(every D, references, zeta-scores and D-sensitivity: tab.wide_table(), `mcref validate "
-                         "--wide`; a legend: --explain)")
+            notes.append("(every D, references, p[permutation] of every row, zeta-scores and D-sensitivity: "
+                         "tab.wide_table(), `mcref validate --wide`; a legend: --explain)")
         else:
             notes.append(f"(ref/p: under {dv}; every D, zeta-scores and D-sensitivity: tab.wide_table(), "
                          "`mcref validate --wide`; a legend: --explain)")
