@@ -111,7 +111,8 @@ def summary(res) -> pd.DataFrame:
 
 
 def candidates(res) -> pd.DataFrame:
-    """One row per cell: the rejection rates of rule="mc" (the default before) and of the heavy-tail candidates
+    """One row per cell: the rejection rates of rule="mc" (the default before) and of the heavy-tail
+    candidates
     (``mcref.studies.verdicts``: ``_candidate_rules``)."""
     t = res.table
     rows = []
@@ -198,7 +199,8 @@ def main(argv=None):
         print(f"\npart {part}: {res.n_computed} cells computed, {res.n_loaded} read back, "
               f"{time.perf_counter() - t:.0f} s")
         if part.startswith("H"):
-            show(f"{part}. rule='mc' (emp, the default before) and the heavy-tail candidates (conditional: the default now): rejection rates (alpha = 0.05)",
+            show(f"{part}. rule='mc' (emp, the default before) and the heavy-tail candidates (conditional: the "
+                 "default now): rejection rates (alpha = 0.05)",
                  candidates(res))
             print(f"\n{part}. as markdown (docs/methods.md)\n{markdown(res)}")
             continue
