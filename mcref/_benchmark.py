@@ -345,7 +345,8 @@ def _rows(tab, seed: int) -> list[dict]:
             row[f"zeta_Sim_{d}"] = float(r.zeta_sim[d])
         row.update({
             "D_sensitive": bool(r.d_sensitive), "excludes_estimate": bool(r.excludes_estimate),
-            "shape_flag": bool(r.shape_flag), "verdict": r.verdict, "verdict_paper": r.verdict_paper,
+            "shape_flag": bool(r.shape_flag), "verdict": r.verdict, "test": r.test, "p_test": _f(r.p_test),
+            "verdict_paper": r.verdict_paper,
             "beta_u2": float(sh.beta_u2), "beta_E2": float(sh.beta_E2), "beta_Z2": float(sh.beta_Z2),
             "seed": int(seed),
         })

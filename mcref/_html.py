@@ -90,6 +90,16 @@ window.addEventListener('load',function(){
 """
 
 
+def _rule_note(rule: str) -> str:
+    """How the table's rule decides a row, in one sentence (the report's note)."""
+    if rule == "conditional":
+        return ("ZMS valid when its Monte Carlo p-value under the Student t fitted to Z exceeds α; RCE valid when "
+                "0 lies in the BCa 95 % interval; a statistic with a simulated reference valid when its "
+                "permutation p-value (the data's Z shuffled across u) exceeds α.")
+    return ("with a predefined reference (ZMS 1, RCE 0) valid when the reference lies in the BCa 95 % interval; "
+            "with a simulated reference valid when the Monte Carlo p-value under the empirical D exceeds α.")
+
+
 def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
@@ -224,16 +234,17 @@ def write_dataset_report(table, E, u, x, directory: str | os.PathLike, *, seed=N
         plt.close(fig)
         rows = []
         for r in table.rows:
-            p = r.p_sim.get(table.decisive_dist)
+            p = r.p_test if r.test else r.p_sim.get(table.decisive_dist)  # the p-value of the deciding test
             cells = [f"<td class='txt'>{_e(r.name)}</td>",
-                     f"<td class='txt {_vclass(r.verdict)}'>{_e(r.verdict)}</td>"]
+                     f"<td class='txt {_vclass(r.verdict)}'>{_e(r.verdict)}</td>", f"<td class='txt'>{_e(r.test)}</td>"]
             for v in (r.estimate, r.low, r.high, r.reference, p):
                 shown, key = _num(v)
                 cells.append(f"<td data-v='{key}'>{shown}</td>")
             rows.append("<tr>" + "".join(cells) + "</tr>")
-        head = "".join(f"<th class='{c}'>{h}</th>" for h, c in (("stat", "txt"), ("verdict", "txt"), ("estimate", ""),
+        head = "".join(f"<th class='{c}'>{h}</th>" for h, c in (("stat", "txt"), ("verdict", "txt"), ("test", "txt"),
+                                                               ("estimate", ""),
                                                                ("BCa low", ""), ("BCa high", ""),
-                                                               ("reference", ""), (f"p [{_e(table.decisive_dist)}]", "")))
+                                                               ("reference", ""), ("p", "")))
         page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -304,9 +315,8 @@ def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = Tr
 <p class="meta">B = {o['n_boot']} bootstrap replicates, N_MC = {o['n_mc']} Monte Carlo repeats, D = {_e(dists)},
 {o['n_bins']} bins, rule = {_e(o['rule'])}, α = {o['alpha']:g}, seed = {result.seed}; mcref {_e(__version__)}.</p>
 <p class="note">Verdicts (docs/methods.md, "Verdicts"): <b>unreliable</b> when the shape screen flags the statistic;
-with a predefined reference (ZMS 1, RCE 0) <b>valid</b> when the reference lies in the BCa 95 % interval; with a
-simulated reference <b>valid</b> when the Monte Carlo p-value under the empirical D exceeds α. “paper rule”: the
-published ζ_Sim rule, for comparison. Click a column header to sort.</p>
+{_e(_rule_note(o['rule']))} “paper rule”: the published ζ_Sim rule, for comparison. Click a column header to
+sort.</p>
 <pre id="js-errors"></pre><p id="img-status" class="meta"></p><p id="selftest" class="meta"></p>
 <h2>Verdicts</h2>
 {_matrix(result)}

@@ -31,8 +31,8 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = ["COMBINATIONS", "DEFAULT_COMBINE", "JointTest", "JointVerdict", "loo_pvalues", "combine_pvalues",
-           "joint_test", "joint_tests", "joint_verdict", "permutation_distribution",
-           "resolve_distribution", "untestable", "PERMUTATION_INVARIANT"]
+           "joint_test", "joint_tests", "joint_verdict", "conditional_joint_verdict", "sidak", "scale_simulation",
+           "permutation_distribution", "resolve_distribution", "untestable", "permutation_invariant"]
 
 COMBINATIONS = ("minp", "fisher", "cauchy")
 #: the default combination, chosen by measured power (docs/methods.md, "Joint verdict")
@@ -343,35 +343,74 @@ class JointVerdict:
     alpha: float
     p_dist: dict[str, float] = field(default_factory=dict)
     excluded: tuple[str, ...] = ()
+    #: the rule of the verdict: ``"conditional"`` (:func:`conditional_joint_verdict`) or ``"mc"``
+    #: (:func:`joint_verdict`)
+    rule: str = "mc"
+    #: conditional rule: joint p of the consistency part (permutation D) and of the scale part
+    #: (empirical D), None when the part is empty; the statistics of each part
+    p_consistency: float | None = None
+    p_scale: float | None = None
+    consistency_stats: tuple[str, ...] = ()
+    scale_stats: tuple[str, ...] = ()
+    #: the D of the scale part (the fitted t, e.g. ``"t(fit ν=4.12)"``)
+    scale_dist: str = ""
 
     def line(self, n_mc: int | None = None) -> str:
         """The one-line summary printed under the table."""
-        ptxt = f"{self.p:.3f}" if self.p >= 0.001 or n_mc is None else f"<{1 / (n_mc + 1):.1g}"
+        def pt(p):
+            return f"{p:.3f}" if p >= 0.001 or n_mc is None else f"<{1 / (n_mc + 1):.1g}"
+
         rel = ">" if self.p > self.alpha else "<="
-        out = (f"joint verdict: {self.verdict} (p = {ptxt} ± {self.se:.1g} {rel} {self.alpha:g}; {self.combine} "
-               f"combination of {', '.join(self.stats)} under the {self.dist} D; smallest p: {self.driver} "
-               f"{self.driver_p:.3g})")
+        if self.rule == "conditional":
+            parts = []
+            if self.p_consistency is not None:
+                parts.append(f"consistency {pt(self.p_consistency)} ({self.combine} of "
+                             f"{', '.join(self.consistency_stats)} under the permutation D)")
+            if self.p_scale is not None:
+                parts.append(f"scale {pt(self.p_scale)} ({self.combine} of {', '.join(self.scale_stats)} under "
+                             f"{self.scale_dist})")
+            how = ("Sidak combination 1-(1-min p)^2 of " if len(parts) == 2 else "") + " and ".join(parts)
+            out = (f"joint verdict: {self.verdict} (p = {pt(self.p)} ± {self.se:.1g} {rel} {self.alpha:g}; {how}; "
+                   f"smallest p: {self.driver} {self.driver_p:.3g})")
+        else:
+            out = (f"joint verdict: {self.verdict} (p = {pt(self.p)} ± {self.se:.1g} {rel} {self.alpha:g}; "
+                   f"{self.combine} combination of {', '.join(self.stats)} under the {self.dist} D; smallest p: "
+                   f"{self.driver} {self.driver_p:.3g})")
         if self.excluded:
             out += f"; left out as unreliable: {', '.join(self.excluded)}"
         return out
 
     def flat(self) -> dict[str, Any]:
         """The verdict as a flat dict (JSON/CSV export; the statistics joined by ``+``)."""
-        return {"p": self.p, "se": self.se, "dist": self.dist, "combine": self.combine,
-                "stats": "+".join(self.stats), "verdict": self.verdict, "driver": self.driver,
-                "driver_p": self.driver_p, "alpha": self.alpha, "excluded": "+".join(self.excluded),
-                **{f"p_{d}": v for d, v in self.p_dist.items()}}
+        out = {"p": self.p, "se": self.se, "dist": self.dist, "combine": self.combine,
+               "stats": "+".join(self.stats), "verdict": self.verdict, "driver": self.driver,
+               "driver_p": self.driver_p, "alpha": self.alpha, "excluded": "+".join(self.excluded),
+               **{f"p_{d}": v for d, v in self.p_dist.items()}}
+        if self.rule == "conditional":
+            out.update(rule=self.rule, p_consistency=self.p_consistency, p_scale=self.p_scale,
+                       consistency_stats="+".join(self.consistency_stats), scale_stats="+".join(self.scale_stats),
+                       scale_dist=self.scale_dist)
+        return out
 
 
-#: statistics that the permutation D cannot test: they do not depend on which Z goes with which u
-#: (ZMS = mean Z²; its simulated values differ from the data's only by rounding)
-PERMUTATION_INVARIANT = ("ZMS",)
+# Statistics that the permutation D cannot test are functions of the multiset of Z (and of u alone), so they
+# do not depend on which Z goes with which u (ZMS = ⟨Z²⟩, MZ, VarZ, NLL = ½(⟨Z²⟩ + ⟨ln u²⟩ + ln 2π);
+# their simulated values differ from the data's only by rounding). They are the *scale* part of the
+# conditional joint verdict (:func:`conditional_joint_verdict`); the registry says which (StatInfo.pairing).
+def permutation_invariant() -> tuple[str, ...]:
+    """The registered statistics that do not depend on the pairing of Z with u
+    (:attr:`mcref.stats.StatInfo.pairing` False: ZMS, MZ, VarZ, NLL and such user statistics)."""
+    from .stats import STATISTICS
+
+    return tuple(n for n, s in STATISTICS.items() if not s.pairing)
 
 
 def untestable(name: str, dist_label: str) -> bool:
     """Whether statistic ``name`` is constant under the D labelled ``dist_label`` (ZMS under
     ``"permutation"``): its p-value is 1 by definition and it leaves the joint test."""
-    return dist_label == "permutation" and name in PERMUTATION_INVARIANT
+    from .stats import info
+
+    return dist_label == "permutation" and not info(name).pairing
 
 
 def joint_verdict(sim, estimates: dict[str, float], alternatives: dict[str, str], *, stats: Sequence[str],
@@ -405,6 +444,139 @@ def joint_verdict(sim, estimates: dict[str, float], alternatives: dict[str, str]
     return JointVerdict(p=t.p, se=t.se, dist=dist, combine=combine, stats=tuple(covers[dist]), verdict=verdict,
                         driver=covers[dist][j], driver_p=float(t.p_stats[j]), alpha=alpha,
                         p_dist={d: r.p for d, r in tests.items()}, excluded=tuple(excluded))
+
+
+def sidak(p_min, k: int):
+    r"""Šidák's combination of k independent p-values by their minimum:
+
+    .. math:: p = 1 - (1 - \min_j p_j)^k
+
+    If the k p-values are independent and each is exact (P(p_j ≤ a) = a) then p is exact,
+    P(p ≤ a) = 1 − P(min_j p_j > 1 − (1 − a)^{1/k}) = 1 − ((1 − a)^{1/k})^k = a; with
+    conservative parts (P(p_j ≤ a) ≤ a) it is conservative (Z. Šidák, "Rectangular
+    confidence regions for the means of multivariate normal distributions", J. Am. Stat.
+    Assoc. 62, 626–633, 1967). ``p_min`` may be an array.
+
+    Examples
+    --------
+    >>> round(sidak(0.025, 2), 12)  # 1 - 0.975**2
+    0.049375
+    """
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"`k` must be an integer >= 1, got {k}")
+    p = np.asarray(p_min, dtype=np.float64)
+    if np.any((p < 0) | (p > 1)) or np.isnan(p).any():
+        raise ValueError("`p_min` must lie in [0, 1]")
+    with np.errstate(divide="ignore"):  # p = 1: log1p(−1) = −inf, and the result is 1
+        out = p.copy() if k == 1 else -np.expm1(k * np.log1p(-p))  # 1 − (1 − p)^k without cancellation
+    return float(out) if out.ndim == 0 else out
+
+
+def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: dict[str, str], *,
+                              stats: Sequence[str], flagged: Sequence[str] = (), scale_sim=None,
+                              combine: str = DEFAULT_COMBINE, alpha: float = 0.05) -> JointVerdict | None:
+    r"""The joint verdict of the conditional rule (docs/methods.md, "Joint verdict"):
+
+    * **consistency part**: :func:`joint_test` of every statistic of ``stats`` that depends on
+      the pairing of Z with u (all but :func:`permutation_invariant`) under the permutation
+      D of ``sim``, p_cons; exact for "Z independent of u" under any D, whatever the shape
+      screen says;
+    * **scale part**: :func:`joint_test` of the permutation-invariant statistics (ZMS, MZ,
+      VarZ, NLL) that the shape screen leaves (not in ``flagged``) in ``scale_sim``
+      (:func:`scale_simulation`: the unit-variance t(ν̂) fitted to the data's Z), p_scale: a
+      function of the multiset of Z and of independent random numbers only; left out when
+      ``scale_sim`` is None;
+    * p_joint = :func:`sidak` (min(p_cons, p_scale), 2) when both parts are present, else
+      the part that is.
+
+    Under the null hypothesis (Z i.i.d., independent of u) p_cons is uniform given the
+    multiset of Z, and p_scale is fixed by it (and by independent draws), so the two are
+    independent and the Šidák combination is exact whenever p_scale is exact (under the
+    true D; t(ν̂) approximates it). ``p_dist`` reports :func:`joint_verdict`'s joint p under
+    every D of ``sim``, for comparison. None when no statistic is left to test.
+    """
+    combine = check_combine(combine)
+    stats = tuple(stats)
+    labels = [d.label for d in sim.dists]
+    if "permutation" not in labels:
+        raise ValueError(f"the conditional joint verdict needs the permutation D among the simulated D, got "
+                         f"{', '.join(labels)}")
+    cons = [s for s in stats if not untestable(s, "permutation")]
+    scale = [s for s in stats if untestable(s, "permutation") and s not in flagged] if scale_sim is not None else []
+
+    def part(sm, d, cover):
+        i = [x.label for x in sm.dists].index(d)
+        return joint_test(sm.samples[i][[sm.names.index(s) for s in cover]], [estimates[s] for s in cover],
+                          [alternatives[s] for s in cover], combine=combine)
+
+    tc = part(sim, "permutation", cons) if cons else None
+    ts = part(scale_sim, scale_sim.dists[0].label, scale) if scale else None
+    if tc is None and ts is None:
+        return None
+    if tc is not None and ts is not None:
+        t = min((tc, ts), key=lambda x: x.p)
+        p = sidak(t.p, 2)
+        se = 2.0 * (1.0 - t.p) * t.se  # delta method: dp/dp_min = 2(1 − p_min)
+    else:
+        t = tc if tc is not None else ts
+        p, se = t.p, t.se
+    per = {}
+    for t, cover in ((tc, cons), (ts, scale)):
+        if t is not None:
+            per.update(zip(cover, (float(x) for x in t.p_stats)))
+    driver = min(per, key=per.get)
+    other = joint_verdict(sim, estimates, alternatives, stats=[s for s in stats if s not in flagged],
+                          combine=combine, alpha=alpha, excluded=flagged)
+    left = tuple(s for s in stats if s not in cons and s not in scale)
+    return JointVerdict(p=float(p), se=float(se), dist="permutation" + (f"+{scale_sim.dists[0].label}" if ts else ""),
+                        combine=combine, stats=tuple(cons + scale), verdict="valid" if p > alpha else "invalid",
+                        driver=driver, driver_p=per[driver], alpha=alpha,
+                        p_dist=other.p_dist if other is not None else {}, excluded=left, rule="conditional",
+                        p_consistency=tc.p if tc is not None else None, p_scale=ts.p if ts is not None else None,
+                        consistency_stats=tuple(cons), scale_stats=tuple(scale),
+                        scale_dist=scale_sim.dists[0].label if ts is not None else "")
+
+
+def scale_simulation(stats: Sequence[str], u, E, *, n_mc: int, seed=None, n_threads: int | None = None,
+                     progress: bool | None = None, prep=None):
+    """The scale test's simulation of the conditional rule (docs/methods.md, "Joint verdict"):
+    the permutation-invariant statistics of ``stats`` (ZMS, MZ, VarZ, NLL) on ``n_mc``
+    calibrated datasets E* = u·ε, ε ~ the unit-variance Student t(ν̂) fitted to the data's Z
+    by maximum likelihood (``"t(fit)"`` of :func:`mcref.get_distribution`), a
+    :class:`mcref.Simulation`. The fit and the draws depend on the multiset of Z only (and
+    on independent random numbers), never on the pairing of Z with u. None when no such
+    statistic is listed, or when the fitted ν̂ ≤ 2 (no unit-variance t exists: tails this
+    heavy fail the shape screen). A small ν̂ makes Monte Carlo *means* converge slowly
+    (:class:`mcref.SlowConvergenceWarning`); the Monte Carlo test is exact under t(ν̂) for
+    any n_mc, so the warning is not raised here. ``prep``: the data prepared by the caller
+    (:func:`mcref.stats.prepare_for`, as :func:`mcref.validate` does): the same simulation,
+    without a second check and sort of u."""
+    import warnings
+
+    from ._warnings import SlowConvergenceWarning
+    from .reference import simulate
+
+    names = [s for s in stats if untestable(s, "permutation")]
+    if not names:
+        return None
+    z = np.asarray(E, dtype=np.float64) / np.asarray(u, dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SlowConvergenceWarning)
+        try:
+            from .generative import get_distribution
+
+            d = get_distribution("t(fit)", Z=z)
+        except ValueError:  # ν̂ ≤ 2
+            return None
+        if prep is not None:
+            from .reference import simulate_prepared
+            from .stats import info
+
+            return simulate_prepared([info(n) for n in names], prep, [d], n_mc=n_mc, seed=seed,
+                                     n_threads=n_threads, progress=progress)
+        return simulate(names, u, dists=[d], n_mc=n_mc, n_bins=1, min_count=1, E=E, seed=seed,
+                        n_threads=n_threads, progress=progress)
 
 
 def resolve_distribution(spec, Z):

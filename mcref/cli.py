@@ -422,11 +422,13 @@ def _bench_parser(sub) -> None:
                     help="benchmark seed (default: the store's, else drawn from the OS and printed)")
     sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
     sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats (default 10000)")
-    sp.add_argument("--dists", help="comma-separated generative distributions (default normal,t6,empirical)")
+    sp.add_argument("--dists", help="comma-separated generative distributions (default "
+                    "normal,t6,empirical,permutation)")
     sp.add_argument("--bins", type=int, default=20, help="equal-count bins (default 20)")
     sp.add_argument("--min-count", type=int, default=30, help="fewest points per bin (default 30)")
     sp.add_argument("--shrink", action="store_true", help="fewer bins instead of failing when M/bins < --min-count")
-    sp.add_argument("--rule", default="mc", choices=["mc", "paper"], help="verdict rule (default mc)")
+    sp.add_argument("--rule", default="conditional", choices=["conditional", "mc", "paper"],
+                    help="verdict rule (default conditional; mc: the Monte Carlo test under the empirical D)")
     sp.add_argument("--E", help="error column of the files (default: E or error)")
     sp.add_argument("--u", help="uncertainty column of the files (default: u, uE or uncertainty)")
     sp.add_argument("--pred", help="prediction column (E = ref - pred)")
@@ -654,14 +656,16 @@ def _parser_validate(sub) -> None:
     sp = sub.add_parser("validate", help="full validation table (references, zeta-scores, verdicts)")
     _data_args(sp)
     sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats (default 10000)")
-    sp.add_argument("--dists", help="comma-separated generative distributions (default normal,t6,empirical; "
-                    "the default verdict uses empirical when listed)")
+    sp.add_argument("--dists", help="comma-separated generative distributions (default "
+                    "normal,t6,empirical,permutation; the default rule adds empirical and permutation when missing)")
     sp.add_argument("--explain", action="store_true", help="print every column and a legend of them")
     sp.add_argument("--wide", action="store_true",
                     help="every column: references, p-values and zeta-scores under each D, D-sensitivity")
-    sp.add_argument("--rule", default="mc", choices=["mc", "paper"],
-                    help="verdict of simulated-reference statistics: Monte Carlo test (default) or the published "
-                         "zeta_Sim rule; both are printed")
+    sp.add_argument("--rule", default="conditional", choices=["conditional", "mc", "paper"],
+                    help="verdict of simulated-reference statistics and the joint verdict: conditional (default: "
+                         "permutation test of consistency, Sidak-combined with the scale test in the joint verdict), "
+                         "mc (Monte Carlo test under the empirical D, the default before) or the published "
+                         "zeta_Sim rule; the published verdict is always printed")
     sp.add_argument("--combine", default="minp", choices=["minp", "fisher", "cauchy"],
                     help="how the joint verdict combines the statistics' Monte Carlo p-values (default minp)")
     sp.set_defaults(func=cmd_validate)

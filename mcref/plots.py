@@ -516,7 +516,10 @@ VERDICT_STYLE = {
 }
 
 
-def _band_dist(dists: Sequence[str]) -> str:
+def _band_dist(dists: Sequence[str], rule: str = "conditional") -> str:
+    """The D whose simulated band is drawn: the one that decides the consistency rows."""
+    if rule == "conditional" and "permutation" in dists:
+        return "permutation"
     return "empirical" if "empirical" in dists else dists[0]
 
 
@@ -527,9 +530,10 @@ def plot_benchmark(result, *, ax=None):
     verdict, against its reference: the predefined value (dashed line, or a black tick when
     it differs between datasets), or for a simulated reference its mean (black tick) and
     the central 95 % (2.5–97.5 %) of the statistic simulated on calibrated data (grey band)
-    under the empirical D (the first D when the empirical one was not run). The verdict of
-    a simulated-reference statistic is its Monte Carlo test (``docs/methods.md``,
-    "Verdicts"): two-sided for CC, so an estimate outside the band is invalid; one-sided
+    under the D that decides it: the permutation D (the data's Z shuffled across u) under
+    the default conditional rule, else the empirical D (the first D when neither was run).
+    The verdict of a simulated-reference statistic is its Monte Carlo or permutation test
+    (``docs/methods.md``, "Verdicts"): two-sided for CC, so an estimate outside the band is invalid; one-sided
     for ENCE, ZMSE, UCE (large is bad), so an estimate above the 95th percentile, the top
     sliver of the band, is invalid too. The colour always shows the verdict.
 
@@ -552,7 +556,7 @@ def plot_benchmark(result, *, ax=None):
     stats = list(result.stats)
     names = [d.name for d in result.datasets]
     n = len(names)
-    band_d = _band_dist(result.dists)
+    band_d = _band_dist(result.dists, result.options.get("rule", "mc"))
     if ax is None:
         height = 1.3 + 0.32 * max(n, 4)
         fig, axes = plt.subplots(1, len(stats), figsize=(max(2.9 * len(stats), 7.0), height), sharey=True,

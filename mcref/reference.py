@@ -242,14 +242,16 @@ class _FixedU:
     sxx: float
 
 
-def _fixed_u_of(prep: Prepared) -> _FixedU:
+def _fixed_u_of(prep: Prepared, *, single_bin: bool = False) -> _FixedU:
     """:class:`_FixedU` from a prepared dataset: its u is sorted and its bins and tie runs are
     cut, so no sort. The values are those of :func:`_prepare_u` to the bit (average ranks of
-    a tie run [s, e) are (s + 1 + e)/2, as ``rankdata``)."""
+    a tie run [s, e) are (s + 1 + e)/2, as ``rankdata``); ``single_bin``: one bin, as
+    :func:`simulate` uses when no binned statistic is simulated."""
     g = prep.ugs
     rank = np.repeat(0.5 * (g[:-1] + 1 + g[1:]), np.diff(g))  # average 1-based ranks of the sorted u
     xu = rank - 0.5 * (prep.M + 1)
-    return _FixedU(u=prep.u, starts=prep.starts, su2_bins=np.add.reduceat(prep.u2, prep.starts[:-1]),
+    starts = np.array([0, prep.M], dtype=np.int64) if single_bin else prep.starts
+    return _FixedU(u=prep.u, starts=starts, su2_bins=np.add.reduceat(prep.u2, starts[:-1]),
                    su2=float(prep.u2.sum()), slnu2=float(prep.lnu2.sum()), xu=np.ascontiguousarray(xu),
                    sxx=float(np.sum(xu * xu)))
 
@@ -382,7 +384,8 @@ def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence
     The sorted u, its bins and its ranks come from ``prep``: no second check, no second sort."""
     if any(i.kind == "rank" for i in infos) and prep.ugs.size == 2:
         raise ValueError("CC is undefined when all `u` are equal")
-    return _simulate_run(infos, tuple(dists), _fixed_u_of(prep), n_mc, check_seed(seed), n_threads, progress)
+    return _simulate_run(infos, tuple(dists), _fixed_u_of(prep, single_bin=not any(i.binned for i in infos)),
+                         n_mc, check_seed(seed), n_threads, progress)
 
 
 def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx: _FixedU, n_mc: int,

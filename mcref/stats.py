@@ -60,6 +60,10 @@ class StatInfo:
         (``"exact"``, ``"asymptotic"``).
     func : callable or None
         A user statistic's numba function ``func(E, u) -> float``.
+    pairing : bool
+        It depends on which Z goes with which u (False: a function of the multiset of Z and
+        of u alone, as ZMS: constant under the permutation D, and the *scale* part of the
+        conditional verdict; docs/methods.md, "Joint verdict").
     """
 
     name: str
@@ -71,6 +75,7 @@ class StatInfo:
     screens: tuple[str, ...] = ()
     exact: tuple[str, ...] = ()
     func: Callable | None = None
+    pairing: bool = True
 
     @property
     def binned(self) -> bool:
@@ -85,14 +90,14 @@ class StatInfo:
 _Z2, _UE2 = ("Z2",), ("u2", "E2")
 _BOTH, _ASYM = ("exact", "asymptotic"), ("asymptotic",)
 _BUILTIN: tuple[StatInfo, ...] = (
-    StatInfo("ZMS", K.ZMS, "mean", "<Z^2>", _const(1.0), screens=_Z2, exact=_BOTH),
-    StatInfo("MZ", K.MZ, "mean", "<Z>", _const(0.0), screens=_Z2),
-    StatInfo("VarZ", K.VARZ, "mean", "Var(Z) (n-1 denominator)", _const(1.0), screens=_Z2),
+    StatInfo("ZMS", K.ZMS, "mean", "<Z^2>", _const(1.0), screens=_Z2, exact=_BOTH, pairing=False),
+    StatInfo("MZ", K.MZ, "mean", "<Z>", _const(0.0), screens=_Z2, pairing=False),
+    StatInfo("VarZ", K.VARZ, "mean", "Var(Z) (n-1 denominator)", _const(1.0), screens=_Z2, pairing=False),
     StatInfo("MSE", K.MSE, "mean", "<E^2>", None, screens=_UE2),
     StatInfo("MV", K.MV, "mean", "<u^2>", None, screens=_UE2),
     StatInfo("RCE", K.RCE, "mean", "(RMV - RMSE)/RMV", _const(0.0), screens=_UE2),
     StatInfo("RCE2", K.RCE2, "mean", "(MV - MSE)/MV", _const(0.0), screens=_UE2),
-    StatInfo("NLL", K.NLL, "mean", "(<Z^2> + <ln u^2> + ln 2pi)/2", _nll_ref, screens=_Z2),
+    StatInfo("NLL", K.NLL, "mean", "(<Z^2> + <ln u^2> + ln 2pi)/2", _nll_ref, screens=_Z2, pairing=False),
     StatInfo("CC", K.CC, "rank", "Spearman rho(|E|, u), average ranks", None),
     StatInfo("ENCE", K.ENCE, "binned", "(1/N) sum_b |RMV_b - RMSE_b|/RMV_b", None, "greater", exact=_ASYM),
     StatInfo("ZMSE", K.ZMSE, "binned", "(1/N) sum_b |ln ZMS_b|", None, "greater", exact=_BOTH),
@@ -105,7 +110,8 @@ _USER_KERNELS: dict = {}  # user function -> kernels.user.UserKernels, compiled 
 
 
 def register_statistic(name: str, func: Callable, *, alternative: str = "two-sided", reference=None,
-                       screens: Sequence[str] = (), formula: str = "", replace: bool = False) -> StatInfo:
+                       screens: Sequence[str] = (), pairing: bool = True, formula: str = "",
+                       replace: bool = False) -> StatInfo:
     r"""Register a user statistic: from then on it works like a built-in one.
 
     The statistic is any function of the dataset ``func(E, u) -> float`` that numba can
@@ -134,6 +140,11 @@ def register_statistic(name: str, func: Callable, *, alternative: str = "two-sid
     screens : sequence of {"Z2", "u2", "E2"}, default: ()
         The shape screens that must pass for its verdict to be trusted
         (docs/methods.md, "Shape screen"); e.g. ``("Z2",)`` for a mean of Z².
+    pairing : bool, default: True
+        Whether it depends on which Z goes with which u. False for a function of the
+        multiset of Z (and of u alone), as ZMS = ⟨Z²⟩: the permutation D cannot test it, and
+        the conditional verdict tests it for scale under the Student t fitted to Z
+        (docs/methods.md, "Joint verdict").
     formula : str, optional
         Its definition, shown by :func:`info`.
     replace : bool, default: False
@@ -191,7 +202,8 @@ def register_statistic(name: str, func: Callable, *, alternative: str = "two-sid
             raise ValueError(f"`reference` must be finite, got {value}")
         reference = _const(value)
     func = _user_func(name, func)
-    inf = StatInfo(name, -1, "user", formula or f"user statistic {name}", reference, alternative, screens, (), func)
+    inf = StatInfo(name, -1, "user", formula or f"user statistic {name}", reference, alternative, screens, (), func,
+                   bool(pairing))
     if old is not None:
         del STATISTICS[old], _LOWER[old.lower()]
     STATISTICS[name] = inf

@@ -166,10 +166,11 @@ def test_table_is_validate_with_the_cells_seed():
                 assert (row[f"ref_{d}"], row[f"u_ref_{d}"], row[f"ref_low_{d}"], row[f"ref_high_{d}"]) == \
                     (ref.mean, ref.se, ref.low, ref.high)
                 assert row[f"p_{d}"] == r.p_sim[d] and row[f"zeta_Sim_{d}"] == r.zeta_sim[d]
-            assert (row["verdict"], row["verdict_paper"], row["shape_flag"], row["D_sensitive"]) == \
-                (r.verdict, r.verdict_paper, r.shape_flag, r.d_sensitive)
+            assert (row["verdict"], row["verdict_paper"], row["shape_flag"], row["D_sensitive"], row["test"]) == \
+                (r.verdict, r.verdict_paper, r.shape_flag, r.d_sensitive, r.test)
+            assert (np.isnan(row["p_test"]) and r.p_test is None) or row["p_test"] == r.p_test
             assert row["beta_u2"] == tab.shape.beta_u2 and row["beta_Z2"] == tab.shape.beta_Z2
-    assert set(res.dists) == {"normal", "t(6)", "empirical"}
+    assert set(res.dists) == {"normal", "t(6)", "empirical", "permutation"}  # validate's default D
     # a miscalibrated set (errors 1.6 x u) is found: ZMS about 2.6, invalid
     assert t.loc[("mis", "ZMS"), "verdict"] == "invalid" and t.loc[("mis", "ZMS"), "estimate"] > 2
 

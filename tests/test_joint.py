@@ -14,7 +14,8 @@ import pytest
 import scipy.stats as sps
 
 import mcref
-from mcref._joint import COMBINATIONS, combine_pvalues, joint_test, joint_tests, loo_pvalues, permutation_distribution
+from mcref._joint import (COMBINATIONS, combine_pvalues, conditional_joint_verdict, joint_test, joint_tests,
+                          loo_pvalues, permutation_distribution, scale_simulation, sidak)
 
 
 # ----------------------------------------------------------------------------------------
@@ -208,12 +209,14 @@ def tables():
 
     with warnings.catch_warnings():  # small B on calibrated data: BCa may fall back to the percentile interval
         warnings.simplefilter("ignore", mcref.DegenerateBootstrapWarning)
+        # rule="mc": the joint test under the empirical D (the default before the conditional rule)
         with pytest.warns(mcref.FewReplicatesWarning):
-            ok = mcref.validate(E, u, n_boot=300, n_mc=500, seed=1)
+            ok = mcref.validate(E, u, n_boot=300, n_mc=500, seed=1, rule="mc")
         with pytest.warns(mcref.FewReplicatesWarning):
-            bad = mcref.validate(1.25 * E, u, n_boot=300, n_mc=500, seed=1, combine="cauchy")
+            bad = mcref.validate(1.25 * E, u, n_boot=300, n_mc=500, seed=1, combine="cauchy", rule="mc")
         with pytest.warns(mcref.FewReplicatesWarning):
-            two = mcref.validate(E, u, n_boot=300, n_mc=500, seed=1, dists=("normal", "t6"), combine="minp")
+            two = mcref.validate(E, u, n_boot=300, n_mc=500, seed=1, dists=("normal", "t6"), combine="minp",
+                                 rule="mc")
     return ok, bad, two
 
 
@@ -227,7 +230,7 @@ def test_validate_joint_fields(tables):
         ps = {s: tab[s].p_sim[j.dist] for s in j.stats}
         assert j.driver_p == min(ps.values()) and ps[j.driver] == j.driver_p
         assert j.se == pytest.approx(math.sqrt(j.p * (1 - j.p) / tab.n_mc))
-        assert set(j.p_dist) == set(tab.dists) and j.p_dist[j.dist] == j.p
+        assert set(j.p_dist) == set(tab.dists) and j.p_dist[j.dist] == j.p and j.rule == "mc"
     assert ok.joint.dist == "empirical" and ok.joint.combine == "minp"
     assert ok.joint.verdict == ("valid" if ok.joint.p > 0.05 else "invalid")
     assert bad.joint.combine == "cauchy" and bad.joint.verdict == "invalid" and bad.joint.p < 0.01
@@ -248,7 +251,8 @@ def test_validate_joint_is_the_joint_test_of_its_simulation(tables):
     E = u * rng.normal(size=1500)
     names = [r.name for r in ok.rows]
     ss_sim = np.random.SeedSequence(1).spawn(3)[1]
-    sim = mcref.simulate(names, u, dists=["normal", "t6", "empirical"], n_mc=500, E=E, seed=ss_sim)
+    sim = mcref.simulate(names, u, dists=["normal", "t6", "empirical", permutation_distribution(E / u)], n_mc=500,
+                         E=E, seed=ss_sim)
     from mcref._validate import alternative_for
 
     cov = list(ok.joint.stats)
@@ -297,10 +301,15 @@ def test_validate_joint_leaves_out_unreliable_statistics():
     verdict combines the four others and says so; heavy-tailed Z with ZMS alone: no joint verdict."""
     ds = mcref.datasets.load("Diffusion_RF")
     with pytest.warns(mcref.FewReplicatesWarning):
-        tab = mcref.validate(ds.E, ds.u, n_boot=200, n_mc=200, seed=0)
+        tab = mcref.validate(ds.E, ds.u, n_boot=200, n_mc=200, seed=0, rule="mc")
     assert [r.name for r in tab.rows if r.shape_flag] == ["RCE"]
     assert tab.joint.stats == ("ZMS", "CC", "ENCE", "ZMSE") and tab.joint.excluded == ("RCE",)
     assert str(tab.joint.line()).endswith("; left out as unreliable: RCE")
+    # the conditional rule keeps RCE in its permutation part (exact whatever the shape screen says)
+    with pytest.warns(mcref.FewReplicatesWarning):
+        cond = mcref.validate(ds.E, ds.u, n_boot=200, n_mc=200, seed=0)
+    assert cond.joint.consistency_stats == ("RCE", "CC", "ENCE", "ZMSE") and cond.joint.scale_stats == ("ZMS",)
+    assert cond.joint.excluded == () and cond["RCE"].verdict == "unreliable"
     rng = np.random.default_rng(9)
     u = rng.uniform(1, 2, 2000)
     E = u * rng.standard_t(2.2, 2000)
@@ -319,17 +328,18 @@ def test_validate_permutation_d():
     eps = rng.normal(size=2000)
     with pytest.warns(mcref.FewReplicatesWarning):
         brk = mcref.validate(np.where(u > np.median(u), 1.5, 1.0) * u * eps, u, n_boot=300, n_mc=500, seed=2,
-                             dists=("permutation",))
+                             dists=("permutation",), rule="mc")
     assert brk.dists == ("permutation",) and brk["ZMS"].p_sim["permutation"] == 1.0
     assert "ZMS" not in brk.joint.stats and brk.joint.dist == "permutation"
     assert brk.joint.verdict == "invalid"
     with pytest.warns(mcref.FewReplicatesWarning):
         scl = mcref.validate(1.5 * u * eps, u, stats=["ZMS", "ENCE"], n_boot=300, n_mc=500, seed=2,
-                             dists=("permutation",))
+                             dists=("permutation",), rule="mc")
     assert scl.joint.stats == ("ENCE",) and scl.joint.p > 0.05  # blind to the scale ...
     assert scl["ZMS"].verdict == "invalid"  # ... which ZMS catches by its predefined reference
     with pytest.warns(mcref.FewReplicatesWarning):
-        zms = mcref.validate(1.5 * u * eps, u, stats=["ZMS"], n_boot=300, n_mc=300, seed=2, dists=("permutation",))
+        zms = mcref.validate(1.5 * u * eps, u, stats=["ZMS"], n_boot=300, n_mc=300, seed=2, dists=("permutation",),
+                             rule="mc")
     assert zms.joint is None  # nothing the permutation D can test
 
 
@@ -349,3 +359,155 @@ def test_validate_joint_does_not_depend_on_the_thread_count():
     finally:
         numba.set_num_threads(before)
     assert all(j == out[0] for j in out)
+
+
+# ----------------------------------------------------------------------------------------
+# the conditional rule (validate's default): Šidák combination of the permutation test of
+# consistency with the scale test (docs/methods.md, "Joint verdict")
+# ----------------------------------------------------------------------------------------
+def test_sidak_is_exact_on_independent_uniforms():
+    """min of k independent uniforms has CDF 1 − (1 − t)^k, so sidak(min, k) is uniform: its
+    rejection rate at level a is a, within the binomial sd; closed forms for k = 1, 2."""
+    assert sidak(0.3, 1) == 0.3 and sidak(0.025, 2) == pytest.approx(1 - 0.975**2)
+    assert sidak(0.0, 2) == 0.0 and sidak(1.0, 2) == 1.0
+    n = 200_000
+    U = np.random.default_rng(20).uniform(size=(3, n))
+    for k in (2, 3):
+        p = sidak(U[:k].min(axis=0), k)
+        for a in (0.01, 0.05, 0.2, 0.5):
+            assert abs(np.mean(p <= a) - a) < 4 * math.sqrt(a * (1 - a) / n)
+        assert sps.kstest(p, "uniform").pvalue > 1e-3
+    # the plain minimum is not a p-value: it rejects 1 − 0.95² = 9.75 % at 5 %
+    assert np.mean(U[:2].min(axis=0) <= 0.05) == pytest.approx(0.0975, abs=4 * math.sqrt(0.1 * 0.9 / n))
+    with pytest.raises(ValueError, match="`k` must be an integer >= 1"):
+        sidak(0.1, 0)
+    with pytest.raises(ValueError, match="`p_min` must lie in"):
+        sidak(1.5, 2)
+
+
+STATS5 = ["ZMS", "RCE", "CC", "ENCE", "ZMSE"]
+
+
+def conditional_joint(E, u, n_mc, seed):
+    """The conditional joint verdict of one dataset, without the bootstrap: the permutation D,
+    the scale simulation under the fitted t, the shape screen, conditional_joint_verdict."""
+    from mcref._validate import alternative_for
+    from mcref.binning import default_n_bins
+
+    nb = default_n_bins(E.size, 30)
+    s_perm, s_fit = seed.spawn(2)
+    sim = mcref.simulate(STATS5, u, dists=[permutation_distribution(E / u)], E=E, n_mc=n_mc, n_bins=nb, seed=s_perm)
+    est = mcref.statistics(STATS5, E, u, n_bins=nb)
+    screen = mcref.shape_screen(E, u)
+    return conditional_joint_verdict(sim, est, {s: alternative_for(s) for s in STATS5}, stats=STATS5,
+                                     flagged=[s for s in STATS5 if screen.unreliable(s)],
+                                     scale_sim=scale_simulation(STATS5, u, E, n_mc=n_mc, seed=s_fit))
+
+
+def unit_t(rng, nu, size):
+    return rng.standard_t(nu, size) / math.sqrt(nu / (nu - 2))
+
+
+@pytest.mark.parametrize("truth", ["normal", "t3"])
+def test_conditional_joint_verdict_has_size_alpha(truth):
+    """Calibrated data, u² ~ IG(4, 4), M = 2000: the joint verdict rejects α of the sets, within 3
+    binomial sd (150 sets: ±5.3 % at α = 0.05, ±9.8 % at 0.2). Under t(3) the shape screen leaves
+    ZMS out in nearly every set and the permutation part is exact under any D; the Monte Carlo
+    test under the empirical D rejected 14 % there (docs/methods.md, "Heavy tails")."""
+    n, M = 150, 2000
+    rng = np.random.default_rng([21, M])
+    p = np.empty(n)
+    for i, ss in enumerate(np.random.SeedSequence([22, M]).spawn(n)):
+        u = np.sqrt(1 / rng.gamma(4, 1 / 4, M))
+        eps = rng.normal(size=M) if truth == "normal" else unit_t(rng, 3, M)
+        j = conditional_joint(u * eps, u, 99, ss)
+        assert j.rule == "conditional" and j.consistency_stats == ("RCE", "CC", "ENCE", "ZMSE")
+        p[i] = j.p
+    for a in (0.05, 0.2):
+        assert abs(np.mean(p <= a) - a) <= 3 * math.sqrt(a * (1 - a) / n), (a, np.mean(p <= a))
+
+
+def test_conditional_joint_verdict_power():
+    """It sees a scale error on normal data through ZMS (the permutation part cannot), and a
+    consistency failure under t(3) through the permutation part (the screen leaves ZMS out)."""
+    rng = np.random.default_rng(23)
+    n = 30
+    scale, cons, heavy = [], [], []
+    for i, ss in enumerate(np.random.SeedSequence(24).spawn(n)):
+        u = np.sqrt(1 / rng.gamma(3, 1 / 3, 500))
+        j = conditional_joint(1.25 * u * rng.normal(size=500), u, 199, ss)
+        scale.append(j.p <= 0.05)
+        cons.append(j.p_consistency <= 0.05)
+        u = np.sqrt(1 / rng.gamma(4, 1 / 4, 2000))
+        g = np.sqrt(u) * math.sqrt(np.mean(u**2) / np.mean(u))  # reported u ∝ u^0.5, same mean square
+        heavy.append(conditional_joint(u * unit_t(rng, 3, 2000), g, 199, ss).p <= 0.05)
+    assert np.mean(scale) >= 0.9 and np.mean(cons) <= 0.2 and np.mean(heavy) >= 0.9
+
+
+@pytest.fixture(scope="module")
+def conditional_table():
+    rng = np.random.default_rng(8)
+    u = np.sqrt(1 / rng.gamma(3, 1 / 3, 1500))
+    E = u * rng.normal(size=1500)
+    with pytest.warns(mcref.FewReplicatesWarning):
+        tab = mcref.validate(1.1 * E, u, n_boot=300, n_mc=500, seed=1)
+    return E, u, tab
+
+
+def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table):
+    """Recompute both parts by brute force from an independent simulation with the same seed
+    stream, then the Šidák combination."""
+    E, u, tab = conditional_table
+    E = 1.1 * E
+    j = tab.joint
+    from mcref.distfit import fit_t
+
+    nu = fit_t(E / u).nu  # the scale part's D: the unit-variance t fitted to Z
+    assert tab.rule == "conditional" and j.rule == "conditional" and j.scale_dist == f"t(fit ν={nu:.3g})"
+    assert j.dist == "permutation+" + j.scale_dist and tab["ZMS"].test == "t(fit)"
+    assert j.consistency_stats == ("RCE", "CC", "ENCE", "ZMSE") and j.scale_stats == ("ZMS",)
+    names = [r.name for r in tab.rows]
+    root = np.random.SeedSequence(1)
+    ss_sim = root.spawn(3)[1]
+    sim = mcref.simulate(names, u, dists=["normal", "t6", "empirical", permutation_distribution(E / u)], n_mc=500,
+                         E=E, seed=ss_sim)
+    fit = mcref.simulate(["ZMS"], u, dists=[f"t{nu!r}"], n_mc=500, n_bins=1, min_count=1, seed=root.spawn(1)[0])
+    from mcref._validate import alternative_for
+
+    def part(sm, d, cover):
+        X = sm.samples[d][[sm.names.index(s) for s in cover]]
+        return naive_joint(X, [tab[s].estimate for s in cover], [alternative_for(s) for s in cover], "minp")[0]
+
+    pc, ps = part(sim, 3, j.consistency_stats), part(fit, 0, j.scale_stats)
+    assert tab["ZMS"].p_test == ps and tab["ZMS"].verdict == ("valid" if ps > 0.05 else "invalid")
+    assert (j.p_consistency, j.p_scale) == (pc, ps)
+    assert j.p == pytest.approx(1 - (1 - min(pc, ps)) ** 2, abs=1e-15)
+    assert j.verdict == ("valid" if j.p > 0.05 else "invalid")
+    # the driver: smallest per-statistic p, each statistic under its part's D
+    ps_row = {s: tab[s].p_sim["permutation"] if s in j.consistency_stats else tab[s].p_test for s in j.stats}
+    assert j.driver_p == min(ps_row.values()) and ps_row[j.driver] == j.driver_p
+    line = next(l for l in tab.wide_table().splitlines() if l.startswith("joint verdict:"))
+    assert "Sidak combination" in line and "under the permutation D" in line and "ZMS under t(fit ν=" in line
+    flat = json.loads(tab.to_json())["joint"]
+    assert flat["rule"] == "conditional" and flat["p_consistency"] == pc and flat["scale_stats"] == "ZMS"
+
+
+def test_validate_conditional_rule_adds_its_d():
+    rng = np.random.default_rng(25)
+    u = rng.uniform(0.5, 2.0, 600)
+    E = u * rng.normal(size=600)
+    with pytest.warns(mcref.FewReplicatesWarning):
+        tab = mcref.validate(E, u, stats=["ZMS", "ENCE"], dists=["normal"], n_boot=200, n_mc=200, seed=0)
+    assert tab.dists == ("normal", "empirical", "permutation")
+    assert "dists: empirical and permutation added" in tab.wide_table()
+    assert tab["ENCE"].test == "permutation" and not tab["ENCE"].d_sensitive and tab["ENCE"].sensitivity == []
+    with pytest.warns(mcref.FewReplicatesWarning):
+        mc = mcref.validate(E, u, stats=["ZMS", "ENCE"], dists=["normal"], n_boot=200, n_mc=200, seed=0, rule="mc")
+    assert mc.dists == ("normal",) and mc["ENCE"].test == "every D" and mc.joint.rule == "mc"
+    # a table of ZMS alone: the scale part only; of ENCE alone: the permutation part only
+    with pytest.warns(mcref.FewReplicatesWarning):
+        z = mcref.validate(E, u, stats=["ZMS"], n_boot=200, n_mc=200, seed=0)
+    assert z.joint.p == z.joint.p_scale and z.joint.p_consistency is None and z.joint.stats == ("ZMS",)
+    with pytest.warns(mcref.FewReplicatesWarning):
+        e = mcref.validate(E, u, stats=["ENCE"], n_boot=200, n_mc=200, seed=0)
+    assert e.joint.p == e.joint.p_consistency and e.joint.p_scale is None

@@ -40,7 +40,7 @@ def zms_copy(E, u):
 def registered():
     """MAZ (mean |Z|, reference √(2/π), two-sided) and ZMSc (a copy of ZMS, reference 1)."""
     S.register_statistic("MAZ", mean_abs_z, reference=math.sqrt(2 / math.pi), screens=("Z2",))
-    S.register_statistic("ZMSc", zms_copy, reference=1.0, screens=("Z2",))
+    S.register_statistic("ZMSc", zms_copy, reference=1.0, screens=("Z2",), pairing=False)
     yield
     for name in ("MAZ", "ZMSc"):
         if name in S.STATISTICS:

@@ -164,17 +164,36 @@ def test_table_reports_p_values_both_verdicts_and_biased_intervals():
     ds = mcref.datasets.load("Diffusion_RF")
     tab = mcref.validate(ds.E, ds.u, n_boot=500, n_mc=500, seed=0, name=ds.name)
     paper = mcref.validate(ds.E, ds.u, n_boot=500, n_mc=500, seed=0, name=ds.name, rule="paper")
-    for r, q in zip(tab.rows, paper.rows):
-        assert r.verdict_paper == q.verdict == q.verdict_paper
+    mc = mcref.validate(ds.E, ds.u, n_boot=500, n_mc=500, seed=0, name=ds.name, rule="mc")
+    for r, q, m in zip(tab.rows, paper.rows, mc.rows):
+        assert r.verdict_paper == q.verdict == q.verdict_paper == m.verdict_paper
         assert r.alternative == ("greater" if r.name in ("ENCE", "ZMSE") else "two-sided")
-        assert set(r.p_sim) == {"normal", "t(6)", "empirical"} and all(0 < p <= 1 for p in r.p_sim.values())
-        if r.reference is None and not r.shape_flag:  # decided by the empirical D
-            assert r.verdict == ("valid" if r.p_sim["empirical"] > 0.05 else "invalid")
+        assert set(r.p_sim) == {"normal", "t(6)", "empirical", "permutation"}
+        assert all(0 < p <= 1 for p in r.p_sim.values()) and r.p_sim == m.p_sim  # the same simulation
+        if r.shape_flag:
+            assert r.verdict == m.verdict == "unreliable" and r.test == m.test == "shape screen"
+        elif r.name == "ZMS":  # the scale test: under the fitted t by default, ζ_BS under rule="mc"
+            assert r.verdict == ("valid" if r.p_test > 0.05 else "invalid") and r.test == "t(fit)"
+            assert m.verdict == ("valid" if abs(m.zeta_bs) <= 1 else "invalid") and m.test == "zeta_BS"
+        elif r.reference is not None:  # ζ_BS under every rule
+            assert r.verdict == m.verdict == ("valid" if abs(r.zeta_bs) <= 1 else "invalid")
+            assert r.test == m.test == "zeta_BS"
+        else:  # the default rule decides by the permutation test, rule="mc" by the empirical D
+            assert r.verdict == ("valid" if r.p_sim["permutation"] > 0.05 else "invalid") and r.test == "permutation"
+            assert m.verdict == ("valid" if m.p_sim["empirical"] > 0.05 else "invalid") and m.test == "empirical"
+        assert q.test == ("shape screen" if q.shape_flag else "zeta_BS" if q.reference is not None else "zeta_Sim")
         assert r.excludes_estimate == (not r.low <= r.estimate <= r.high)
     rec = tab.records()[3]
-    assert {"p_normal", "p_se_t(6)", "verdict_paper", "excludes_estimate"} <= set(rec)
-    assert '"rule": "mc"' in tab.to_json() and "p_normal" in tab.to_csv().splitlines()[0]
+    assert {"p_normal", "p_se_t(6)", "verdict_paper", "excludes_estimate", "test"} <= set(rec)
+    assert '"rule": "conditional"' in tab.to_json() and "p_normal" in tab.to_csv().splitlines()[0]
+    assert '"rule": "mc"' in mc.to_json()
     assert "p[normal]" in tab.wide_table() and "paper" in str(tab)
+    # the compact view says which test decided each row: a column, and a note that names the tests
+    head = str(tab).splitlines()[1].split()
+    assert head == ["stat", "estimate", "BCa", "95%", "CI", "zeta_BS", "p", "test", "p[emp]", "verdict", "paper"]
+    cc = next(l for l in str(tab).splitlines() if l.startswith("CC "))
+    assert " perm " in cc and "verdict (column test; p: its p-value" in str(tab)
+    assert "p[empirical]" in str(mc).splitlines()[1]  # rule="mc" keeps its compact view
     with pytest.raises(ValueError, match="`rule` must be one of"):
         mcref.validate(ds.E, ds.u, rule="strict")
 

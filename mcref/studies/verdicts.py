@@ -24,7 +24,16 @@ errors, draws ``n_rep`` datasets and applies every score of :func:`mcref.validat
   per-statistic p ≤ α under that D;
 * ``"permutation"`` (``n_perm > 0``) — the Monte Carlo test against the data's own Z
   shuffled across the reported u (exact for "Z independent of u" under any D; ZMS is
-  constant under it, p = 1, and a pure scale error is invisible to it).
+  constant under it, p = 1, and a pure scale error is invisible to it);
+* ``"conditional"`` (``n_mc_empirical > 0`` and ``n_perm > 0``) — validate's default rule:
+  per statistic (scores ``p``, ``verdict``, ``invalid``) the permutation test for the
+  statistics without a predefined reference, the Monte Carlo test under the Student t
+  fitted to the data's Z for ZMS (``n_mc_empirical`` draws), ζ_BS for RCE; its joint verdict
+  (score ``joint``, stat ``minp``) the Šidák combination of the permutation part and that
+  scale part; beside it the alternatives it was chosen against: ``"switch"`` (the
+  permutation test only when the shape screen flags Z²), and for the joint verdict
+  ``"sidak-emp"`` (scale part under the empirical D), ``"sidak-rce"`` and ``"perm-cons"``
+  (the permutation part alone).
 
 On calibrated data (scenario ``"calibrated"``) the rejection rate of a score is its size
 (false-rejection rate; a sound 95 % test has 5 %); on miscalibrated data it is its power.
@@ -56,7 +65,8 @@ import numpy as np
 from scipy.stats import binomtest
 
 from .. import datasets as _datasets
-from .._joint import joint_tests, permutation_distribution, untestable
+from .._joint import (permutation_invariant, joint_tests, permutation_distribution, scale_simulation, sidak,
+                      untestable)
 from .._validation import check_int, check_probability, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .._bootstrap import bootstrap_many
@@ -65,7 +75,7 @@ from ..reference import simulate
 from ..shape import shape_screen
 from ..stats import info, statistics
 from ..synthetic import draw, stream
-from .._validate import alternative_for, verdict_for, verdict_mc
+from .._validate import alternative_for, verdict_conditional, verdict_for, verdict_mc
 from .._zeta import zeta, zeta_sim2
 from ._result import StudyResult, run_as
 from ._runner import RunOptions, StudySpec
@@ -217,6 +227,10 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
         # ... and the joint verdict of validate (docs/methods.md, "Joint verdict"): the statistics
         # the shape screen leaves (``comb``) and all of them (``comb:all``), under each D
         decided = [s for s in stats if not screen.unreliable(s)]
+        if emp is not None and perm is not None:
+            scale = [s for s in stats if untestable(s, "permutation")]
+            fit = scale_simulation(scale, u_rep, E, n_mc=n_emp, seed=child.spawn(1)[0], n_threads=n_threads)
+            _candidate_rules(flag, i, stats, est, pvals, screen, perm, emp, fit, boots, E, u_rep, alpha)
         for d, (sm, lab) in pooled.items():
             flag("any", "p", d, i, min(pvals[d].values()) <= alpha)
             dd = [x.label for x in sm.dists].index(lab)
@@ -234,6 +248,81 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
         rows.append({"M_eff": M, "stat": s, "score": score, "dist": d, "reject": rate, "low": lo, "high": hi,
                      "n_rep": n_rep})
     return rows
+
+
+def _candidate_rules(flag, i, stats, est, pvals, screen, perm, emp, fit, boots, E, u_rep, alpha) -> None:
+    """The conditional rule (validate's default) and the alternatives it was chosen against
+    (docs/methods.md, "Joint verdict", "Heavy tails"), from the per-dataset empirical and
+    permutation simulations:
+
+    * per statistic (scores ``p``, ``verdict``, ``invalid``), the statistics without a
+      predefined reference (CC, ENCE, ZMSE, UCE) decided by the permutation test always
+      (``dist="conditional"``, :func:`mcref.validate`'s ``rule="conditional"``) or only when
+      the shape screen flags Z² (``"switch"``, the empirical D otherwise); the others by ζ_BS
+      after the shape screen, as every rule;
+    * joint (score ``joint``, stat ``minp``): ``"conditional"`` = the Šidák combination
+      1 − (1 − min(p_cons, p_scale))² of the permutation joint minp over every statistic that
+      depends on the pairing of Z with u (p_cons) and ZMS's Monte Carlo p under the empirical
+      D (p_scale; p_joint = p_cons when the screen flags ZMS), as
+      :func:`mcref.conditional_joint_verdict`; ``"perm-cons"`` p_cons alone; ``"sidak-rce"``
+      the Šidák combination with RCE moved to the scale part (not exact: RCE depends on the
+      pairing); ``"switch"`` the empirical-D joint when Z² passes the screen, p_cons when it
+      fails; the stat ``any`` of score ``invalid``: at least one row declared invalid.
+    """
+    cons = [s for s in stats if not untestable(s, "permutation")]
+    heavy = not screen.reliable_Z2
+
+    def p_fit(s):  # the scale test of the conditional rule: Monte Carlo test under the fitted t(ν̂)
+        if fit is None:
+            return None
+        return fit.p_value(s, fit.dists[0].label, est[s], alternative=alternative_for(s))[0]
+
+    for rule in ("conditional", "switch"):
+        inv = False
+        nv = 0
+        for s in stats:
+            if info(s).reference is None:  # statistic with a simulated reference
+                p = pvals["permutation"][s] if (rule == "conditional" or heavy) else pvals["empirical"][s]
+                flag(s, "p", rule, i, p <= alpha)
+                v = "invalid" if p <= alpha else "valid"
+            elif rule == "conditional" and untestable(s, "permutation"):
+                p = p_fit(s)  # None: the fitted ν̂ ≤ 2, no scale test (as unreliable)
+                v = "unreliable" if p is None else verdict_conditional(
+                    zeta_bs=None, p_perm=None, p_scale=p, shape_flag=screen.unreliable(s), alpha=alpha)
+                if p is not None:
+                    flag(s, "p", rule, i, p <= alpha)
+            elif s in boots:
+                zbs = zeta(est[s], info(s).reference(E, u_rep), boots[s].low, boots[s].high)
+                v = verdict_conditional(zeta_bs=zbs, p_perm=None, shape_flag=screen.unreliable(s), alpha=alpha)
+            else:
+                continue
+            flag(s, "verdict", rule, i, v != "valid")
+            flag(s, "invalid", rule, i, v == "invalid")
+            inv |= v == "invalid"
+            nv += 1
+        if nv:
+            flag("any", "invalid", rule, i, inv)
+    if not cons:
+        return
+
+    def jp(sm, cover):
+        x = sm.samples[0][[sm.names.index(s) for s in cover]]
+        return joint_tests(x, [est[s] for s in cover], [alternative_for(s) for s in cover], combines=("minp",))[
+            "minp"].p
+
+    p_cons = jp(perm, cons)
+    decided = [s for s in stats if not screen.unreliable(s)]
+    p_emp = jp(emp, decided) if decided else None
+    flag("minp", "joint", "perm-cons", i, p_cons <= alpha)
+    flag("minp", "joint", "switch", i, (p_cons if heavy or p_emp is None else p_emp) <= alpha)
+    inv = permutation_invariant()
+    for label, scale, sm in (("conditional", inv, fit), ("sidak-emp", inv, emp), ("sidak-rce", (*inv, "RCE"), emp)):
+        sc = [s for s in stats if s in scale and not screen.unreliable(s)] if sm is not None else []
+        cc = [s for s in cons if s not in scale]
+        pc = p_cons if cc == cons else (jp(perm, cc) if cc else None)
+        ps = jp(sm, sc) if sc else None
+        pj = sidak(min(pc, ps), 2) if (pc is not None and ps is not None) else (pc if pc is not None else ps)
+        flag("minp", "joint", label, i, pj <= alpha)
 
 
 @dataclass(frozen=True, repr=False)
