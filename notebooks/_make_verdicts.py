@@ -20,6 +20,8 @@ import nbformat as nbf
 
 md, code = nbf.v4.new_markdown_cell, nbf.v4.new_code_cell
 
+NOTE = '> **Note.** `validate`\'s default is now the conditional rule (`rule="conditional"`: consistency rows by the permutation test, scale rows under the Student t fitted to Z, a Šidák joint verdict; docs/methods.md, "Heavy tails: the conditional rule", measured by `benchmarks/study_joint.py`). This notebook studies `rule="mc"`, the empirical-D rule that was the default when it was written; `rule="mc"` still gives it. Where it says "the default rule", read `rule="mc"`.\n\n'
+
 INTRO = r"""# Verdicts that hold: size and power of mcref's validation rules
 
 ### The problem
@@ -541,7 +543,7 @@ print(f"QUICK = {QUICK}; stores {[str(RESULTS / f'verdicts_{p}{tag}.sqlite') for
 def build(quick: bool) -> nbf.NotebookNode:
     nb = nbf.v4.new_notebook()
     nb.cells = [
-        md(INTRO),
+        md(NOTE + INTRO),
         code(SETUP.replace("__QUICK__", "True" if quick else "False")),
         code(RUN),
         md(ISSUE_MD), code(ISSUE),
