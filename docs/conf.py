@@ -68,7 +68,7 @@ html_theme_options = {"description": "Monte Carlo references for UQ calibration"
 # is missing there fails the build.
 API_MODULES = [
     "mcref.datasets", "mcref.synthetic", "mcref.studies", "mcref.exact", "mcref.shape",
-    "mcref.distfit", "mcref.plots", "mcref.store", "mcref.parallel",
+    "mcref.plots", "mcref.store", "mcref.parallel",
     "mcref.diagnostics", "mcref.binning", "mcref.calibration", "mcref.scores",
 ]
 

@@ -21,7 +21,7 @@ from .binning import Binning, equal_count_bins
 from ._bootstrap import BootstrapResult, bootstrap, bootstrap_many
 from .calibration import QCEResult, Uniformity, qce, rank_calibration, uniformity
 from ._decimation import DecimationResult, decimation
-from .distfit import DistFit, distfit
+from ._distfit import NU_BOUNDS, DistFit, TFit, distfit, fit_scaled, fit_t, ks_distance
 from .diagnostics import (CalibrationCurve, CalibScores, CCConsistency, ConfidenceCurve, calib_scores,
                           calibration_curve, cc_consistency, confidence_curve)
 from .generative import Distribution, get_distribution
@@ -48,6 +48,7 @@ __all__ = [
     "SlowConvergenceWarning", "SmallSampleWarning", "TieOrderWarning", "scores", "studies", "synthetic",
     "Binning", "BootstrapResult", "ConfidenceInterval", "DecimationResult", "DistFit", "Distribution", "PairedDifference", "ReferenceResult",
     "ShapeScreen", "Simulation", "ValidationTable", "JointVerdict", "bootstrap", "bootstrap_many", "datasets", "decimation", "distfit",
+    "fit_t", "fit_scaled", "ks_distance", "TFit", "NU_BOUNDS",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
     "statistics", "register_statistic", "unregister_statistic",
     "tie_spread", "validate", "plot_report", "diagnostics", "qce", "rank_calibration",

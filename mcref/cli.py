@@ -139,7 +139,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_fit(args) -> int:
-    from .distfit import distfit
+    from ._distfit import distfit
 
     ds = _load(args)
     seed = _seed(args)

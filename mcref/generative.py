@@ -19,7 +19,7 @@ spec              D                                                          kur
 ``"empirical"``   the dataset's own Z, standardized, resampled               sample
 ``"t(fit)"``      unit-variance t(ν̂), ν̂ the maximum-likelihood             3 + 6/(ν̂−4)
                   Student-t ν of the dataset's Z (ν̂ > 2 required;
-                  see :func:`mcref.distfit.fit_t`)
+                  see :func:`mcref.fit_t`)
 callable          ``f(rng, size) -> ndarray``: a user sampler,               sample
                   checked numerically for zero mean, unit variance
 ================  =========================================================  ====================
@@ -177,7 +177,7 @@ def _fitted_t(Z) -> Distribution:
     """Unit-variance t(ν̂) with ν̂ the maximum-likelihood ν of the dataset's Z."""
     if Z is None:
         raise ValueError("`dist`='t(fit)' fits a Student-t to the dataset's Z: it needs E (pass E to the function)")
-    from .distfit import fit_t  # local: distfit does not depend on this module
+    from ._distfit import fit_t  # local: _distfit does not depend on this module
 
     nu = fit_t(as_float_array(Z, "Z")).nu
     if not nu > 2:

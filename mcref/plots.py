@@ -147,7 +147,7 @@ def plot_fit_histograms(E: Any, u: Any, fit=None, *, axes=None, bins: int = 40, 
     """
     from scipy import stats as st
 
-    from .distfit import distfit
+    from ._distfit import distfit
 
     plt = _plt()
     E, u = check_E_u(E, u, min_size=8)

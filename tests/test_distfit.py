@@ -22,7 +22,7 @@ from numba import njit
 
 import mcref
 from mcref import cli, synthetic
-from mcref.distfit import NU_BOUNDS, fit_scaled, fit_t, ks_distance
+from mcref import NU_BOUNDS, fit_scaled, fit_t, ks_distance
 from mcref.kernels import fit as KF
 from mcref.kernels import special as S
 from mcref.shape import nig_skewness, skewness_gm

@@ -460,7 +460,7 @@ def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table)
     E, u, tab = conditional_table
     E = 1.1 * E
     j = tab.joint
-    from mcref.distfit import fit_t
+    from mcref import fit_t
 
     nu = fit_t(E / u).nu  # the scale part's D: the unit-variance t fitted to Z
     assert tab.rule == "conditional" and j.rule == "conditional" and j.scale_dist == f"t(fit ν={nu:.3g})"

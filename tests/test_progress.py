@@ -22,7 +22,8 @@ from conftest import calibrated
 
 BS = importlib.import_module("mcref._bootstrap")  # the module (mcref.bootstrap is also the function)
 
-PHASES = ("bootstrap", "references normal, t(6), empirical")
+# the default rule (conditional) simulates the permutation D and the fitted t besides the listed D
+PHASES = ("bootstrap", "references normal, t(6), empirical, permutation")
 
 
 def _same(a, b) -> bool:
