@@ -462,7 +462,9 @@ def benchmark(
     ...     warnings.simplefilter("ignore", FewReplicatesWarning)
     ...     res = benchmark(sets, stats=["ZMS", "ENCE"], n_boot=200, n_mc=200, seed=0, n_jobs=1, progress=False)
     >>> res.table["dataset"].tolist(), res.table["verdict"].tolist()
-    (['calibrated', 'calibrated', 'too small u', 'too small u'], ['valid', 'valid', 'invalid', 'invalid'])
+    (['calibrated', 'calibrated', 'too small u', 'too small u'], ['valid', 'valid', 'invalid', 'valid'])
+    >>> res.table["test"].tolist()  # ZMS tests the scale, ENCE the consistency (blind to a pure scale error)
+    ['t(fit)', 'permutation', 't(fit)', 'permutation']
     """
     file_options = {"E": E, "u": u, "x": x, "pred": pred, "ref": ref, "u_is_variance": u_is_variance,
                     "delimiter": delimiter}

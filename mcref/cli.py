@@ -19,6 +19,7 @@ from . import datasets
 from ._bootstrap import bootstrap_many
 from ._render import atomic_path, csv_text, json_text, text_table
 from ._recalibrate import METHODS as _RECAL_METHODS
+from ._validate import RULES
 from .stats import STATISTICS
 
 DEMO_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
@@ -427,8 +428,8 @@ def _bench_parser(sub) -> None:
     sp.add_argument("--bins", type=int, default=20, help="equal-count bins (default 20)")
     sp.add_argument("--min-count", type=int, default=30, help="fewest points per bin (default 30)")
     sp.add_argument("--shrink", action="store_true", help="fewer bins instead of failing when M/bins < --min-count")
-    sp.add_argument("--rule", default="conditional", choices=["conditional", "mc", "paper"],
-                    help="verdict rule (default conditional; mc: the Monte Carlo test under the empirical D)")
+    sp.add_argument("--rule", default=RULES[0], choices=list(RULES),
+                    help=f"verdict rule (default {RULES[0]}; mc: the Monte Carlo test under the empirical D)")
     sp.add_argument("--E", help="error column of the files (default: E or error)")
     sp.add_argument("--u", help="uncertainty column of the files (default: u, uE or uncertainty)")
     sp.add_argument("--pred", help="prediction column (E = ref - pred)")
@@ -661,7 +662,7 @@ def _parser_validate(sub) -> None:
     sp.add_argument("--explain", action="store_true", help="print every column and a legend of them")
     sp.add_argument("--wide", action="store_true",
                     help="every column: references, p-values and zeta-scores under each D, D-sensitivity")
-    sp.add_argument("--rule", default="conditional", choices=["conditional", "mc", "paper"],
+    sp.add_argument("--rule", default=RULES[0], choices=list(RULES),
                     help="verdict of simulated-reference statistics and the joint verdict: conditional (default: "
                          "permutation test of consistency, Sidak-combined with the scale test in the joint verdict), "
                          "mc (Monte Carlo test under the empirical D, the default before) or the published "
@@ -710,7 +711,8 @@ def _parser_recalibrate(sub) -> None:
     sp.add_argument("--cv", type=int, metavar="K", help="validate on held-out data by K-fold cross-fitting")
     sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats of --cv's validation (default 10000)")
     sp.add_argument("--dists", help="--cv: generative distributions of the validation (default normal,t6,empirical)")
-    sp.add_argument("--rule", default="mc", choices=["mc", "paper"], help="--cv: verdict rule (default mc)")
+    sp.add_argument("--rule", default=RULES[0], choices=list(RULES),
+                    help=f"--cv: verdict rule (default {RULES[0]}, as mcref validate)")
     sp.add_argument("--combine", default="minp", choices=["minp", "fisher", "cauchy"],
                     help="--cv: how the joint verdict combines the Monte Carlo p-values (default minp)")
     sp.set_defaults(func=cmd_recalibrate)
