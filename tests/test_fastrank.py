@@ -196,11 +196,12 @@ def test_heapsort_fallback_directly():
 def test_radix_bits_and_scratch():
     assert radix_bits(13885) == 11
     assert radix_bits(2) == 8 and radix_bits(10**7) == 13
-    w0, w1, gl, hist, gv, gx = make_rank_scratch(13885)
+    w0, w1, gl, hist, gv, rec = make_rank_scratch(13885)
     assert w0.shape == w1.shape == (13886,) and w0.dtype == w1.dtype == np.uint64
     assert gl.shape == (13885,) and gl.dtype == np.uint64
     assert hist.shape == (2, 2048) and hist.dtype == np.uint64
-    assert gv.shape == gx.shape == (13885,) and gv.dtype == gx.dtype == np.float64
+    assert gv.shape == (13885,) and gv.dtype == np.float64
+    assert rec.shape == (2 * 13885,) and rec.dtype == np.uint64
     with pytest.raises(ValueError, match="`m` must be"):
         make_rank_scratch(-1)
     with pytest.raises(ValueError, match="`m` must be"):
@@ -213,8 +214,8 @@ def test_any_table_size(d):
     rng = np.random.default_rng(d)
     m = 5000
     u = u_levels(m, rng)
-    w0, w1, gl, _, gv, gx = make_rank_scratch(m)
-    scratch = (w0, w1, gl, np.empty((2, 1 << d), np.uint64), gv, gx)
+    w0, w1, gl, _, gv, rec = make_rank_scratch(m)
+    scratch = (w0, w1, gl, np.empty((2, 1 << d), np.uint64), gv, rec)
     for kind in ("normal", "span300", "small_set"):
         check(draw_a(kind, u, rng), u, scratch)
 
@@ -282,7 +283,7 @@ def test_bucketed_crowded_constant_nan_and_large_m():
     a = np.abs(rng.standard_normal(m))
     a[5] = np.nan
     assert np.isnan(spearman_bucketed(a, xu, sxx, sc))
-    m = BUCKET_MIN_M + 17
+    m = BUCKET_MIN_M + 17  # through spearman_fixed_u: the bucket path
     u = rng.lognormal(size=m)
     xu, sxx = fixed_u(u)
     sc = make_rank_scratch(m)

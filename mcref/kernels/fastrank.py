@@ -29,13 +29,14 @@ this module beats both with a sort that exploits the data:
    done at once); what is still equal after that is insertion-sorted, with a heapsort
    once that passes 8n + 64 moves, so no input is quadratic.
 
-From ``BUCKET_MIN_M`` = 2**18 points on (where ``16·M`` bytes leave the caches and the
-random reads ``xu[i]``, ``a[i]`` of steps 4–5 dominate: 40–50 ns per point at M = 10⁶
-against 5–6 ns at 10⁴–10⁵), :func:`spearman_fixed_u` ranks by :func:`spearman_bucketed`
-instead: one scatter of ``(key, xu_i)`` pairs into ~M/256 buckets by the top bits of the
-key, then each bucket sorted and ranked in L1 (25–30 ns per point at 10⁶, same machine,
-about 2.3× the one-thread NumPy ``standard_normal`` floor, from 3.5×). Below 2**18 the
-radix path is 2–2.6× faster than the buckets (measured at 10⁴–1.3·10⁵).
+From ``BUCKET_MIN_M`` = 3·2**17 points on (where ``16·M`` bytes leave the caches and
+the random reads ``xu[i]``, ``a[i]`` of steps 4–5 dominate: 40–65 ns per point at
+M = 10⁶ against 5–6 ns at 10⁴–10⁵), :func:`spearman_fixed_u` ranks by
+:func:`spearman_bucketed` instead: one scatter of interleaved ``(key, xu_i)`` pairs into
+~M/256 buckets by the top bits of the key, then each bucket sorted and ranked in L1
+(18–29 ns per point at 10⁶ on this 2-core VM under load, 1.5–1.6× the one-thread NumPy
+``standard_normal`` floor of the same run, from 3.4–3.6×). Below ~4·10⁵ points the radix
+path is faster (2–2.6× at 10⁴–1.3·10⁵, even at 2.6·10⁵; ``benchmarks/bench_scale_m.py``).
 
 Cost: O(M + 2**D) per call, four passes over M words (keys, histograms, two scatters),
 nothing allocated (all buffers come from :func:`make_rank_scratch`, once per chunk).
@@ -93,11 +94,11 @@ def radix_bits(m: int) -> int:
 def make_rank_scratch(m: int) -> tuple:
     """Scratch buffers of :func:`spearman_fixed_u` and :func:`average_ranks` for ``m`` points.
 
-    Returns ``(w0, w1, gl, hist, gv, gx)``: ``w0``, ``w1`` uint64 ``(m+1,)`` (sort words),
+    Returns ``(w0, w1, gl, hist, gv, rec)``: ``w0``, ``w1`` uint64 ``(m+1,)`` (sort words),
     ``gl`` uint64 ``(m,)`` (collision positions), ``hist`` uint64 ``(2, 2**D)`` (digit
     counters, ``D = radix_bits(m)``; the kernels read ``D`` from this shape, any power
-    of two with ``D <= 15`` works), ``gv`` float64 ``(m,)`` (values of a run) and ``gx``
-    float64 ``(m,)`` (carried weights of :func:`spearman_bucketed`).
+    of two with ``D <= 15`` works), ``gv`` float64 ``(m,)`` (values of a run) and ``rec``
+    uint64 ``(2m,)`` (the (key, weight) pairs of :func:`spearman_bucketed`).
     Allocate once per chunk (per thread) and pass the tuple itself to the kernels, for
     every call with the same ``m``; two threads must not share one.
     """
@@ -106,7 +107,7 @@ def make_rank_scratch(m: int) -> tuple:
         raise ValueError(f"`m` must be >= 0 and < 2**32 (a point index fills 32 bits of a word), got {m}")
     d = radix_bits(m)
     return (np.empty(m + 1, np.uint64), np.empty(m + 1, np.uint64), np.empty(max(m, 1), np.uint64),
-            np.empty((2, 1 << d), np.uint64), np.empty(max(m, 1), np.float64), np.empty(max(m, 1), np.float64))
+            np.empty((2, 1 << d), np.uint64), np.empty(max(m, 1), np.float64), np.empty(2 * max(m, 1), np.uint64))
 
 
 @njit(**NJIT)
@@ -379,7 +380,7 @@ def _fix_groups(a, w0, gl, nc, gv, gi, hist, xu, out, want_ranks):
 
 
 #: from this many points on, :func:`spearman_fixed_u` ranks by :func:`spearman_bucketed`
-BUCKET_MIN_M = 1 << 18
+BUCKET_MIN_M = 3 << 17
 #: average points per first-pass bucket of :func:`spearman_bucketed` (a bucket's keys and weights stay in L1)
 _BUCKET_POINTS = 256
 
@@ -403,10 +404,11 @@ def spearman_bucketed(a, xu, sxx, scratch):
     ρ = Σ (r_i − (M+1)/2)·xu_i / √(sxx·syy), syy = (M³ − M − Σ(c³ − c))/12, as
     :func:`spearman_fixed_u` (Spearman 1904; ``scipy.stats.spearmanr``). NaN for a constant
     ``a`` or a NaN in it. ``scratch`` = :func:`make_rank_scratch` (M) with a table of at least
-    2**10 counters per row (M ≥ 2**13); uses ``w0`` (keys), ``w1``/``gv`` (bucketed pairs),
-    ``gl``/``gx`` (a bucket sorted) and ``hist``.
+    2**10 counters per row (M ≥ 2**13); uses ``rec`` (the bucketed pairs, interleaved: one
+    write stream per bucket), ``w1``/``gv`` (a bucket sorted) and ``hist``.
     """
-    bk, bx, tk, tx = scratch[1], scratch[4], scratch[2], scratch[5]
+    rec, tk, tx = scratch[5], scratch[1], scratch[4]
+    recx = rec.view(np.float64)
     hist = scratch[3]
     m = a.shape[0]
     if m < 2:
@@ -444,8 +446,8 @@ def spearman_bucketed(a, xu, sxx, scratch):
         b = (k - kmin) >> s
         j = h[b]
         h[b] = j + _ONE
-        bk[j] = k
-        bx[j] = xu[i]
+        rec[2 * j] = k
+        recx[2 * j + 1] = xu[i]
     c0 = 0.5 * (np.float64(m) + 1.0)
     num = 0.0
     ts = 0.0
@@ -454,18 +456,18 @@ def spearman_bucketed(a, xu, sxx, scratch):
         hi = np.int64(h[b])
         n = hi - lo
         if n == 1:
-            num += (np.float64(lo) + 1.0 - c0) * bx[lo]
+            num += (np.float64(lo) + 1.0 - c0) * recx[2 * lo + 1]
         elif n > 1:
             bmin = _ALL
             bmax = _ZERO
             for q in range(lo, hi):
-                k = bk[q]
+                k = rec[2 * q]
                 bmin = min(bmin, k)
                 bmax = max(bmax, k)
             if bmin == bmax:  # one value: one tie group
                 sx = 0.0
                 for q in range(lo, hi):
-                    sx += bx[q]
+                    sx += recx[2 * q + 1]
                 fn = np.float64(n)
                 num += (np.float64(lo) + 0.5 * (fn + 1.0) - c0) * sx
                 ts += fn * fn * fn - fn
@@ -480,19 +482,19 @@ def spearman_bucketed(a, xu, sxx, scratch):
                 for q in range(ns):
                     hs[q] = 0
                 for q in range(lo, hi):
-                    hs[(bk[q] - bmin) >> s2] += _ONE
+                    hs[(rec[2 * q] - bmin) >> s2] += _ONE
                 c = _ZERO
                 for q in range(ns):
                     x = hs[q]
                     hs[q] = c
                     c += x
                 for q in range(lo, hi):  # counting sort of the bucket into tk, tx [0, n)
-                    k = bk[q]
+                    k = rec[2 * q]
                     g = (k - bmin) >> s2
                     j = hs[g]
                     hs[g] = j + _ONE
                     tk[j] = k
-                    tx[j] = bx[q]
+                    tx[j] = recx[2 * q + 1]
                 budget = 8 * n + 64
                 for q in range(1, n):  # insertion sort on the full key (nearly sorted)
                     k = tk[q]
