@@ -22,7 +22,7 @@ call_half, work)`` to time the difference of two calls (the bootstrap rows: B an
 replicates, so the one-off sort of a call cancels and is printed apart). New engines add
 theirs with :func:`add_row` (e.g. the simulated references: work = M·N_MC).
 
-Run: ``python benchmarks/bench_scale_m.py [--quick] [--threads 1] [--ms 1e3,1e4,1e5,1e6]``.
+Run: ``python benchmarks/bench_scale_m.py [--quick] [--threads 1] [--ms 1e3,1e4,1e5,1e6] [--rows references,refs]``.
 """
 
 from __future__ import annotations
@@ -205,7 +205,13 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--save", help="write the table to this JSON file")
     ap.add_argument("--compare", help="a table saved by --save, printed beside this one")
+    ap.add_argument("--rows", help="only the rows whose name contains one of these comma-separated words "
+                                   "(the floor is always timed), e.g. --rows references,refs")
     args = ap.parse_args()
+    if args.rows:
+        words = args.rows.split(",")
+        for name in [k for k in ROWS if not any(w in k for w in words)]:
+            del ROWS[name]
     import numba
 
     numba.set_num_threads(args.threads)
