@@ -22,7 +22,7 @@ call_half, work)`` to time the difference of two calls (the bootstrap rows: B an
 replicates, so the one-off sort of a call cancels and is printed apart). New engines add
 theirs with :func:`add_row` (e.g. the simulated references: work = M·N_MC).
 
-Run: ``python benchmarks/bench_scale_m.py [--quick] [--threads 1] [--ms 1e3,1e4,1e5,1e6]``.
+Run: ``python benchmarks/bench_scale_m.py [--quick] [--threads 1] [--ms 1e3,1e4,1e5,1e6] [--rows references,refs]``.
 """
 
 from __future__ import annotations
@@ -94,15 +94,31 @@ def _ref_row(name: str, dist: str) -> Row:
     per repeat from N_MC and N_MC/2 repeats (the one-off preparation of u cancels)."""
     def row(E, u, target_s):
         def make(n):
-            return lambda: mcref.simulate([name], u, dists=[dist], n_mc=n, n_bins=N_BINS, seed=1, progress=False)
+            return lambda: mcref.simulate([name], u, dists=[dist], n_mc=n, n_bins=N_BINS, seed=1, progress=False,
+                                          E=E)
         call, work = _calibrated(make, E.size, target_s, unit=128)
         n = int(round(work / E.size))
         return call, make(n // 2), work / 2
     return row
 
 
-for _name, _dist in (("ENCE", "normal"), ("ZMSE", "normal"), ("ENCE", "t6"), ("CC", "normal")):
+for _name, _dist in (("ENCE", "normal"), ("ZMSE", "normal"), ("ENCE", "t6"), ("CC", "normal"), ("CC", "t6"),
+                     ("ENCE", "empirical")):
     add_row(f"references {_name} {_dist}")(_ref_row(_name, _dist))
+
+
+@add_row("refs validate (5×3 D)")
+def _ref_validate(E, u, target_s):
+    """What :func:`mcref.validate` simulates: its 5 default statistics under normal, t(6) and
+    the empirical D in one call; work = M·N_MC·3 (element·repeat·D)."""
+    from mcref._validate import DEFAULT_STATS, VALIDATE_DISTS
+
+    def make(n):
+        return lambda: mcref.simulate(list(DEFAULT_STATS), u, dists=VALIDATE_DISTS, E=E, n_mc=n, n_bins=N_BINS,
+                                      seed=1, progress=False)
+    call, work = _calibrated(make, E.size, target_s, unit=128)
+    n = int(round(work / E.size))
+    return call, make(n // 2), 3 * work / 2
 
 
 def _repeat(fn: Callable[[], object], m: int, target_s: float) -> tuple[Callable[[], object], float]:
@@ -189,7 +205,13 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--save", help="write the table to this JSON file")
     ap.add_argument("--compare", help="a table saved by --save, printed beside this one")
+    ap.add_argument("--rows", help="only the rows whose name contains one of these comma-separated words "
+                                   "(the floor is always timed), e.g. --rows references,refs")
     args = ap.parse_args()
+    if args.rows:
+        words = args.rows.split(",")
+        for name in [k for k in ROWS if not any(w in k for w in words)]:
+            del ROWS[name]
     import numba
 
     numba.set_num_threads(args.threads)

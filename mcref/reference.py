@@ -13,8 +13,11 @@ GIL), and the t(ν) mixing variates from a further stream keyed by the distribut
 label. A pool of threads runs the chunks through a nogil numba kernel; every chunk
 writes its own columns, so results are bit-identical for any thread count. Every D of
 one call sees the same normal deviates (common random numbers), so differences between
-D carry a small paired standard error. The chunk loop is the progress phase
-"references <D, …>" (:mod:`mcref._progress`); a chunk checks for Ctrl-C between its D.
+D carry a small paired standard error: one kernel call draws each repeat's normal
+deviates once and evaluates every D on them (a user statistic, which keeps each D's ε,
+or a user-supplied D, gets a call per D instead). The chunk loop is the progress phase
+"references <D, …>" (:mod:`mcref._progress`); a chunk checks for Ctrl-C between its
+kernel calls (a few 10⁶ element·D each).
 """
 
 from __future__ import annotations
@@ -405,33 +408,53 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
 
     zstates = chunk_states(ss, n_chunks)  # one normal stream per chunk: common random numbers across D
     no_state = np.empty(0, dtype=np.uint64)
+    # the D drawn in the kernel share one normal draw per repeat (one kernel call for all of
+    # them); a user statistic keeps ε per D, so then each D gets its own call (keep: CHUNK × M)
+    drawn = [d for d, dist in enumerate(dlist) if dist.kind != "user"]
+    groups = [[d] for d in drawn] if user else ([drawn] if drawn else [])
+    groups += [[d] for d, dist in enumerate(dlist) if dist.kind == "user"]
+    emp = next((dist.values for dist in dlist if dist.values is not None), fx.u[:1])
+    # repeats per kernel call: about 4·10⁶ element·D, so Ctrl-C is seen within a fraction of a second
+    sub = max(1, min(CHUNK, 4_000_000 // (m * max(len(g) for g in groups))))
 
     def work(c: int, t: int) -> None:
         if buffers[t] is None:
             buffers[t] = (np.empty((1, m)), np.empty((1, m)), np.empty(m), np.empty(m), make_rank_scratch(m),
-                          np.empty((CHUNK if user else 0, m)))
+                          np.empty((1, CHUNK if user else 0, m)))
         zrow, vrow, eps, a, scratch, keep = buffers[t]
         r0 = c * CHUNK
         nrep = min(CHUNK, n_mc - r0)
-        for d, dist in enumerate(dlist):
-            if d:
+        for g, group in enumerate(groups):
+            if g:
                 checkpoint()  # a stopped run (Ctrl-C) does not wait for the chunk's other D
-            emp = dist.values if dist.values is not None else fx.u[:1]
-            nu = dist.param
-            tmp = np.empty((codes.size, nrep))
-            kept = keep[:nrep]
+            dcodes = np.array([dlist[d].code for d in group], dtype=np.int64)
+            nus = np.array([dlist[d].param for d in group], dtype=np.float64)  # ν of a t, p of a normp, else 0
+            tmp = np.empty((len(group), codes.size, nrep))
+            kept = keep[:, :nrep]
+            dist = dlist[group[0]]
             if dist.kind == "user":  # drawn by the user's Python function
                 v = np.ascontiguousarray(dist._user_draw(_mix_rng(ss, c, dist), (nrep, m)), dtype=np.float64)
-                mc_chunk_kernel(codes, dist.code, nu, nrep, no_state, no_state, v, v, emp, fx.u, fx.starts,
-                                fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, kept, tmp)
-            else:  # every D replays the chunk's normal stream; a t(ν) D adds its own χ² stream
+                mc_chunk_kernel(codes, dcodes, nus, nrep, no_state, no_state.reshape(0, 4), v, v, emp, fx.u,
+                                fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, kept, tmp)
+            else:  # every D of the group transforms the chunk's one normal stream; a t(ν) D adds its own χ² stream
                 zs = zstates[c].copy()
-                vs = _mix_state(ss, c, dist) if dist.needs_mixing else no_state
-                mc_chunk_kernel(codes, dist.code, nu, nrep, zs, vs, zrow, vrow, emp, fx.u, fx.starts,
-                                fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, kept, tmp)
-            samples[d, bi, r0:r0 + nrep] = tmp
-            for k, uk in user:
-                uk.sim(kept, fx.u, samples[d, k, r0:r0 + nrep])
+                vs = np.zeros((len(group), 4), dtype=np.uint64)
+                for j, d in enumerate(group):
+                    if dlist[d].needs_mixing:
+                        vs[j] = _mix_state(ss, c, dlist[d])
+                for lo in range(0, nrep, sub):
+                    if lo:
+                        checkpoint()
+                    hi = min(nrep, lo + sub)
+                    part = np.empty((len(group), codes.size, hi - lo))
+                    mc_chunk_kernel(codes, dcodes, nus, hi - lo, zs, vs, zrow, vrow, emp, fx.u, fx.starts,
+                                    fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, kept[:, lo:hi],
+                                    part)
+                    tmp[:, :, lo:hi] = part
+            for j, d in enumerate(group):
+                samples[d, bi, r0:r0 + nrep] = tmp[j]
+                for k, uk in user:
+                    uk.sim(kept[j], fx.u, samples[d, k, r0:r0 + nrep])
 
     # threads over chunks; Ctrl-C stops them between chunks (mcref.parallel)
     seconds = _progress.estimate_seconds(references=float(n_mc) * m * len(dlist))

@@ -10,7 +10,8 @@ from numba import njit
 from scipy.stats import rankdata, spearmanr
 
 from mcref.kernels import fastrank as FR
-from mcref.kernels.fastrank import average_ranks, make_rank_scratch, radix_bits, spearman_fixed_u
+from mcref.kernels.fastrank import (BUCKET_MIN_M, average_ranks, make_rank_scratch, radix_bits, spearman_bucketed,
+                                    spearman_fixed_u, spearman_radix)
 
 TOL = 1e-12
 SIZES = (2, 3, 4, 5, 7, 33, 100, 1000, 4097, 13885, 50000)
@@ -195,11 +196,12 @@ def test_heapsort_fallback_directly():
 def test_radix_bits_and_scratch():
     assert radix_bits(13885) == 11
     assert radix_bits(2) == 8 and radix_bits(10**7) == 13
-    w0, w1, gl, hist, gv = make_rank_scratch(13885)
+    w0, w1, gl, hist, gv, rec = make_rank_scratch(13885)
     assert w0.shape == w1.shape == (13886,) and w0.dtype == w1.dtype == np.uint64
     assert gl.shape == (13885,) and gl.dtype == np.uint64
     assert hist.shape == (2, 2048) and hist.dtype == np.uint64
     assert gv.shape == (13885,) and gv.dtype == np.float64
+    assert rec.shape == (2 * 13885,) and rec.dtype == np.uint64
     with pytest.raises(ValueError, match="`m` must be"):
         make_rank_scratch(-1)
     with pytest.raises(ValueError, match="`m` must be"):
@@ -212,8 +214,8 @@ def test_any_table_size(d):
     rng = np.random.default_rng(d)
     m = 5000
     u = u_levels(m, rng)
-    w0, w1, gl, _, gv = make_rank_scratch(m)
-    scratch = (w0, w1, gl, np.empty((2, 1 << d), np.uint64), gv)
+    w0, w1, gl, _, gv, rec = make_rank_scratch(m)
+    scratch = (w0, w1, gl, np.empty((2, 1 << d), np.uint64), gv, rec)
     for kind in ("normal", "span300", "small_set"):
         check(draw_a(kind, u, rng), u, scratch)
 
@@ -235,3 +237,58 @@ def test_called_from_a_kernel():
     _mc_like(a_rows, xu, sxx, make_rank_scratch(m), out)
     for r in range(5):
         assert abs(out[r] - scipy_rho(a_rows[r], u)) <= TOL
+
+
+def bucket_scratch(m):
+    """A scratch whose table allows :func:`spearman_bucketed` at any M (2**13 counters a row)."""
+    sc = make_rank_scratch(m)
+    return sc[:3] + (np.empty((2, 1 << 13), np.uint64),) + sc[4:]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("m", (2, 3, 5, 33, 1000, 13885, 50000))
+def test_bucketed_matches_scipy_and_radix(kind, m):
+    """The cache-bucket path (used from BUCKET_MIN_M points on) gives spearmanr's ρ and the
+    radix path's value to rounding, on the same inputs at sizes where both are cheap."""
+    rng = np.random.default_rng([m, KINDS.index(kind), 7])
+    u = u_levels(m, rng)
+    a = np.ascontiguousarray(draw_a(kind, u, rng))
+    xu, sxx = fixed_u(u)
+    sc = bucket_scratch(m)
+    got = spearman_bucketed(a, xu, sxx, sc)
+    ref = scipy_rho(a, u)
+    if np.isnan(ref):
+        assert np.isnan(got) and np.isnan(spearman_radix(a, xu, sxx, sc))
+    else:
+        assert abs(got - ref) <= TOL, (got, ref)
+        assert abs(got - spearman_radix(a, xu, sxx, sc)) <= TOL
+
+
+def test_bucketed_crowded_constant_nan_and_large_m():
+    """Crowded keys (a 1e300 outlier: one bucket holds nearly everything, heapsort guard),
+    constant input, NaN, and one M past BUCKET_MIN_M through spearman_fixed_u itself."""
+    rng = np.random.default_rng(11)
+    m = 3000
+    u = u_levels(m, rng)
+    xu, sxx = fixed_u(u)
+    sc = bucket_scratch(m)
+    ulp = np.spacing(1.0)
+    for a in (np.r_[1.0 + rng.uniform(0, 1e-9, m - 1), 1e300],
+              np.r_[1.0 + ulp * rng.integers(0, 60, m - 2), 1.0 + 1e-6, 0.0][::-1],
+              np.r_[rng.choice([1.0, 1.0 + ulp], m - 1), 1e300]):
+        a = np.ascontiguousarray(a)
+        rng.shuffle(a)
+        assert abs(spearman_bucketed(a, xu, sxx, sc) - scipy_rho(a, u)) <= TOL
+    assert np.isnan(spearman_bucketed(np.full(m, 2.5), xu, sxx, sc))
+    a = np.abs(rng.standard_normal(m))
+    a[5] = np.nan
+    assert np.isnan(spearman_bucketed(a, xu, sxx, sc))
+    m = BUCKET_MIN_M + 17  # through spearman_fixed_u: the bucket path
+    u = rng.lognormal(size=m)
+    xu, sxx = fixed_u(u)
+    sc = make_rank_scratch(m)
+    for kind in ("normal", "rounded"):
+        a = np.ascontiguousarray(draw_a(kind, u, rng))
+        got = spearman_fixed_u(a, xu, sxx, sc)
+        assert abs(got - scipy_rho(a, u)) <= TOL
+        assert abs(got - spearman_radix(a, xu, sxx, sc)) <= TOL

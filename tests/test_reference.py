@@ -202,3 +202,68 @@ def test_bad_u():
         simulate(["ZMS"], [1.0, np.nan, 2.0], n_mc=10)
     with pytest.raises(ValueError, match="twice"):
         simulate(["ZMS"], [1.0, 1.5, 2.0], dists=["t6", "t(6)"], n_mc=10)
+
+
+def test_all_dists_in_one_call_equal_the_documented_draws_of_each():
+    """One kernel call evaluates every D on the chunk's one normal draw per repeat: each D's
+    samples equal the statistics of its own re-created draws (normal, t(6) with its own χ²
+    stream, the empirical D through its quantile function), whatever the other D."""
+    rng = np.random.default_rng(21)
+    u = rng.lognormal(0, 0.6, 600)
+    E = u * rng.standard_t(5, 600)
+    names = ["ZMS", "CC", "ENCE", "ZMSE"]
+    n_mc = 40
+    sim = simulate(names, u, dists=["t6", "empirical", "normal"], E=E, n_mc=n_mc, n_bins=6, seed=8)
+    us = np.sort(u, kind="stable")
+    emp = get_distribution("empirical", Z=E / u).values
+    z = np.concatenate([np.atleast_2d(e) for e in _draws(us, "normal", n_mc, 8)])
+    for d, dist in enumerate(["t6", "empirical", "normal"]):
+        if dist == "empirical":
+            rows = []
+            for r in range(n_mc):
+                eps = np.empty(us.size)
+                transform(get_distribution("empirical", Z=E / u).code, 0.0, z[r], z[r], emp, eps)
+                rows.append(eps)
+        else:
+            rows = _draws(us, dist, n_mc, 8)
+        for r, eps in enumerate(rows):
+            for k, name in enumerate(names):
+                want = naive.statistic(name, us * eps, us, n_bins=6)
+                np.testing.assert_allclose(sim.samples[d, k, r], want, rtol=1e-10, atol=1e-13, err_msg=(dist, name))
+
+
+def test_kernel_split_into_calls_equals_one_call():
+    """The chunk may run as several kernel calls (Ctrl-C checks in between): the states
+    advance in place, so the samples equal one call's bit for bit."""
+    from mcref.kernels.fastrank import make_rank_scratch
+    from mcref.kernels.generative import NORMAL, STUDENT_T
+    from mcref.kernels.reference import mc_chunk_kernel
+    from mcref.kernels.stats import CC, ENCE, ZMS
+    from mcref.reference import _prepare_u
+
+    rng = np.random.default_rng(4)
+    u = rng.lognormal(0, 0.5, 500)
+    fx = _prepare_u(u, 5)
+    m = u.size
+    codes = np.array([ZMS, CC, ENCE], dtype=np.int64)
+    dcodes = np.array([NORMAL, STUDENT_T], dtype=np.int64)
+    nus = np.array([0.0, 6.0])
+    ss = np.random.SeedSequence(3)
+    z0 = chunk_states(ss, 1)[0]
+    v0 = np.zeros((2, 4), dtype=np.uint64)
+    v0[1] = _mix_state(ss, 0, get_distribution("t6"))
+
+    def run(parts):
+        zs, vs = z0.copy(), v0.copy()
+        outs = []
+        for n in parts:
+            out = np.empty((2, 3, n))
+            mc_chunk_kernel(codes, dcodes, nus, n, zs, vs, np.empty((1, m)), np.empty((1, m)), fx.u[:1], fx.u,
+                            fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, np.empty(m), np.empty(m),
+                            make_rank_scratch(m), np.empty((2, 0, m)), out)
+            outs.append(out)
+        return np.concatenate(outs, axis=2)
+
+    one = run([12])
+    assert np.array_equal(one, run([5, 7])) and np.array_equal(one, run([1] * 12))
+    assert not np.array_equal(one[0], one[1])

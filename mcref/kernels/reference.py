@@ -20,25 +20,50 @@ from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_me
 
 
 @njit(**NJIT)
-def mc_chunk_kernel(codes, dcode, nu, n_rep, zstate, vstate, zbuf, vbuf, emp, u, starts, su2_bins, su2, slnu2,
+def mc_chunk_kernel(codes, dcodes, nus, n_rep, zstate, vstates, zbuf, vbuf, emp, u, starts, su2_bins, su2, slnu2,
                     xu, sxx, eps, a, rank_scratch, keep, out):
-    """Statistics ``codes`` for each repeat r of the chunk: ε = D(z, v), E* = u·ε (u sorted),
-    ``out[k, r]`` = statistic k on (E*, u).
+    """Statistics ``codes`` for each repeat r of the chunk and each D: ε = D_d(z, v_d),
+    E* = u·ε (u sorted), ``out[d, k, r]`` = statistic k on (E*, u) under D ``dcodes[d]``
+    (t(ν) with ν = ``nus[d]``).
 
     The deviates are drawn here, one repeat at a time, from the chunk's xoshiro256**
-    streams (:mod:`.variates`): z ~ N(0, 1) from ``zstate`` (ziggurat) and, for a t(ν) or
-    normp(p) D, v ~ χ²_k = 2·Gamma(k/2), k = :func:`.generative.mixing_df`, from ``vstate``
-    (``nu`` is the D's parameter, ν or p); ``zbuf``/``vbuf`` (one row each) are the
-    scratch rows they are drawn into, so nothing of size repeats × M is materialised.
-    With an empty ``zstate`` (a user-supplied D, drawn in Python) the rows r of
-    ``zbuf``/``vbuf`` are read instead. z* = E*/u is taken as ε itself (equal up to rounding).
-    A non-empty ``keep`` (shape (n_rep, M)) receives each repeat's ε, for the statistics
-    that are not kernel codes (:mod:`.user`).
+    streams (:mod:`.variates`): z ~ N(0, 1) from ``zstate`` (ziggurat), **once per repeat
+    for all D** (common random numbers), and for each t(ν) or normp(p) D, v ~ χ²_k =
+    2·Gamma(k/2), k = :func:`.generative.mixing_df`, from its own ``vstates[d]`` (``nus[d]``
+    is the D's parameter, ν or p); ``zbuf``/``vbuf`` (one row each) are the scratch rows they are
+    drawn into, so nothing of size repeats × M is materialised. The states advance in
+    place, so a chunk may be run as several calls over consecutive repeats (the caller
+    checks for Ctrl-C in between) with the same deviates as one call. With an empty
+    ``zstate`` (a user-supplied D, drawn in Python; one D) the rows r of ``zbuf`` are read
+    instead. z* = E*/u is taken as ε itself (equal up to rounding). A non-empty ``keep``
+    (shape (n_D, n_rep, M)) receives each repeat's ε, for the statistics that are not
+    kernel codes (:mod:`.user`).
     """
-    m = u.shape[0]
     draw = zstate.shape[0] == 4
-    df = mixing_df(dcode, nu)
-    mixing = df > 0.0
+    for r in range(n_rep):
+        if draw:
+            zr = zbuf[0]
+            fill_normal(zstate, zr)
+        else:
+            zr = zbuf[r]
+        for d in range(dcodes.shape[0]):
+            vr = vbuf[0]
+            df = mixing_df(dcodes[d], nus[d])
+            if draw and df > 0.0:
+                fill_gamma(vstates[d], 0.5 * df, vr)
+                for i in range(vr.shape[0]):
+                    vr[i] *= 2.0
+            transform(dcodes[d], nus[d], zr, vr, emp, eps)
+            if keep.shape[1] > 0:
+                keep[d, r, :] = eps
+            _repeat_stats(codes, eps, u, starts, su2_bins, su2, slnu2, xu, sxx, a, rank_scratch, out[d], r)
+
+
+@njit(**NJIT)
+def _repeat_stats(codes, eps, u, starts, su2_bins, su2, slnu2, xu, sxx, a, rank_scratch, out, r):
+    """``out[k, r]`` = statistic ``codes[k]`` on (u·ε, u): one fused pass over the bins
+    (mean and binned sums, and a = |u·ε| when CC is asked), then the rank pass of CC."""
+    m = u.shape[0]
     n_bins = starts.shape[0] - 1
     need_cc = False
     for c in codes:
@@ -46,55 +71,40 @@ def mc_chunk_kernel(codes, dcode, nu, n_rep, zstate, vstate, zbuf, vbuf, emp, u,
             need_cc = True
     acc = np.empty((n_bins, 4))
     s = np.empty(N_SUMS)
-    for r in range(n_rep):
-        if draw:
-            zr = zbuf[0]
-            vr = vbuf[0]
-            fill_normal(zstate, zr)
-            if mixing:
-                fill_gamma(vstate, 0.5 * df, vr)
-                for i in range(m):
-                    vr[i] *= 2.0
-        else:
-            zr = zbuf[r]
-            vr = vbuf[r]
-        transform(dcode, nu, zr, vr, emp, eps)
-        if keep.shape[0] > 0:
-            keep[r, :] = eps
-        tz = 0.0
-        tz2 = 0.0
-        te2 = 0.0
-        for b in range(n_bins):
-            bz = 0.0
-            bz2 = 0.0
-            be2 = 0.0
-            # loop over slices: no negative-index checks, so the loops vectorize
-            eb = eps[starts[b]:starts[b + 1]]
-            ub = u[starts[b]:starts[b + 1]]
+    tz = 0.0
+    tz2 = 0.0
+    te2 = 0.0
+    for b in range(n_bins):
+        bz = 0.0
+        bz2 = 0.0
+        be2 = 0.0
+        # loop over slices: no negative-index checks, so the loops vectorize
+        eb = eps[starts[b]:starts[b + 1]]
+        ub = u[starts[b]:starts[b + 1]]
+        for i in range(eb.shape[0]):
+            z = eb[i]
+            e = ub[i] * z
+            bz += z
+            bz2 += z * z
+            be2 += e * e
+        if need_cc:
+            ab = a[starts[b]:starts[b + 1]]
             for i in range(eb.shape[0]):
-                z = eb[i]
-                e = ub[i] * z
-                bz += z
-                bz2 += z * z
-                be2 += e * e
-            if need_cc:
-                ab = a[starts[b]:starts[b + 1]]
-                for i in range(eb.shape[0]):
-                    ab[i] = abs(ub[i] * eb[i])
-            acc[b, 0] = np.float64(starts[b + 1] - starts[b])
-            acc[b, 1] = su2_bins[b]
-            acc[b, 2] = be2
-            acc[b, 3] = bz2
-            tz += bz
-            tz2 += bz2
-            te2 += be2
-        fm = np.float64(m)
-        pack_sums(s, fm, tz, tz2 - tz * tz / fm, tz2, te2, su2, slnu2)
-        for k in range(codes.shape[0]):
-            c = codes[k]
-            if is_mean_code(c):
-                out[k, r] = finish_mean(c, s)
-            elif is_binned_code(c):
-                out[k, r] = finish_binned(c, acc, fm)
-            else:
-                out[k, r] = spearman_fixed_u(a, xu, sxx, rank_scratch)
+                ab[i] = abs(ub[i] * eb[i])
+        acc[b, 0] = np.float64(starts[b + 1] - starts[b])
+        acc[b, 1] = su2_bins[b]
+        acc[b, 2] = be2
+        acc[b, 3] = bz2
+        tz += bz
+        tz2 += bz2
+        te2 += be2
+    fm = np.float64(m)
+    pack_sums(s, fm, tz, tz2 - tz * tz / fm, tz2, te2, su2, slnu2)
+    for k in range(codes.shape[0]):
+        c = codes[k]
+        if is_mean_code(c):
+            out[k, r] = finish_mean(c, s)
+        elif is_binned_code(c):
+            out[k, r] = finish_binned(c, acc, fm)
+        else:
+            out[k, r] = spearman_fixed_u(a, xu, sxx, rank_scratch)
