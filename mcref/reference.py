@@ -8,9 +8,9 @@ I_D = the 2.5/97.5 % quantiles of θ_k.
 
 Parallelism and randomness (docs/methods.md, "Random numbers", "Parallelism"): the
 repeats are cut into chunks of ``CHUNK`` repeats; chunk c draws its standard normal
-deviates from its own ``SeedSequence`` child (NumPy's ziggurat, which releases the
-GIL), and the t(ν) mixing variates from a further stream keyed by the distribution's
-label. A pool of threads runs the chunks through a nogil numba kernel; every chunk
+deviates in the kernel (ziggurat, :mod:`mcref.kernels.variates`) from a xoshiro256**
+stream seeded by its own ``SeedSequence`` child, and the t(ν) / normp mixing variates
+from a further stream keyed by the distribution's label. A pool of threads runs the chunks through a nogil numba kernel; every chunk
 writes its own columns, so results are bit-identical for any thread count. Every D of
 one call sees the same normal deviates (common random numbers), so differences between
 D carry a small paired standard error: one kernel call draws each repeat's normal
