@@ -34,6 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import interleaved_medians, machine  # noqa: E402
 
+from mcref._joint import resolve_distribution  # noqa: E402
 import mcref  # noqa: E402
 from mcref._bootstrap import bootstrap_many  # noqa: E402
 from mcref._validate import DEFAULT_STATS, VALIDATE_DISTS  # noqa: E402
@@ -83,8 +84,9 @@ def main() -> None:
         calls = {
             "validate": lambda: mcref.validate(E, u, n_mc=args.n_mc, seed=1, progress=False),
             "stats": lambda: bootstrap_many(list(DEFAULT_STATS), E, u, n_boot=N_BOOT, seed=1),
-            "references": lambda: mcref.simulate(list(DEFAULT_STATS), u, dists=VALIDATE_DISTS, E=E, n_mc=args.n_mc,
-                                                 seed=1, progress=False),
+            # validate's D, "permutation" resolved as validate does (the data's Z shuffled across u)
+            "references": lambda: mcref.simulate(list(DEFAULT_STATS), u, n_mc=args.n_mc, seed=1, progress=False,
+                                                 dists=[resolve_distribution(d, Z=E / u) for d in VALIDATE_DISTS]),
         }
         med = interleaved_medians(calls, reps)
         fl = floor_ns(m)
