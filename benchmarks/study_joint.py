@@ -81,15 +81,20 @@ def settings(quick: bool) -> dict:
     )
 
 
-def summary(res) -> pd.DataFrame:
-    """One row per cell: the rejection rates of the family-wise readings and the joint verdict."""
-    t = res.table
-    rows = []
-    for key, g in t.groupby(["u", "M_eff", "scenario", "D"], sort=False):
-        def rate(stat, score, dist):
+def _cells(res):
+    """(cell key, its rows, rate(stat, score, dist)) for every (u, M, scenario, D) cell of the study table."""
+    for key, g in res.table.groupby(["u", "M_eff", "scenario", "D"], sort=False):
+        def rate(stat, score, dist, g=g):
             r = g[(g.stat == stat) & (g.score == score) & (g.dist == dist)]["reject"]
             return float(r.iloc[0]) if len(r) else float("nan")
 
+        yield key, g, rate
+
+
+def summary(res) -> pd.DataFrame:
+    """One row per cell: the rejection rates of the family-wise readings and the joint verdict."""
+    rows = []
+    for key, g, rate in _cells(res):
         row = dict(zip(["u", "M", "scenario", "D"], key))
         row["any invalid"] = rate("any", "invalid", "mc")
         row["any p (emp)"] = rate("any", "p", "empirical")
@@ -114,13 +119,8 @@ def candidates(res) -> pd.DataFrame:
     """One row per cell: the rejection rates of rule="mc" (the default before) and of the heavy-tail
     candidates
     (``mcref.studies.verdicts``: ``_candidate_rules``)."""
-    t = res.table
     rows = []
-    for key, g in t.groupby(["u", "M_eff", "scenario", "D"], sort=False):
-        def rate(stat, score, dist):
-            r = g[(g.stat == stat) & (g.score == score) & (g.dist == dist)]["reject"]
-            return float(r.iloc[0]) if len(r) else float("nan")
-
+    for key, g, rate in _cells(res):
         row = dict(zip(["u", "M", "scenario", "D"], key))
         row["Z2 flag"] = rate("ZMS", "verdict", "mc") - rate("ZMS", "invalid", "mc")
         row["joint emp"] = rate("minp", "joint", "empirical")

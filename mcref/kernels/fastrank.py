@@ -496,7 +496,9 @@ def spearman_bucketed(a, xu, sxx, scratch):
                     tk[j] = k
                     tx[j] = recx[2 * q + 1]
                 budget = 8 * n + 64
-                for q in range(1, n):  # insertion sort on the full key (nearly sorted)
+                # insertion sort on the full key (nearly sorted), with a move budget and a heapsort
+                # fallback: not the run sort of spearman_fixed_u (values, no budget), kept apart
+                for q in range(1, n):
                     k = tk[q]
                     x = tx[q]
                     p = q
