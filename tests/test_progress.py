@@ -251,8 +251,13 @@ def long_csv(tmp_path_factory):
 STATS_ARGS = ["--stat", "ZMS", "--boot", "20000", "--method", "percentile", "--seed", "1"]
 
 
-def test_long_stats_is_estimated_above_the_threshold():
-    assert _progress.estimate_seconds(bootstrap=20_000 * 20_000) > _progress.AUTO_SECONDS
+def test_the_pty_workload_is_priced_above_the_auto_threshold():
+    """The cost model's arithmetic (no clock): estimate = Σ COST_NS[kind]·elements·1e-9, and the
+    workload of the pty tests below (B = 20 000 on M = 20 000) is priced above AUTO_SECONDS, so
+    auto mode must draw a bar for it."""
+    work = 20_000 * 20_000
+    assert _progress.estimate_seconds(bootstrap=work) == _progress.COST_NS["bootstrap"] * float(work) * 1e-9
+    assert _progress.COST_NS["bootstrap"] * float(work) * 1e-9 > _progress.AUTO_SECONDS
 
 
 def _run_on_pty(args):
