@@ -67,3 +67,12 @@ def interleaved_medians(fns: dict[str, Callable[[], object]], repeats: int) -> d
             fn()
             times[k].append(time.perf_counter() - t0)
     return {k: statistics.median(v) for k, v in times.items()}
+
+
+def show(title: str, df, width: int = 250) -> None:
+    """Print a study table (a DataFrame) under ``title``, rates with 3 decimals, all rows."""
+    import pandas as pd
+
+    print(f"\n{title}")
+    with pd.option_context("display.width", width, "display.max_rows", 300, "display.max_columns", 40):
+        print(df.to_string(float_format=lambda x: f"{x:.3f}"))

@@ -49,7 +49,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine  # noqa: E402
+from _common import machine, show  # noqa: E402
 
 from mcref import datasets, studies  # noqa: E402
 
@@ -169,12 +169,6 @@ def per_stat(res, score: str, dist: str) -> pd.DataFrame:
     t = t[(t.score == score) & (t.dist == dist) & t.stat.isin(STATS)]
     return t.pivot_table(index=["u", "M_eff", "scenario", "D"], columns="stat", values="reject", sort=False)[
         [s for s in STATS if s in set(t.stat)]]
-
-
-def show(title: str, df: pd.DataFrame) -> None:
-    print(f"\n{title}")
-    with pd.option_context("display.width", 250, "display.max_rows", 300, "display.max_columns", 40):
-        print(df.to_string(float_format=lambda x: f"{x:.3f}"))
 
 
 def main(argv=None):

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine  # noqa: E402
+from _common import machine, show  # noqa: E402
 
 import mcref  # noqa: E402
 from mcref import studies  # noqa: E402
@@ -76,12 +76,6 @@ def extrapolation_size(M: int, n_sets: int, n_boot: int, seed: int = 0) -> dict:
         rej_ols += not r.consistent_paper
         rej_boot += not r.consistent
     return {"M": M, "sets": n_sets, "reject_ols": rej_ols / n_sets, "reject_bootstrap": rej_boot / n_sets}
-
-
-def show(title: str, df: pd.DataFrame) -> None:
-    print(f"\n{title}")
-    with pd.option_context("display.width", 200, "display.max_rows", 300, "display.max_columns", 40):
-        print(df.to_string(float_format=lambda x: f"{x:.3f}"))
 
 
 def main(argv=None):
