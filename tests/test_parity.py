@@ -129,6 +129,13 @@ def _close(got, key, rtol=1e-12, atol=0.0):
     np.testing.assert_allclose(np.atleast_1d(got), REF[key], rtol=rtol, atol=atol, err_msg=key)
 
 
+def _close_local(d, k, atol=0.0):
+    """A local statistic's per-bin values and interval against ErrViewLib's pc, pcl, pcu."""
+    _close(d.value, f"{k}_pc")
+    _close(d.low, f"{k}_pcl", atol=atol)
+    _close(d.high, f"{k}_pcu", atol=atol)
+
+
 def _check_scores(sc, k, prefix="Z", f_valid=True):
     e = "ZISDE" if prefix == "ZISD" else "ZVE"
     m = "ZISDM" if prefix == "ZISD" else "ZVM"
@@ -147,9 +154,7 @@ def test_lzv_cho_equals_plotlzv(s, v):
     d = D.lzv(*_args(s, v), method="cho", cuts="errviewlib")
     k = f"{s}_LZVcho_{v}"
     _close(d.centers, f"{k}_mint")
-    _close(d.value, f"{k}_pc")
-    _close(d.low, f"{k}_pcl")
-    _close(d.high, f"{k}_pcu")
+    _close_local(d, k)
     _close(d.overall[0], f"{k}_meanP")
     _close(d.overall[1], f"{k}_meanPl")
     _close(d.overall[2], f"{k}_meanPu")
@@ -161,9 +166,7 @@ def test_lzm_equals_plotlzm(s, v):
     d = D.lzm(*_args(s, v), cuts="errviewlib")
     k = f"{s}_LZM_{v}"
     _close(d.centers, f"{k}_mint")
-    _close(d.value, f"{k}_pc")
-    _close(d.low, f"{k}_pcl", atol=1e-15)
-    _close(d.high, f"{k}_pcu", atol=1e-15)
+    _close_local(d, k, atol=1e-15)
     _close(d.overall[0], f"{k}_meanP")
     # the overall interval: Student here, 1.96 in ErrViewLib
     M = SETS[s][0].size
@@ -181,9 +184,7 @@ def test_lzm_equals_plotlzm(s, v):
 def test_lzisd_cho_scores_equal_plotlzisd(s, v):
     d = D.lzisd(*_args(s, v), cuts="errviewlib")
     k = f"{s}_LZISDcho_{v}"
-    _close(d.value, f"{k}_pc")
-    _close(d.low, f"{k}_pcl")
-    _close(d.high, f"{k}_pcu")
+    _close_local(d, k)
     _check_scores(d.scores(), k, prefix="ZISD", f_valid=False)
 
 
@@ -191,9 +192,7 @@ def test_lzisd_cho_scores_equal_plotlzisd(s, v):
 def test_lzms_stud_scores_and_skewness_equal_plotlzms(s, v):
     d = D.lzms(*_args(s, v), method="stud", cuts="errviewlib")
     k = f"{s}_LZMSstud_{v}"
-    _close(d.value, f"{k}_pc")
-    _close(d.low, f"{k}_pcl")
-    _close(d.high, f"{k}_pcu")
+    _close_local(d, k)
     _check_scores(d.scores(), k)
     _close(d.skew, f"{s}_skewgm_{v}", rtol=1e-10)
 
