@@ -23,7 +23,7 @@ from scipy.special import ndtr, ndtri
 
 from . import _progress
 from ._validation import (as_float_array, check_choice, check_E_u, check_int, check_probability, check_progress,
-                          check_seed, signature_of)
+                          check_keywords, check_seed, signature_of)
 from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .binning import bin_starts
 from .intervals import ConfidenceInterval
@@ -535,9 +535,7 @@ def bootstrap(name: str, E, u, **options) -> BootstrapResult:
     >>> res.low < res.estimate < res.high
     True
     """
-    unknown = sorted(set(options) - set(bootstrap.__signature__.parameters))
-    if unknown:
-        raise TypeError(f"bootstrap() got an unexpected keyword argument {unknown[0]!r}")
+    check_keywords("bootstrap", options, bootstrap.__signature__.parameters)
     return bootstrap_many([name], E, u, **options)[info(name).name]
 
 

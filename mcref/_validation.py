@@ -284,6 +284,14 @@ def signature_of(fn, *, first: str, first_annotation: str, returns: str):
     return sig.replace(parameters=params, return_annotation=returns)
 
 
+def check_keywords(fn_name: str, options: dict, accepted) -> None:
+    """The ``TypeError`` Python raises for an unknown keyword, for a function that forwards
+    ``**options`` (named after the function the user called, not the one it forwards to)."""
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise TypeError(f"{fn_name}() got an unexpected keyword argument {unknown[0]!r}")
+
+
 def merged_signature(own, base, *, drop: tuple[str, ...] = ()):
     """The signature of ``own`` (whose ``**options`` are ``base``'s keywords) with ``base``'s
     keyword-only parameters in place of ``**options``, less ``drop``: ``simulated_reference``

@@ -28,11 +28,10 @@ from dataclasses import dataclass, field
 from typing import Iterable, Literal, Sequence
 
 import numpy as np
-from scipy.stats import rankdata
 
 from . import _progress
 from ._validation import (as_float_array, check_choice, check_int, check_progress, check_seed, check_u,
-                          merged_signature)
+                          check_keywords, merged_signature)
 from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
 from .intervals import ConfidenceInterval
@@ -40,7 +39,7 @@ from .kernels.fastrank import make_rank_scratch
 from .kernels.rng import chunk_states, seed_state
 from .kernels.reference import mc_chunk_kernel
 from .parallel import checkpoint, map_chunks
-from .stats import Prepared, StatInfo, info, user_kernels
+from .stats import Prepared, StatInfo, info, tie_starts, user_kernels
 
 __all__ = ["ReferenceResult", "PairedDifference", "Simulation", "simulate", "simulated_reference", "K_SENSITIVITY"]
 
@@ -245,18 +244,21 @@ class _FixedU:
     sxx: float
 
 
+def _fixed_u(us: np.ndarray, u2: np.ndarray, lnu2: np.ndarray, starts: np.ndarray, ugs: np.ndarray) -> _FixedU:
+    """:class:`_FixedU` of the sorted ``us`` (``u2``, ``lnu2`` its squares and their logs) with
+    bins ``starts`` and tie runs ``ugs``: the average 1-based rank of a run [s, e) is
+    (s + 1 + e)/2, exactly as ``scipy.stats.rankdata``, so no second sort."""
+    rank = np.repeat(0.5 * (ugs[:-1] + 1 + ugs[1:]), np.diff(ugs))
+    xu = rank - 0.5 * (us.size + 1)
+    return _FixedU(u=us, starts=starts, su2_bins=np.add.reduceat(u2, starts[:-1]), su2=float(u2.sum()),
+                   slnu2=float(lnu2.sum()), xu=np.ascontiguousarray(xu), sxx=float(np.sum(xu * xu)))
+
+
 def _fixed_u_of(prep: Prepared, *, single_bin: bool = False) -> _FixedU:
-    """:class:`_FixedU` from a prepared dataset: its u is sorted and its bins and tie runs are
-    cut, so no sort. The values are those of :func:`_prepare_u` to the bit (average ranks of
-    a tie run [s, e) are (s + 1 + e)/2, as ``rankdata``); ``single_bin``: one bin, as
-    :func:`simulate` uses when no binned statistic is simulated."""
-    g = prep.ugs
-    rank = np.repeat(0.5 * (g[:-1] + 1 + g[1:]), np.diff(g))  # average 1-based ranks of the sorted u
-    xu = rank - 0.5 * (prep.M + 1)
+    """:class:`_FixedU` from a prepared dataset (its u sorted, its bins and tie runs cut);
+    ``single_bin``: one bin, as :func:`simulate` uses when no binned statistic is simulated."""
     starts = np.array([0, prep.M], dtype=np.int64) if single_bin else prep.starts
-    return _FixedU(u=prep.u, starts=starts, su2_bins=np.add.reduceat(prep.u2, starts[:-1]),
-                   su2=float(prep.u2.sum()), slnu2=float(prep.lnu2.sum()), xu=np.ascontiguousarray(xu),
-                   sxx=float(np.sum(xu * xu)))
+    return _fixed_u(prep.u, prep.u2, prep.lnu2, starts, prep.ugs)
 
 
 def _prepare_u(u: np.ndarray, n_bins: int, binning: str = "equal", log: bool = True, min_count: int = 30) -> _FixedU:
@@ -268,10 +270,7 @@ def _prepare_u(u: np.ndarray, n_bins: int, binning: str = "equal", log: bool = T
     else:
         starts = bin_starts(us.size, n_bins)
     u2 = us * us
-    su2_bins = np.add.reduceat(u2, starts[:-1])
-    xu = rankdata(us, method="average") - 0.5 * (us.size + 1)
-    return _FixedU(u=us, starts=starts, su2_bins=su2_bins, su2=float(u2.sum()), slnu2=float(np.log(u2).sum()),
-                   xu=np.ascontiguousarray(xu), sxx=float(np.sum(xu * xu)))
+    return _fixed_u(us, u2, np.log(u2), starts, tie_starts(us))
 
 
 def _mix_seed(ss: np.random.SeedSequence, chunk: int, dist: Distribution) -> np.random.SeedSequence:
@@ -373,8 +372,6 @@ def simulate(
             raise ValueError("all uncertainties are equal: the binned statistics are undefined for homoscedastic data")
     else:
         nb = resolve_n_bins(u.size, n_bins, min_count=min_count, shrink=shrink) if binned else 1
-    if any(i.kind == "rank" for i in infos) and np.all(u == u[0]):
-        raise ValueError("CC is undefined when all `u` are equal")
     fx = _prepare_u(u, nb, binning if binned else "equal", True if log is None else bool(log),
                     check_int(min_count, "min_count", minimum=1))
     return _simulate_run(infos, dlist, fx, n_mc, check_seed(seed), n_threads, progress)
@@ -385,8 +382,6 @@ def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence
     """:func:`simulate` on data checked and prepared by the caller (:func:`mcref.stats.prepare_for`
     ``infos``; ``dists`` resolved with the data's Z): the internal path of :func:`mcref.validate`.
     The sorted u, its bins and its ranks come from ``prep``: no second check, no second sort."""
-    if any(i.kind == "rank" for i in infos) and prep.ugs.size == 2:
-        raise ValueError("CC is undefined when all `u` are equal")
     return _simulate_run(infos, tuple(dists), _fixed_u_of(prep, single_bin=not any(i.binned for i in infos)),
                          n_mc, check_seed(seed), n_threads, progress)
 
@@ -394,6 +389,8 @@ def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence
 def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx: _FixedU, n_mc: int,
                   ss: np.random.SeedSequence, n_threads: int | None, progress: bool | None) -> Simulation:
     """The Monte Carlo repeats of :func:`simulate` (arguments checked, u prepared)."""
+    if any(i.kind == "rank" for i in infos) and fx.sxx == 0.0:  # all u equal: no ranks to correlate
+        raise ValueError("CC is undefined when all `u` are equal")
     labels = [d.label for d in dlist]
     u = fx.u
     nb = fx.starts.size - 1
@@ -531,9 +528,7 @@ def simulated_reference(name: str | Sequence[str] | None, u, *, names: Sequence[
     True
     """
     method = check_choice(method, "method", ("mc", "exact", "asymptotic"))
-    unknown = sorted(set(options) - set(_SIMULATE_KEYWORDS))
-    if unknown:
-        raise TypeError(f"simulated_reference() got an unexpected keyword argument {unknown[0]!r}")
+    check_keywords("simulated_reference", options, _SIMULATE_KEYWORDS)
     opts = {**_SIMULATE_KEYWORDS, **options}
     check_progress(opts["progress"])
     if names is not None:

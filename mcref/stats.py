@@ -305,7 +305,7 @@ def rank_slots(eord: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return slot, np.ascontiguousarray(slot[eord])
 
 
-def _tie_starts(sorted_values: np.ndarray) -> np.ndarray:
+def tie_starts(sorted_values: np.ndarray) -> np.ndarray:
     """Starts of the runs of equal values in a sorted array, with the length appended."""
     m = sorted_values.size
     brk = np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1
@@ -404,8 +404,8 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     slot, eslot = rank_slots(eord) if ranks else (np.empty(0, np.int32), np.empty(0, np.int32))
     return Prepared(
         order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),
-        zshift=float(np.mean(z)), starts=starts, ugs=_tie_starts(us), eord=eord,
-        egs=_tie_starts(ae[eord]) if ranks else np.array([0, m], dtype=np.int64), n_bins=nb, binning=binning, log=log,
+        zshift=float(np.mean(z)), starts=starts, ugs=tie_starts(us), eord=eord,
+        egs=tie_starts(ae[eord]) if ranks else np.array([0, m], dtype=np.int64), n_bins=nb, binning=binning, log=log,
         n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count), slot=slot, eslot=eslot,
     )
 

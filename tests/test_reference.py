@@ -267,3 +267,19 @@ def test_kernel_split_into_calls_equals_one_call():
     one = run([12])
     assert np.array_equal(one, run([5, 7])) and np.array_equal(one, run([1] * 12))
     assert not np.array_equal(one[0], one[1])
+
+
+def test_forwarding_functions_show_and_check_their_keywords():
+    """bootstrap/simulated_reference take bootstrap_many's/simulate's keywords (one definition):
+    help() shows them, and an unknown one is a TypeError naming the function called."""
+    import inspect
+
+    sig = inspect.signature(mcref.simulated_reference)
+    assert {"n_mc", "n_bins", "seed", "n_threads"} <= set(sig.parameters) and "dists" not in sig.parameters
+    assert set(inspect.signature(mcref.bootstrap).parameters) - {"name"} == \
+        set(inspect.signature(mcref.bootstrap_many).parameters) - {"names"}
+    u = np.linspace(0.5, 2.0, 50)
+    with pytest.raises(TypeError, match=r"simulated_reference\(\) got an unexpected keyword argument 'nmc'"):
+        mcref.simulated_reference("ZMS", u, nmc=10)
+    with pytest.raises(TypeError, match=r"bootstrap\(\) got an unexpected keyword argument 'nboot'"):
+        mcref.bootstrap("ZMS", u, u, nboot=10)
