@@ -36,9 +36,9 @@ For every statistic of the table:
    once. Conditional rule: the Šidák combination p = 1 − (1 − min(p_cons, p_scale))² of the
    permutation joint test of every statistic that depends on the pairing of Z with u
    (p_cons: exact under any D) and the Monte Carlo joint test of the scale statistics (ZMS,
-   MZ, VarZ, NLL) under the empirical D that the shape screen leaves (p_scale, a function
-   of the multiset of Z: independent of p_cons under the null hypothesis, so the
-   combination is exact when p_scale is). ``rule="mc"``/``"paper"``: the joint Monte Carlo
+   MZ, VarZ, NLL) that the shape screen leaves, under the unit-variance Student t fitted to
+   Z (p_scale, a function of the multiset of Z: independent of p_cons under the null
+   hypothesis, so the combination is exact when p_scale is). ``rule="mc"``/``"paper"``: the joint Monte Carlo
    test of the statistics the screen leaves under the empirical D. Either way a calibrated
    model is called invalid about 5 % of the time in all, not 5 % per statistic; the
    per-statistic verdicts stay as the diagnosis.
