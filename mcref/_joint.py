@@ -598,8 +598,5 @@ def permutation_distribution(Z):
     from .generative import Distribution
 
     z = np.ascontiguousarray(np.asarray(Z, dtype=np.float64))
-
-    def permuted(rng, shape):
-        return rng.permuted(np.broadcast_to(z, shape), axis=-1)
-
-    return Distribution("user", "permutation", sampler=permuted)
+    # shuffled in the Monte Carlo kernel, from the D's own stream (mcref.kernels.rng.permute_into)
+    return Distribution("permutation", "permutation", values=z)

@@ -34,6 +34,7 @@ import math
 import re
 import zlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 import numpy as np
@@ -56,13 +57,14 @@ class Distribution:
     Attributes
     ----------
     kind : str
-        ``normal``, ``t``, ``normp``, ``uniform``, ``laplace``, ``empirical`` or ``user``.
+        ``normal``, ``t``, ``normp``, ``uniform``, ``laplace``, ``empirical``, ``permutation``
+        (the data's own Z shuffled across u, :func:`mcref.permutation_distribution`) or ``user``.
     label : str
         Display name (``"t(6)"``, …); also keys the distribution's own random stream.
     nu : float
         Degrees of freedom for ``t``, shape p for ``normp`` (NaN otherwise).
     values : ndarray or None
-        Sorted standardized sample of an ``empirical`` D.
+        Sorted standardized sample of an ``empirical`` D; the data's Z of a ``permutation`` D.
     sampler : callable or None
         User sampler ``f(rng, size)``.
     """
@@ -76,7 +78,8 @@ class Distribution:
     @property
     def code(self) -> int:
         return {"normal": KG.NORMAL, "t": KG.STUDENT_T, "uniform": KG.UNIFORM, "laplace": KG.LAPLACE,
-                "empirical": KG.EMPIRICAL, "user": KG.USER, "normp": KG.NORMP}[self.kind]
+                "empirical": KG.EMPIRICAL, "user": KG.USER, "normp": KG.NORMP,
+                "permutation": KG.PERMUTATION}[self.kind]
 
     @property
     def param(self) -> float:
@@ -93,6 +96,19 @@ class Distribution:
     def needs_mixing(self) -> bool:
         """True when a second stream (χ² variates of the t mixture, the magnitudes of normp) is needed."""
         return self.mixing_df > 0
+
+    @cached_property
+    def table(self) -> np.ndarray:
+        """The empirical D's inverse-CDF table (:func:`empirical_table`), built once."""
+        if self.kind != "empirical":
+            raise ValueError(f"only the empirical D has a table, not {self.label}")
+        return empirical_table(self.values)
+
+    @property
+    def own_stream(self) -> bool:
+        """True when the Monte Carlo kernel gives this D a random stream of its own, keyed by its
+        label: the mixing variates (:attr:`needs_mixing`) or the shuffles of the permutation D."""
+        return self.needs_mixing or self.kind == "permutation"
 
     @property
     def kurtosis(self) -> float:
@@ -121,8 +137,12 @@ class Distribution:
         out = np.empty_like(z)
         if self.kind == "user":
             return self._user_draw(rng, z.shape)
+        if self.kind == "permutation":
+            if z.shape != self.values.shape:
+                raise ValueError(f"the permutation D draws {self.values.size} values (the data's Z), not {z.size}")
+            return rng_mix.permutation(self.values)
         v = 2.0 * rng_mix.standard_gamma(0.5 * self.mixing_df, size=z.shape) if self.needs_mixing else z
-        emp = self.values if self.values is not None else z[:1]
+        emp = self.table if self.kind == "empirical" else z[:1]
         KG.transform(self.code, self.param, z, v, emp, out)
         return out
 
@@ -148,6 +168,33 @@ class Distribution:
         if self.kind == "user":
             return self._user_draw(g_z, (size,))
         return self.draw(g_z.standard_normal(size), g_mix)
+
+
+def empirical_table(values: np.ndarray) -> np.ndarray:
+    r"""The empirical D's inverse CDF as one float64 array, read by the kernels' ``transform``.
+
+    ε = F̂⁻¹(Φ(z)) = values[⌊Φ(z)·k⌋] for the k sorted standardized values. The index is
+    the number of normal quantiles :math:`t_j = \Phi^{-1}(j/k)`, 0 < j < k, that are ≤ z
+    (:func:`mcref.kernels.generative.empirical_index`): the same map as ⌊Φ(z)·k⌋ up to
+    rounding at the k − 1 boundaries, without an erfc per draw. Layout:
+    ``[k, z0, 1/h, n | Φ(z0 + c·h), c = 0 … n | (t_j, values_j), j = 0 … k]`` with the grid
+    z0 = −8, h = 16/n, n = 4096 (32 KB: the first guess), t_0 = −∞, t_k = +∞ and the
+    pairs interleaved, so that a draw reads one place of the table.
+    """
+    from scipy.special import ndtr, ndtri
+
+    v = np.ascontiguousarray(values, dtype=np.float64)
+    k = v.size
+    if k < 2:
+        raise ValueError("the empirical D needs at least two values")
+    n, z0, z1 = 4096, -8.0, 8.0
+    h = (z1 - z0) / n
+    pairs = np.empty((k + 1, 2))
+    pairs[0, 0], pairs[k, 0] = -np.inf, np.inf
+    pairs[1:k, 0] = ndtri(np.arange(1, k) / k)
+    pairs[:k, 1] = v
+    pairs[k, 1] = v[-1]
+    return np.concatenate([[k, z0, 1.0 / h, n], ndtr(z0 + h * np.arange(n + 1)), pairs.ravel()])
 
 
 def _check_user_sampler(f: Callable, n: int = 200_000) -> None:

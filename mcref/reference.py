@@ -10,7 +10,8 @@ Parallelism and randomness (docs/methods.md, "Random numbers", "Parallelism"): t
 repeats are cut into chunks of ``CHUNK`` repeats; chunk c draws its standard normal
 deviates in the kernel (ziggurat, :mod:`mcref.kernels.variates`) from a xoshiro256**
 stream seeded by its own ``SeedSequence`` child, and the t(ν) / normp mixing variates
-from a further stream keyed by the distribution's label. A pool of threads runs the chunks through a nogil numba kernel; every chunk
+and the shuffles of the permutation D from a further stream keyed by the distribution's
+label. A pool of threads runs the chunks through a nogil numba kernel; every chunk
 writes its own columns, so results are bit-identical for any thread count. Every D of
 one call sees the same normal deviates (common random numbers), so differences between
 D carry a small paired standard error: one kernel call draws each repeat's normal
@@ -410,7 +411,11 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     drawn = [d for d, dist in enumerate(dlist) if dist.kind != "user"]
     groups = [[d] for d in drawn] if user else ([drawn] if drawn else [])
     groups += [[d] for d, dist in enumerate(dlist) if dist.kind == "user"]
-    emp = next((dist.values for dist in dlist if dist.values is not None), fx.u[:1])
+    emp = next((dist.table for dist in dlist if dist.kind == "empirical"), fx.u[:1])
+    perm = next((dist.values for dist in dlist if dist.kind == "permutation"), None)
+    if perm is not None and perm.size != m:
+        raise ValueError(f"the permutation D shuffles the data's {perm.size} Z values, but `u` has {m}")
+    perm = fx.u[:1] if perm is None else perm
     # repeats per kernel call: about 4·10⁶ element·D, so Ctrl-C is seen within a fraction of a second
     sub = max(1, min(CHUNK, 4_000_000 // (m * max(len(g) for g in groups))))
 
@@ -431,20 +436,20 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
             dist = dlist[group[0]]
             if dist.kind == "user":  # drawn by the user's Python function
                 v = np.ascontiguousarray(dist._user_draw(_mix_rng(ss, c, dist), (nrep, m)), dtype=np.float64)
-                mc_chunk_kernel(codes, dcodes, nus, nrep, no_state, no_state.reshape(0, 4), v, v, emp, fx.u,
+                mc_chunk_kernel(codes, dcodes, nus, nrep, no_state, no_state.reshape(0, 4), v, v, emp, perm, fx.u,
                                 fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, kept, tmp)
             else:  # every D of the group transforms the chunk's one normal stream; a t(ν) D adds its own χ² stream
                 zs = zstates[c].copy()
                 vs = np.zeros((len(group), 4), dtype=np.uint64)
                 for j, d in enumerate(group):
-                    if dlist[d].needs_mixing:
+                    if dlist[d].own_stream:
                         vs[j] = _mix_state(ss, c, dlist[d])
                 for lo in range(0, nrep, sub):
                     if lo:
                         checkpoint()
                     hi = min(nrep, lo + sub)
                     part = np.empty((len(group), codes.size, hi - lo))
-                    mc_chunk_kernel(codes, dcodes, nus, hi - lo, zs, vs, zrow, vrow, emp, fx.u, fx.starts,
+                    mc_chunk_kernel(codes, dcodes, nus, hi - lo, zs, vs, zrow, vrow, emp, perm, fx.u, fx.starts,
                                     fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, kept[:, lo:hi],
                                     part)
                     tmp[:, :, lo:hi] = part

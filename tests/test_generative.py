@@ -124,3 +124,27 @@ def test_normp_in_the_engine():
     cc = D.confidence_curve(np.ones(400), np.ones(400), dist="normp4", n_mc=200, seed=3, keep_samples=True)
     # with u = 1 the reference's c(0) is the RMS of 400 unit-variance draws
     assert abs(np.mean(cc.samples[:, 0] ** 2) - 1) < 4 * math.sqrt((kappa - 1) / 400 / 200)
+
+
+@pytest.mark.parametrize("k", [2, 3, 7, 1000, 50_000])
+def test_empirical_d_is_the_inverse_empirical_cdf_of_phi(k):
+    """ε = values[⌊Φ(z)·k⌋], the empirical D's map, on z across the whole range (tails beyond
+    the interpolation grid included): the table's index equals the count of the normal
+    quantiles Φ⁻¹(j/k) ≤ z exactly, and ⌊Φ(z)·k⌋ from scipy's ndtr wherever z is not within
+    rounding of a quantile."""
+    from scipy.special import ndtr, ndtri
+
+    from mcref.generative import get_distribution
+    from mcref.kernels.generative import EMPIRICAL, transform
+
+    rng = np.random.default_rng(k)
+    d = get_distribution("empirical", Z=rng.standard_t(5, k))
+    vals = d.values
+    z = np.concatenate([rng.standard_normal(100_000), 4 * rng.standard_normal(20_000), [-40.0, -8.0, 8.0, 40.0]])
+    out = np.empty_like(z)
+    transform(EMPIRICAL, 0.0, z, z, d.table, out)
+    count = np.searchsorted(ndtri(np.arange(1, k) / k), z, side="right")
+    np.testing.assert_array_equal(out, vals[count])
+    j = np.minimum((ndtr(z) * k).astype(np.int64), k - 1)
+    near = np.abs(ndtr(z) * k - np.round(ndtr(z) * k)) < 1e-9
+    np.testing.assert_array_equal(out[~near], vals[j[~near]])

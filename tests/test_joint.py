@@ -288,8 +288,10 @@ def test_cli_prints_the_joint_line(capsys):
 def test_permutation_distribution_shuffles_the_data_z():
     z = np.arange(7.0)
     d = permutation_distribution(z)
-    x = d._user_draw(np.random.default_rng(0), (5, 7))
+    x = np.array([d.sample(7, seed=s) for s in range(5)])
     assert np.all(np.sort(x, axis=1) == z) and not np.all(x == z)
+    with pytest.raises(ValueError, match="the permutation D draws 7 values"):
+        d.sample(8, seed=0)
     # ZMS is invariant under it: a permutation test sees consistency only
     u = np.linspace(1, 2, 7)
     sim = mcref.simulate(["ZMS"], u, dists=[d], E=u * z, n_mc=10, seed=0)
@@ -511,3 +513,52 @@ def test_validate_conditional_rule_adds_its_d():
     with pytest.warns(mcref.FewReplicatesWarning):
         e = mcref.validate(E, u, stats=["ENCE"], n_boot=200, n_mc=200, seed=0)
     assert e.joint.p == e.joint.p_consistency and e.joint.p_scale is None
+
+
+def _permutations(n: int, n_draws: int, seed: int) -> np.ndarray:
+    from mcref.kernels.rng import permute_into, seed_state
+
+    st = seed_state(np.random.SeedSequence(seed))
+    src = np.arange(float(n))
+    out = np.empty((n_draws, n))
+    for k in range(n_draws):
+        permute_into(st, src, out[k])
+    return out
+
+
+def test_kernel_permutations_are_uniform():
+    """The in-kernel shuffle of the permutation D: each of the 4! = 24 orders of 4 items comes
+    with probability 1/24 (χ² goodness of fit on 48 000 shuffles), and in 20 000 shuffles of 50
+    items the first item lands in every position with probability 1/50 (χ², 49 df)."""
+    from scipy import stats as st
+
+    x = _permutations(4, 48_000, seed=1)
+    assert np.all(np.sort(x, axis=1) == np.arange(4.0))
+    code = (x @ np.array([64.0, 16.0, 4.0, 1.0])).astype(int)
+    counts = np.unique(code, return_counts=True)[1]
+    assert counts.size == 24
+    assert st.chisquare(counts).pvalue > 1e-4
+    y = _permutations(50, 20_000, seed=2)
+    pos = np.argmax(y == 0.0, axis=1)
+    assert st.chisquare(np.bincount(pos, minlength=50)).pvalue > 1e-4
+    # consecutive shuffles are independent: the pair (position in draw k, in draw k + 1) is uniform on 50²/25 cells
+    pair = (pos[:-1] // 10) * 5 + pos[1:] // 10
+    assert st.chisquare(np.bincount(pair, minlength=25)).pvalue > 1e-4
+
+
+def test_permutation_d_p_value_is_exact_on_a_tiny_set():
+    """With M = 4 the permutation distribution of CC is the 24 orders of Z: the simulated CC
+    samples take only those values, with the frequencies of the exact enumeration (χ²)."""
+    import itertools
+
+    from scipy import stats as st
+    from scipy.stats import spearmanr
+
+    u = np.array([1.0, 2.0, 3.0, 4.0])
+    z = np.array([0.3, -1.1, 2.0, 0.7])
+    exact = np.array([spearmanr(np.abs(u * np.array(p)), u)[0] for p in itertools.permutations(z)])
+    sim = mcref.simulate(["CC"], u, dists=[permutation_distribution(z)], E=u * z, n_mc=24_000, seed=3)
+    vals, counts = np.unique(np.round(sim.samples[0, 0], 12), return_counts=True)
+    ev, ec = np.unique(np.round(exact, 12), return_counts=True)
+    np.testing.assert_array_equal(vals, ev)
+    assert st.chisquare(counts, ec / 24 * 24_000).pvalue > 1e-4

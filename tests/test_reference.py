@@ -216,13 +216,14 @@ def test_all_dists_in_one_call_equal_the_documented_draws_of_each():
     sim = simulate(names, u, dists=["t6", "empirical", "normal"], E=E, n_mc=n_mc, n_bins=6, seed=8)
     us = np.sort(u, kind="stable")
     emp = get_distribution("empirical", Z=E / u).values
+    table = get_distribution("empirical", Z=E / u).table
     z = np.concatenate([np.atleast_2d(e) for e in _draws(us, "normal", n_mc, 8)])
     for d, dist in enumerate(["t6", "empirical", "normal"]):
         if dist == "empirical":
             rows = []
             for r in range(n_mc):
                 eps = np.empty(us.size)
-                transform(get_distribution("empirical", Z=E / u).code, 0.0, z[r], z[r], emp, eps)
+                transform(get_distribution("empirical", Z=E / u).code, 0.0, z[r], z[r], table, eps)
                 rows.append(eps)
         else:
             rows = _draws(us, dist, n_mc, 8)
@@ -236,7 +237,8 @@ def test_kernel_split_into_calls_equals_one_call():
     """The chunk may run as several kernel calls (Ctrl-C checks in between): the states
     advance in place, so the samples equal one call's bit for bit."""
     from mcref.kernels.fastrank import make_rank_scratch
-    from mcref.kernels.generative import NORMAL, STUDENT_T
+    from mcref.kernels.generative import NORMAL, PERMUTATION, STUDENT_T
+    from mcref._joint import permutation_distribution
     from mcref.kernels.reference import mc_chunk_kernel
     from mcref.kernels.stats import CC, ENCE, ZMS
     from mcref.reference import _prepare_u
@@ -246,27 +248,31 @@ def test_kernel_split_into_calls_equals_one_call():
     fx = _prepare_u(u, 5)
     m = u.size
     codes = np.array([ZMS, CC, ENCE], dtype=np.int64)
-    dcodes = np.array([NORMAL, STUDENT_T], dtype=np.int64)
-    nus = np.array([0.0, 6.0])
+    dcodes = np.array([NORMAL, STUDENT_T, PERMUTATION], dtype=np.int64)
+    nus = np.array([0.0, 6.0, 0.0])
     ss = np.random.SeedSequence(3)
     z0 = chunk_states(ss, 1)[0]
-    v0 = np.zeros((2, 4), dtype=np.uint64)
+    v0 = np.zeros((3, 4), dtype=np.uint64)
     v0[1] = _mix_state(ss, 0, get_distribution("t6"))
+    perm = rng.standard_normal(m)
+    v0[2] = _mix_state(ss, 0, permutation_distribution(perm))
 
     def run(parts):
         zs, vs = z0.copy(), v0.copy()
         outs = []
         for n in parts:
-            out = np.empty((2, 3, n))
-            mc_chunk_kernel(codes, dcodes, nus, n, zs, vs, np.empty((1, m)), np.empty((1, m)), fx.u[:1], fx.u,
+            out = np.empty((3, 3, n))
+            mc_chunk_kernel(codes, dcodes, nus, n, zs, vs, np.empty((1, m)), np.empty((1, m)), fx.u[:1], perm, fx.u,
                             fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, np.empty(m), np.empty(m),
-                            make_rank_scratch(m), np.empty((2, 0, m)), out)
+                            make_rank_scratch(m), np.empty((3, 0, m)), out)
             outs.append(out)
         return np.concatenate(outs, axis=2)
 
     one = run([12])
     assert np.array_equal(one, run([5, 7])) and np.array_equal(one, run([1] * 12))
     assert not np.array_equal(one[0], one[1])
+    # the permutation D keeps the data's multiset of Z: its ZMS is mean(Z²) up to the order of the sum
+    np.testing.assert_allclose(one[2, 0], np.mean(perm**2), rtol=1e-13)
 
 
 def test_forwarding_functions_show_and_check_their_keywords():
@@ -283,3 +289,23 @@ def test_forwarding_functions_show_and_check_their_keywords():
         mcref.simulated_reference("ZMS", u, nmc=10)
     with pytest.raises(TypeError, match=r"bootstrap\(\) got an unexpected keyword argument 'nboot'"):
         mcref.bootstrap("ZMS", u, u, nboot=10)
+
+
+def test_permutation_d_in_the_shared_call_leaves_the_other_d_alone():
+    """The permutation D joins the kernel call of the drawn D with its own stream: the other
+    D's samples are bit-identical with and without it, its own samples do not depend on the
+    other D, and every repeat keeps the data's multiset of Z (ZMS = mean Z²)."""
+    from mcref._joint import permutation_distribution
+
+    rng = np.random.default_rng(5)
+    u = rng.lognormal(0, 0.5, 400)
+    E = u * rng.standard_t(4, 400)
+    perm = permutation_distribution(E / u)
+    names = ["ZMS", "CC", "ENCE"]
+    both = simulate(names, u, dists=["normal", perm, "t6"], E=E, n_mc=70, n_bins=5, seed=2)
+    base = simulate(names, u, dists=["normal", "t6"], E=E, n_mc=70, n_bins=5, seed=2)
+    alone = simulate(names, u, dists=[perm], E=E, n_mc=70, n_bins=5, seed=2)
+    assert np.array_equal(both.samples[[0, 2]], base.samples)
+    assert np.array_equal(both.samples[1], alone.samples[0])
+    np.testing.assert_allclose(alone.samples[0, 0], np.mean((E / u) ** 2), rtol=1e-13)
+    assert np.unique(alone.samples[0, 1]).size > 60  # CC varies from shuffle to shuffle

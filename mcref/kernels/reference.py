@@ -14,14 +14,15 @@ from numba import njit
 
 from ._config import NJIT
 from .fastrank import spearman_fixed_u
-from .generative import mixing_df, transform
+from .generative import PERMUTATION, mixing_df, transform
+from .rng import permute_into
 from .variates import fill_gamma, fill_normal
 from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_mean_code, pack_sums
 
 
 @njit(**NJIT)
-def mc_chunk_kernel(codes, dcodes, nus, n_rep, zstate, vstates, zbuf, vbuf, emp, u, starts, su2_bins, su2, slnu2,
-                    xu, sxx, eps, a, rank_scratch, keep, out):
+def mc_chunk_kernel(codes, dcodes, nus, n_rep, zstate, vstates, zbuf, vbuf, emp, perm, u, starts, su2_bins, su2,
+                    slnu2, xu, sxx, eps, a, rank_scratch, keep, out):
     """Statistics ``codes`` for each repeat r of the chunk and each D: ε = D_d(z, v_d),
     E* = u·ε (u sorted), ``out[d, k, r]`` = statistic k on (E*, u) under D ``dcodes[d]``
     (t(ν) with ν = ``nus[d]``).
@@ -30,7 +31,9 @@ def mc_chunk_kernel(codes, dcodes, nus, n_rep, zstate, vstates, zbuf, vbuf, emp,
     streams (:mod:`.variates`): z ~ N(0, 1) from ``zstate`` (ziggurat), **once per repeat
     for all D** (common random numbers), and for each t(ν) or normp(p) D, v ~ χ²_k =
     2·Gamma(k/2), k = :func:`.generative.mixing_df`, from its own ``vstates[d]`` (``nus[d]``
-    is the D's parameter, ν or p); ``zbuf``/``vbuf`` (one row each) are the scratch rows they are
+    is the D's parameter, ν or p); the permutation D is ε = a uniformly random permutation of
+    ``perm`` (the data's Z), shuffled from its own ``vstates[d]`` (:func:`.rng.permute_into`),
+    and draws no normals. ``zbuf``/``vbuf`` (one row each) are the scratch rows they are
     drawn into, so nothing of size repeats × M is materialised. The states advance in
     place, so a chunk may be run as several calls over consecutive repeats (the caller
     checks for Ctrl-C in between) with the same deviates as one call. With an empty
@@ -40,20 +43,28 @@ def mc_chunk_kernel(codes, dcodes, nus, n_rep, zstate, vstates, zbuf, vbuf, emp,
     kernel codes (:mod:`.user`).
     """
     draw = zstate.shape[0] == 4
+    need_z = False  # the permutation D alone draws no normals
+    for d in range(dcodes.shape[0]):
+        if dcodes[d] != PERMUTATION:
+            need_z = True
     for r in range(n_rep):
         if draw:
             zr = zbuf[0]
-            fill_normal(zstate, zr)
+            if need_z:
+                fill_normal(zstate, zr)
         else:
             zr = zbuf[r]
         for d in range(dcodes.shape[0]):
-            vr = vbuf[0]
-            df = mixing_df(dcodes[d], nus[d])
-            if draw and df > 0.0:
-                fill_gamma(vstates[d], 0.5 * df, vr)
-                for i in range(vr.shape[0]):
-                    vr[i] *= 2.0
-            transform(dcodes[d], nus[d], zr, vr, emp, eps)
+            if dcodes[d] == PERMUTATION:
+                permute_into(vstates[d], perm, eps)
+            else:
+                vr = vbuf[0]
+                df = mixing_df(dcodes[d], nus[d])
+                if draw and df > 0.0:
+                    fill_gamma(vstates[d], 0.5 * df, vr)
+                    for i in range(vr.shape[0]):
+                        vr[i] *= 2.0
+                transform(dcodes[d], nus[d], zr, vr, emp, eps)
             if keep.shape[1] > 0:
                 keep[d, r, :] = eps
             _repeat_stats(codes, eps, u, starts, su2_bins, su2, slnu2, xu, sxx, a, rank_scratch, out[d], r)

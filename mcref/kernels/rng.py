@@ -135,6 +135,40 @@ def bounded_one(s, n):
 
 
 @njit(**NJIT)
+def permute_into(s, src, out):
+    """``out`` = a uniformly random permutation of ``src`` (``len(src) < 2**32``): the
+    "inside-out" Fisher–Yates shuffle (Durstenfeld 1964; Knuth, TAOCP 2, Algorithm 3.4.2P),
+    for i = 0 … n−1: j uniform in [0, i], out[i] = out[j], out[j] = src[i]. One pass, no
+    copy of ``src`` first. Each j is Lemire's multiply-shift with rejection on a 32-bit half
+    of the stream (low half first, as :func:`bounded_draws`), so every permutation has
+    probability exactly 1/n!. The state lives in registers during the loop.
+    """
+    st = load_state(s)
+    mask = uint64(0xFFFFFFFF)
+    n = src.shape[0]
+    r = uint64(0)
+    halves = 0
+    i = 0
+    while i < n:
+        if halves == 0:
+            r, st = step(st)
+            halves = 2
+        x = r & mask
+        r >>= uint64(32)
+        halves -= 1
+        b = uint64(i + 1)
+        prod = x * b
+        low = prod & mask
+        if low < b and low < ((uint64(1) << uint64(32)) % b):
+            continue  # rejected: a fresh half for the same i
+        j = np.int64(prod >> uint64(32))
+        out[i] = out[j]
+        out[j] = src[i]
+        i += 1
+    store_state(s, st)
+
+
+@njit(**NJIT)
 def fill_indices(s, n, out):
     """Fill ``out`` with i.i.d. uniform integers in ``[0, n)`` (see :func:`bounded_draws`)."""
     bounded_draws(s, n, out.shape[0], out, False)
