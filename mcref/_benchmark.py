@@ -149,7 +149,7 @@ class BenchmarkResult:
         o = self.options
         r = self.run
         head = (f"benchmark: {len(self.datasets)} dataset(s) x {len(self.stats)} statistic(s), "
-                f"B={o['n_boot']}, N_MC={o['n_mc']}, seed={self.seed}"
+                f"B={o['n_boot']}, N_MC={'default_n_mc(M)' if o['n_mc'] is None else o['n_mc']}, seed={self.seed}"
                 + (f", store={self.store}" if self.store else "")
                 + f" ({r.n_computed} computed, {r.n_loaded} loaded, {r.seconds:.1f} s)")
         t = self.table
@@ -166,7 +166,7 @@ class BenchmarkResult:
         counts = t["verdict"].value_counts()
         tally = ", ".join(f"{int(counts[v])} {v}" for v in VERDICT_ORDER if v in counts)
         notes = [f"verdicts: {tally} (estimate and verdict per cell; docs/methods.md, 'Verdicts')"]
-        if o["n_boot"] < MIN_VERDICT_REPLICATES or o["n_mc"] < MIN_VERDICT_REPLICATES:
+        if o["n_boot"] < MIN_VERDICT_REPLICATES or (o["n_mc"] or MIN_VERDICT_REPLICATES) < MIN_VERDICT_REPLICATES:
             notes.append(f"indicative only: B={o['n_boot']}, N_MC={o['n_mc']} (stable verdicts need 1000 or more each)")
         return "\n".join([head, *lines, *notes])
 
@@ -282,11 +282,13 @@ def _check_options(stats: Any, options: Mapping[str, Any]) -> tuple[list[str], d
         raise ValueError(f"`dists` must be a non-empty list of distribution names (strings), got {opts['dists']!r}")
     opts["dists"] = dists
     for n in ("n_boot", "n_mc"):
+        if n == "n_mc" and opts[n] is None:  # validate's default_n_mc of each dataset's M
+            continue
         opts[n] = check_int(opts[n], n, minimum=1)
         if opts[n] < MIN_VERDICT_REPLICATES_HARD:
             raise ValueError(f"`{n}`={opts[n]}: too few for a verdict; validate refuses fewer than "
                              f"{MIN_VERDICT_REPLICATES_HARD} (stable verdicts need 1000 or more; the defaults are "
-                             "5000 and 10 000)")
+                             "5000 and default_n_mc(M) ≥ 2000)")
     if opts["n_bins"] is not None:  # None: validate's default, 20 or fewer for a small dataset
         opts["n_bins"] = check_int(opts["n_bins"], "n_bins", minimum=1)
     opts["min_count"] = check_int(opts["min_count"], "min_count", minimum=1)
@@ -480,10 +482,10 @@ def benchmark(
                 resolve_n_bins(ds.M, n_bins, min_count=opts["min_count"], shrink=False)
             except ValueError as exc:
                 raise ValueError(f"`sources`: {where}: {exc}") from None
-    if opts["n_boot"] < MIN_VERDICT_REPLICATES or opts["n_mc"] < MIN_VERDICT_REPLICATES:
+    if opts["n_boot"] < MIN_VERDICT_REPLICATES or (opts["n_mc"] or MIN_VERDICT_REPLICATES) < MIN_VERDICT_REPLICATES:
         warnings.warn(FewReplicatesWarning(
             f"n_boot={opts['n_boot']}, n_mc={opts['n_mc']}: the verdicts are indicative only (stable verdicts "
-            "need 1000 or more of each; defaults 5000 and 10000)"), stacklevel=2)
+            "need 1000 or more of each; defaults 5000 and default_n_mc(M) ≥ 2000)"), stacklevel=2)
     from .store import canonical_json
 
     keys, data = [], {}

@@ -382,7 +382,7 @@ def recalibrate_cv(
     n_bins: int = 20,
     degree: int = 1,
     n_boot: int = 5000,
-    n_mc: int = 10_000,
+    n_mc: int | None = None,
     seed=None,
     **validate_options,
 ) -> RecalibrationCV:
@@ -410,7 +410,7 @@ def recalibrate_cv(
         Bins of ``"bvs"`` in each training set (at least 30 points each).
     degree : {1, 2}, default: 1
         Degree of ``"poly"``.
-    n_boot, n_mc : int, default: 5000, 10 000
+    n_boot, n_mc : int, default: 5000, :func:`mcref.default_n_mc` of M
         Passed to :func:`mcref.validate`.
     seed : None, int or SeedSequence
         One seed: the shuffle and the two validations get spawned children.

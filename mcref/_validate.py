@@ -77,10 +77,14 @@ from .shape import ShapeScreen, shape_screen_prepared
 from .stats import info, prepare_for, tie_spread_prepared
 from ._zeta import zeta, zeta_sim2
 
-__all__ = ["ValidationRow", "ValidationTable", "validate", "DEFAULT_STATS", "VALIDATE_DISTS", "RULES",
+__all__ = ["ValidationRow", "ValidationTable", "validate", "default_n_mc", "DEFAULT_STATS", "VALIDATE_DISTS", "RULES",
            "alternative_for", "JointVerdict"]
 
 DEFAULT_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
+#: N_MC of the papers (Pernot 2023, 2024), validate's default up to M = 2·10⁴ points (:func:`default_n_mc`)
+PAPER_N_MC = 10_000
+#: the least N_MC of validate's default, and its work budget M·N_MC per D beyond M = 2·10⁴
+MIN_DEFAULT_N_MC, N_MC_BUDGET = 2_000, 200_000_000
 #: the D of validate: the papers' normal and t(6), the data's own standardized Z, and the data's Z
 #: shuffled across u (docs/methods.md, "Verdicts")
 VALIDATE_DISTS = ("normal", "t6", "empirical", "permutation")
@@ -489,6 +493,31 @@ def verdict_for(*, zeta_bs: float | None, zeta_sim: dict[str, float], d_sensitiv
     return "valid" if ok[0] else "invalid"
 
 
+def default_n_mc(m: int) -> int:
+    r"""Validate's default number of Monte Carlo repeats N_MC for a dataset of ``m`` points.
+
+    .. math::
+
+        N_{MC}(M) = \min\left(10^4,\ \max\left(2000,\ 100\left\lfloor \frac{2\cdot 10^6}{M}
+        \right\rfloor\right)\right)
+
+    The papers' 10⁴ up to M = 2·10⁴ points (every published dataset: their tables are
+    unchanged), then a budget of about 2·10⁸ element·repeats per D, and never fewer than
+    2000. A cost decision, not a precision one: the Monte Carlo test is exact for any
+    N_MC (Besag & Clifford 1989); at N_MC = 2000 a p-value near α = 0.05 has Monte Carlo
+    standard error √(α(1 − α)/N_MC) = 0.0049, and u(θ_ref) = sd(θ_k)/√N_MC is 2.2 % of the
+    statistic's own spread, whatever M (docs/methods.md, "Simulated references"). Pass
+    ``n_mc=10_000`` for the papers' setting at any M.
+
+    Examples
+    --------
+    >>> [default_n_mc(m) for m in (5_000, 20_000, 50_000, 100_000, 1_000_000)]
+    [10000, 10000, 4000, 2000, 2000]
+    """
+    m = check_int(m, "m", minimum=1)
+    return min(PAPER_N_MC, max(MIN_DEFAULT_N_MC, 100 * ((N_MC_BUDGET // 100) // m)))
+
+
 def validate(
     E,
     u,
@@ -497,7 +526,7 @@ def validate(
     dists: Sequence = VALIDATE_DISTS,
     n_bins: int | None = None,
     n_boot: int = 5000,
-    n_mc: int = 10_000,
+    n_mc: int | None = None,
     min_count: int = 30,
     shrink: bool = False,
     binning: str = "equal",
@@ -530,7 +559,10 @@ def validate(
         explicit count is kept, or refused when it leaves bins below ``min_count`` (unless
         ``shrink``).
     n_boot : int, default: 5000
-    n_mc : int, default: 10 000
+    n_mc : int, optional
+        Monte Carlo repeats of the simulated references. Default: :func:`default_n_mc` of M,
+        the papers' 10 000 up to M = 20 000 points, fewer for larger sets (2000 from
+        M = 100 000 on; the table's notes say so).
     min_count : int, default: 30
     shrink : bool, default: False
     binning : {"equal", "adaptive"}, default: "equal"
@@ -595,6 +627,13 @@ def validate(
 
     E, u = check_E_u(E, u, min_size=3)
     n_boot = check_int(n_boot, "n_boot", minimum=1)
+    auto_notes = []
+    if n_mc is None:
+        n_mc = default_n_mc(E.size)
+        if n_mc < PAPER_N_MC:
+            auto_notes.append(f"N_MC={n_mc}: the default for M={E.size} (default_n_mc: {PAPER_N_MC} up to M=20000, "
+                              f"then about 2e8/M, at least {MIN_DEFAULT_N_MC}); n_mc={PAPER_N_MC} for the papers' "
+                              "setting")
     n_mc = check_int(n_mc, "n_mc", minimum=2)
     if not k_sensitivity > 0:
         raise ValueError(f"`k_sensitivity` must be > 0, got {k_sensitivity}")
@@ -623,20 +662,20 @@ def validate(
         raise ValueError(
             f"{' and '.join(few)}: too few for a verdict. A BCa interval needs about 1000 bootstrap replicates "
             "or more for stable limits, and a Monte Carlo p-value near 0.05 about 1000 repeats to be resolved; "
-            f"validate refuses fewer than {MIN_VERDICT_REPLICATES_HARD} (the defaults are 5000 and 10 000)"
+            f"validate refuses fewer than {MIN_VERDICT_REPLICATES_HARD} (the defaults are 5000 and "
+            f"default_n_mc(M) ≥ {MIN_DEFAULT_N_MC})"
         )
     if n_boot < MIN_VERDICT_REPLICATES or n_mc < MIN_VERDICT_REPLICATES:
         warnings.warn(FewReplicatesWarning(
             f"n_boot={n_boot}, n_mc={n_mc}: the verdicts are indicative only (stable verdicts need 1000 or more "
-            "of each; defaults 5000 and 10000)"), stacklevel=2)
-    bins_note = None
+            "of each; defaults 5000 and default_n_mc(M) ≥ 2000)"), stacklevel=2)
     if n_bins is None:
         n_bins = DEFAULT_N_BINS
         if binning == "equal" and any(i.binned for i in infos):
             n_bins = default_n_bins(E.size, check_int(min_count, "min_count", minimum=1))
             if n_bins < DEFAULT_N_BINS:
-                bins_note = (f"bins: N={n_bins}, fewer than the default {DEFAULT_N_BINS}, so that every bin keeps "
-                             f"min_count={min_count} points (M={E.size})")
+                auto_notes.insert(0, f"bins: N={n_bins}, fewer than the default {DEFAULT_N_BINS}, so that every "
+                                     f"bin keeps min_count={min_count} points (M={E.size})")
     if binning == "equal" and any(i.binned for i in infos):
         # the bins are decided once here (a --shrink warning is said once), then passed down as is
         n_bins = resolve_n_bins(E.size, check_int(n_bins, "n_bins", minimum=1),
@@ -652,7 +691,7 @@ def validate(
     with _progress.session(progress, seconds=_validate_seconds(infos, E.size, n_boot, n_mc, len(dists), binning)):
         return _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
                              k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine,
-                             bins_note, added, ss_fit)
+                             auto_notes, added, ss_fit)
 
 
 def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binning: str) -> float:
@@ -664,7 +703,7 @@ def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binni
 
 
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
-                  rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, bins_note=None,
+                  rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, auto_notes=(),
                   added=(), ss_fit=None) -> ValidationTable:
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
     # checked once (validate), prepared once: every step below reads the same sorted data
@@ -740,7 +779,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     else:
         joint = joint_verdict(sim, estimates, alternatives, stats=[s for s in names if s not in flagged],
                               combine=combine, alpha=alpha, excluded=flagged)
-    notes = [bins_note] if bins_note else []
+    notes = list(auto_notes)  # the defaults validate chose for this M (bins, N_MC)
     if rule == "conditional" and fit is None and any(untestable(n, "permutation") for n in names):
         notes.append("scale test: the Student t fitted to Z has nu <= 2 (no unit variance exists), so "
                      f"{', '.join(n for n in names if untestable(n, 'permutation'))} get no verdict (unreliable)")

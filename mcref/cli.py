@@ -264,7 +264,7 @@ def cmd_recalibrate(args) -> int:
         print(f"{ds.name}: M={ds.M}")
         print(rec)
         if cv is not None:
-            print(f"\nseed={args.seed}, B={args.boot}, N_MC={args.mc}")
+            print(f"\nseed={args.seed}, B={args.boot}, N_MC={cv.after.n_mc}")
             print(cv)
     if out is not None:
         print(f"wrote {args.out}", file=sys.stderr if (args.json or args.csv) else sys.stdout)
@@ -358,7 +358,7 @@ def cmd_demo(args) -> int:
             rows += _stats_table(ds, list(DEMO_STATS), 20, args.boot, args.seed, "bca")
         _print_stats(rows)
     print(f"\n{len(datasets.names())} data sets in {time.perf_counter() - t0:.1f} s "
-          f"(B={args.boot}{', N_MC=' + str(args.mc) if args.validate else ''})")
+          f"(B={args.boot}{', N_MC=' + str(args.mc or 'default_n_mc(M)') if args.validate else ''})")
     if args.validate:
         print("(one data set in detail: mcref validate --dataset NAME; all of them as a report: "
               "mcref bench --dataset all --html DIR)")
@@ -422,7 +422,7 @@ def _bench_parser(sub) -> None:
     sp.add_argument("--seed", type=int, default=None,
                     help="benchmark seed (default: the store's, else drawn from the OS and printed)")
     sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
-    sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats (default 10000)")
+    sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats " + _AUTO_MC)
     sp.add_argument("--dists", help="comma-separated generative distributions (default "
                     "normal,t6,empirical,permutation)")
     sp.add_argument("--bins", type=int, default=20, help="equal-count bins (default 20)")
@@ -646,6 +646,10 @@ def _data_args(sp: argparse.ArgumentParser) -> None:
 
 
 
+#: help of the --mc options that run validate (its default N_MC depends on M)
+_AUTO_MC = "(default: 10000 up to M = 20000 points, fewer above, at least 2000: mcref.default_n_mc)"
+
+
 def _parser_stats(sub) -> None:
     sp = sub.add_parser("stats", help="statistics with bootstrap confidence intervals")
     _data_args(sp)
@@ -656,7 +660,7 @@ def _parser_stats(sub) -> None:
 def _parser_validate(sub) -> None:
     sp = sub.add_parser("validate", help="full validation table (references, zeta-scores, verdicts)")
     _data_args(sp)
-    sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats (default 10000)")
+    sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats " + _AUTO_MC)
     sp.add_argument("--dists", help="comma-separated generative distributions (default "
                     "normal,t6,empirical,permutation; the default rule adds empirical and permutation when missing)")
     sp.add_argument("--explain", action="store_true", help="print every column and a legend of them")
@@ -709,7 +713,7 @@ def _parser_recalibrate(sub) -> None:
                     help="write the input's columns plus u_recalibrated (standard uncertainties of the map fitted "
                          "on all the data; with --cv also u_recalibrated_cv, the held-out values) as CSV")
     sp.add_argument("--cv", type=int, metavar="K", help="validate on held-out data by K-fold cross-fitting")
-    sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats of --cv's validation (default 10000)")
+    sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats of --cv's validation " + _AUTO_MC)
     sp.add_argument("--dists", help="--cv: generative distributions of the validation (default normal,t6,empirical)")
     sp.add_argument("--rule", default=RULES[0], choices=list(RULES),
                     help=f"--cv: verdict rule (default {RULES[0]}, as mcref validate)")
@@ -736,7 +740,7 @@ def _parser_report(sub) -> None:
     _data_args(sp)
     sp.add_argument("--out", default="report.png", help="figure file (default report.png; .png, .pdf, .svg)")
     sp.add_argument("--html", metavar="DIR", help="write DIR/report.png and DIR/index.html with the validation table")
-    sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats of the table (--html; default 10000)")
+    sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats of the table (--html) " + _AUTO_MC)
     sp.add_argument("--no-x", action="store_true", help="ignore the data set's x (no adaptivity panels)")
     sp.set_defaults(func=cmd_report)
 
@@ -746,7 +750,7 @@ def _parser_demo(sub) -> None:
                         description="Validate the nine built-in data sets of P. Pernot's papers (statistics, "
                         "BCa intervals, simulated references, verdicts).")
     sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
-    sp.add_argument("--mc", type=int, default=10_000, help="Monte Carlo repeats of the references (default 10000)")
+    sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats of the references " + _AUTO_MC)
     sp.add_argument("--seed", type=int, default=0, help="random seed (default 0: the demo is reproducible)")
     sp.add_argument("--stats-only", dest="validate", action="store_false",
                     help="only the statistics with BCa intervals (no simulated references)")

@@ -451,3 +451,19 @@ def test_html_in_a_headless_browser(report):
         v = re.findall(r"<td class=\"txt (v-[a-z-]+)\" data-v=\"([a-z ]+)\">", r)[0]
         assert v[0] == "v-" + v[1].replace(" ", "-")
     assert "<b>x&amp;y</b>" not in dom  # the name is text, not markup
+
+
+def test_default_n_mc_is_validates_per_dataset(monkeypatch):
+    """No n_mc: each dataset's validate takes its own default_n_mc(M) (the options keep None,
+    so the cell keys do not depend on it); the summary says so."""
+    import mcref._validate as V
+
+    E, u = _set(1)
+    monkeypatch.setattr(V, "default_n_mc", lambda m: 1100)
+    res = benchmark(("a", E, u), stats=["ZMS", "ENCE"], n_boot=1000, n_bins=5, seed=7, n_jobs=1, progress=False)
+    tab = mcref.validate(E, u, stats=["ZMS", "ENCE"], n_boot=1000, n_mc=1100, n_bins=5,
+                         seed=_expected_seed(7, "a", E, u))
+    assert res.options["n_mc"] is None and "N_MC=default_n_mc(M)" in str(res)
+    t = res.table.set_index("stat")
+    assert t.loc["ENCE", "ref_normal"] == tab["ENCE"].sim["normal"].mean
+    assert t.loc["ENCE", "p_permutation"] == tab["ENCE"].p_sim["permutation"]

@@ -262,3 +262,35 @@ def test_validate_checks_and_prepares_the_data_once(monkeypatch):
     E = u * rng.normal(size=4000)
     mcref.validate(E, u, n_boot=1000, n_mc=1000, seed=1)
     assert calls == {"check_E_u": 1, "check_u": 0, "prepare": 1, "_prepare_u": 0}
+
+
+def test_default_n_mc_keeps_the_papers_setting_and_a_budget_above():
+    """10⁴ repeats up to M = 2·10⁴ (every published set), then about 2·10⁸/M element·repeats
+    per D, never below 2000, never increasing with M."""
+    from mcref._validate import MIN_DEFAULT_N_MC, N_MC_BUDGET, PAPER_N_MC
+
+    ms = np.unique(np.logspace(0, 7, 400).astype(int))
+    n = np.array([mcref.default_n_mc(int(m)) for m in ms])
+    assert np.all(n[ms <= 20_000] == PAPER_N_MC)
+    assert np.all(np.diff(n) <= 0) and n.min() == MIN_DEFAULT_N_MC
+    above = (ms > 20_000) & (n > MIN_DEFAULT_N_MC)
+    assert np.all(ms[above] * n[above] <= N_MC_BUDGET) and np.all(ms[above] * (n[above] + 100) > N_MC_BUDGET)
+    assert all(mcref.default_n_mc(ds.M) == PAPER_N_MC for ds in map(mcref.datasets.load, mcref.datasets.names()))
+    with pytest.raises(ValueError, match="`m`"):
+        mcref.default_n_mc(0)
+
+
+def test_validate_takes_n_mc_from_default_n_mc_and_says_so(monkeypatch):
+    """n_mc=None (the default) asks default_n_mc(M); below the papers' 10⁴ the table's notes
+    say which N_MC was used and how to get the papers' setting; an explicit n_mc is kept."""
+    import mcref._validate as V
+
+    E, u = mcref.synthetic.nig(800, 6, seed=3)
+    seen = []
+    monkeypatch.setattr(V, "default_n_mc", lambda m: seen.append(m) or 1200)
+    tab = mcref.validate(E, u, stats=["ZMS", "CC"], n_boot=1000, seed=0)
+    assert seen == [800] and tab.n_mc == 1200
+    assert any(n.startswith("N_MC=1200: the default for M=800") and "n_mc=10000" in n for n in tab.notes)
+    assert "N_MC=1200: the default" in str(tab)
+    tab2 = mcref.validate(E, u, stats=["ZMS", "CC"], n_boot=1000, n_mc=1100, seed=0)
+    assert tab2.n_mc == 1100 and not any("N_MC=" in n for n in tab2.notes) and seen == [800]
