@@ -36,7 +36,6 @@ Target: distfit(QM9_E) (default call, 100 bootstrap replicates) < 1 s after warm
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 import warnings

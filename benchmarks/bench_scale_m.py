@@ -103,14 +103,14 @@ def _ref_row(name: str, dist: str) -> Row:
 
 
 for _name, _dist in (("ENCE", "normal"), ("ZMSE", "normal"), ("ENCE", "t6"), ("CC", "normal"), ("CC", "t6"),
-                     ("ENCE", "empirical")):
+                     ("ENCE", "empirical"), ("CC", "empirical"), ("ENCE", "permutation"), ("CC", "permutation")):
     add_row(f"references {_name} {_dist}")(_ref_row(_name, _dist))
 
 
-@add_row("refs validate (5×3 D)")
+@add_row("refs validate (5×4 D)")
 def _ref_validate(E, u, target_s):
-    """What :func:`mcref.validate` simulates: its 5 default statistics under normal, t(6) and
-    the empirical D in one call; work = M·N_MC·3 (element·repeat·D)."""
+    """What :func:`mcref.validate` simulates: its 5 default statistics under normal, t(6), the
+    empirical and the permutation D in one call; work = M·N_MC·4 (element·repeat·D)."""
     from mcref._validate import DEFAULT_STATS, VALIDATE_DISTS
 
     def make(n):
@@ -118,7 +118,7 @@ def _ref_validate(E, u, target_s):
                                       seed=1, progress=False)
     call, work = _calibrated(make, E.size, target_s, unit=128)
     n = int(round(work / E.size))
-    return call, make(n // 2), 3 * work / 2
+    return call, make(n // 2), len(VALIDATE_DISTS) * work / 2
 
 
 def _repeat(fn: Callable[[], object], m: int, target_s: float) -> tuple[Callable[[], object], float]:

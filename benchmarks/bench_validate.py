@@ -37,7 +37,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import interleaved_medians, machine  # noqa: E402
 
-from mcref._joint import resolve_distribution  # noqa: E402
 import mcref  # noqa: E402
 from mcref._bootstrap import bootstrap_many  # noqa: E402
 from mcref._validate import DEFAULT_STATS, VALIDATE_DISTS  # noqa: E402
@@ -90,7 +89,7 @@ def main() -> None:
             "stats": lambda: bootstrap_many(list(DEFAULT_STATS), E, u, n_boot=N_BOOT, seed=1),
             # validate's D, "permutation" resolved as validate does (the data's Z shuffled across u)
             "references": lambda: mcref.simulate(list(DEFAULT_STATS), u, n_mc=n_mc, seed=1, progress=False,
-                                                 dists=[resolve_distribution(d, Z=E / u) for d in VALIDATE_DISTS]),
+                                                 dists=list(VALIDATE_DISTS), E=E),
         }
         med = interleaved_medians(calls, reps)
         fl = floor_ns(m)

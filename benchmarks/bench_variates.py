@@ -18,9 +18,7 @@ Target: ratio >= 2.5 for the normal and for Gamma(a), a in {3, 4, 6, 12, 24}.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np

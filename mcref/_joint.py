@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["COMBINATIONS", "DEFAULT_COMBINE", "JointTest", "JointVerdict", "loo_pvalues", "combine_pvalues",
            "joint_test", "joint_tests", "joint_verdict", "conditional_joint_verdict", "sidak", "scale_simulation",
-           "permutation_distribution", "resolve_distribution", "untestable", "permutation_invariant"]
+           "untestable", "permutation_invariant"]
 
 COMBINATIONS = ("minp", "fisher", "cauchy")
 #: the default combination, chosen by measured power (docs/methods.md, "Joint verdict")
@@ -577,26 +577,3 @@ def scale_simulation(stats: Sequence[str], u, E, *, n_mc: int, seed=None, n_thre
                                      n_threads=n_threads, progress=progress)
         return simulate(names, u, dists=[d], n_mc=n_mc, n_bins=1, min_count=1, E=E, seed=seed,
                         n_threads=n_threads, progress=progress)
-
-
-def resolve_distribution(spec, Z):
-    """:func:`mcref.get_distribution`, plus ``"permutation"`` (:func:`permutation_distribution`
-    of the data's Z), as :func:`mcref.validate` accepts it in ``dists``."""
-    if isinstance(spec, str) and spec.strip().lower() == "permutation":
-        return permutation_distribution(Z)
-    from .generative import get_distribution
-
-    return get_distribution(spec, Z=Z)
-
-
-def permutation_distribution(Z):
-    """A D for :func:`mcref.simulate` that assigns the data's own Z to u at random
-    (without replacement): the permutation test of "Z independent of u" (docs/methods.md,
-    "Joint verdict"; ``dists=("permutation", ...)`` in :func:`mcref.validate`). Exact
-    under any D, but it keeps the data's average calibration, so it tests consistency
-    only (CC, ENCE, ZMSE, UCE, and RCE through the pairing of Z with u), not ZMS."""
-    from .generative import Distribution
-
-    z = np.ascontiguousarray(np.asarray(Z, dtype=np.float64))
-    # shuffled in the Monte Carlo kernel, from the D's own stream (mcref.kernels.rng.permute_into)
-    return Distribution("permutation", "permutation", values=z)

@@ -61,14 +61,13 @@ import warnings
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Sequence
 
-import numpy as np
 
 from . import _progress
 from ._joint import (DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
-                     resolve_distribution, scale_simulation, untestable)
+                     scale_simulation, untestable)
 from ._render import csv_text, json_text
 from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
-from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning, TieOrderWarning
+from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
 from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
 from ._bootstrap import BootstrapResult, bootstrap_prepared
 from .generative import get_distribution
@@ -650,12 +649,12 @@ def validate(
     dists = [dists] if isinstance(dists, str) else list(dists)
     if not dists:
         raise ValueError("`dists` must list at least one distribution")
-    dists = [resolve_distribution(d, Z=E / u) for d in dists]  # fail fast, before any work
+    dists = [get_distribution(d, Z=E / u) for d in dists]  # fail fast, before any work
     added = []
     if rule == "conditional":  # the D the rule decides by are always simulated
         for need in CONDITIONAL_DISTS:
             if need not in [d.label for d in dists]:
-                dists.append(resolve_distribution(need, Z=E / u))
+                dists.append(get_distribution(need, Z=E / u))
                 added.append(need)
     few = [f"`{k}`={v}" for k, v in (("n_boot", n_boot), ("n_mc", n_mc)) if v < MIN_VERDICT_REPLICATES_HARD]
     if few:

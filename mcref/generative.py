@@ -17,6 +17,8 @@ spec              D                                                          kur
 ``"uniform"``     U(−√3, √3)                                                 1.8
 ``"laplace"``     Laplace(0, 1/√2)                                           6
 ``"empirical"``   the dataset's own Z, standardized, resampled               sample
+``"permutation"`` the dataset's own Z (not standardized) shuffled across     —
+                  u: the permutation test of "Z independent of u"
 ``"t(fit)"``      unit-variance t(ν̂), ν̂ the maximum-likelihood             3 + 6/(ν̂−4)
                   Student-t ν of the dataset's Z (ν̂ > 2 required;
                   see :func:`mcref.fit_t`)
@@ -24,8 +26,8 @@ callable          ``f(rng, size) -> ndarray``: a user sampler,               sam
                   checked numerically for zero mean, unit variance
 ================  =========================================================  ====================
 
-All of them but the user sampler are driven by the same standard normal deviates
-(common random numbers, see :mod:`mcref.kernels.generative`).
+All of them but the user sampler and the permutation D are driven by the same standard
+normal deviates (common random numbers, see :mod:`mcref.kernels.generative`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import numpy as np
 from ._validation import as_float_array
 from .kernels import generative as KG
 
-__all__ = ["Distribution", "get_distribution", "is_fitted_t", "DEFAULT_DISTS"]
+__all__ = ["Distribution", "get_distribution", "permutation_distribution", "is_fitted_t", "DEFAULT_DISTS"]
 
 DEFAULT_DISTS = ("normal", "t6")
 _TFIT_KEYS = ("t(fit)", "tfit", "t_fit", "t(fitted)")
@@ -58,7 +60,7 @@ class Distribution:
     ----------
     kind : str
         ``normal``, ``t``, ``normp``, ``uniform``, ``laplace``, ``empirical``, ``permutation``
-        (the data's own Z shuffled across u, :func:`mcref.permutation_distribution`) or ``user``.
+        (the data's own Z shuffled across u, :func:`permutation_distribution`) or ``user``.
     label : str
         Display name (``"t(6)"``, …); also keys the distribution's own random stream.
     nu : float
@@ -197,6 +199,17 @@ def empirical_table(values: np.ndarray) -> np.ndarray:
     return np.concatenate([[k, z0, 1.0 / h, n], ndtr(z0 + h * np.arange(n + 1)), pairs.ravel()])
 
 
+def permutation_distribution(Z) -> Distribution:
+    """The D that assigns the data's own Z to u at random (without replacement): the
+    permutation test of "Z independent of u" (docs/methods.md, "Joint verdict";
+    ``"permutation"`` in ``dists``). Exact under any D, but it keeps the data's average
+    calibration, so it tests consistency only (CC, ENCE, ZMSE, UCE, and RCE through the
+    pairing of Z with u), not ZMS. The Monte Carlo kernel shuffles Z from the D's own
+    stream (:func:`mcref.kernels.rng.permute_into`)."""
+    z = np.ascontiguousarray(as_float_array(Z, "Z"))
+    return Distribution("permutation", "permutation", values=z)
+
+
 def _check_user_sampler(f: Callable, n: int = 200_000) -> None:
     rng = np.random.default_rng(12345)
     try:
@@ -287,6 +300,11 @@ def get_distribution(spec: Any, *, Z: np.ndarray | None = None) -> Distribution:
             if z.size < 2 or sd == 0:
                 raise ValueError("`dist`='empirical' needs at least two distinct Z values")
             return Distribution("empirical", "empirical", values=np.sort((z - z.mean()) / sd))
+        if key == "permutation":
+            if Z is None:
+                raise ValueError("`dist`='permutation' shuffles the dataset's Z across u: it needs E (pass E to the "
+                                 "function)")
+            return permutation_distribution(Z)
         if key.replace(" ", "") in _TFIT_KEYS:
             return _fitted_t(Z)
         m = _NORMP_RE.match(key.replace(" ", ""))

@@ -148,3 +148,14 @@ def test_empirical_d_is_the_inverse_empirical_cdf_of_phi(k):
     j = np.minimum((ndtr(z) * k).astype(np.int64), k - 1)
     near = np.abs(ndtr(z) * k - np.round(ndtr(z) * k)) < 1e-9
     np.testing.assert_array_equal(out[~near], vals[j[~near]])
+
+
+def test_permutation_is_a_named_distribution():
+    """``"permutation"`` is a D like the others (simulate, validate, benchmark take it by name)
+    and needs the data's Z, which it keeps as they are (not standardized)."""
+    z = np.array([0.5, -2.0, 1.5, 3.0])
+    d = get_distribution("permutation", Z=z)
+    assert d.kind == "permutation" and d.label == "permutation" and d.own_stream and not d.needs_mixing
+    np.testing.assert_array_equal(d.values, z)
+    with pytest.raises(ValueError, match="'permutation' shuffles the dataset's Z across u: it needs E"):
+        get_distribution("permutation")

@@ -14,8 +14,9 @@ import pytest
 import scipy.stats as sps
 
 import mcref
+from mcref.generative import permutation_distribution
 from mcref._joint import (COMBINATIONS, combine_pvalues, conditional_joint_verdict, joint_test, joint_tests,
-                          loo_pvalues, permutation_distribution, scale_simulation, sidak)
+                          loo_pvalues, scale_simulation, sidak)
 
 
 # ----------------------------------------------------------------------------------------

@@ -215,7 +215,6 @@ def test_all_dists_in_one_call_equal_the_documented_draws_of_each():
     n_mc = 40
     sim = simulate(names, u, dists=["t6", "empirical", "normal"], E=E, n_mc=n_mc, n_bins=6, seed=8)
     us = np.sort(u, kind="stable")
-    emp = get_distribution("empirical", Z=E / u).values
     table = get_distribution("empirical", Z=E / u).table
     z = np.concatenate([np.atleast_2d(e) for e in _draws(us, "normal", n_mc, 8)])
     for d, dist in enumerate(["t6", "empirical", "normal"]):
@@ -238,7 +237,7 @@ def test_kernel_split_into_calls_equals_one_call():
     advance in place, so the samples equal one call's bit for bit."""
     from mcref.kernels.fastrank import make_rank_scratch
     from mcref.kernels.generative import NORMAL, PERMUTATION, STUDENT_T
-    from mcref._joint import permutation_distribution
+    from mcref.generative import permutation_distribution
     from mcref.kernels.reference import mc_chunk_kernel
     from mcref.kernels.stats import CC, ENCE, ZMS
     from mcref.reference import _prepare_u
@@ -295,7 +294,7 @@ def test_permutation_d_in_the_shared_call_leaves_the_other_d_alone():
     """The permutation D joins the kernel call of the drawn D with its own stream: the other
     D's samples are bit-identical with and without it, its own samples do not depend on the
     other D, and every repeat keeps the data's multiset of Z (ZMS = mean Z²)."""
-    from mcref._joint import permutation_distribution
+    from mcref.generative import permutation_distribution
 
     rng = np.random.default_rng(5)
     u = rng.lognormal(0, 0.5, 400)

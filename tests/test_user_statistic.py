@@ -125,7 +125,7 @@ def test_simulate_uses_the_builtin_datasets(registered):
     """Under every kind of D (in-kernel normal and t, empirical, a user sampler, the
     permutation D), the copy of ZMS sees the simulated datasets of ZMS."""
     E, u = _data(m=800)
-    perm = mcref._joint.permutation_distribution(E / u)
+    perm = mcref.generative.permutation_distribution(E / u)
     sim = mcref.simulate(["ZMS", "CC", "ZMSc"], u, dists=["normal", "t6", "empirical", perm], E=E, n_mc=300,
                          seed=4)
     np.testing.assert_allclose(sim.samples[:, 2], sim.samples[:, 0], rtol=1e-12)

@@ -65,12 +65,12 @@ import numpy as np
 from scipy.stats import binomtest
 
 from .. import datasets as _datasets
-from .._joint import (permutation_invariant, joint_tests, permutation_distribution, scale_simulation, sidak,
+from .._joint import (permutation_invariant, joint_tests, scale_simulation, sidak,
                       untestable)
 from .._validation import check_int, check_probability, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .._bootstrap import bootstrap_many
-from ..generative import get_distribution
+from ..generative import get_distribution, permutation_distribution
 from ..reference import simulate
 from ..shape import shape_screen
 from ..stats import info, statistics
