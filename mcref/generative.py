@@ -175,13 +175,13 @@ class Distribution:
 def empirical_table(values: np.ndarray) -> np.ndarray:
     r"""The empirical D's inverse CDF as one float64 array, read by the kernels' ``transform``.
 
-    ε = F̂⁻¹(Φ(z)) = values[⌊Φ(z)·k⌋] for the k sorted standardized values. The index is
+    ε = F̂⁻¹(Φ(z)) = values[⌊Φ(z)·k⌋] for the k sorted standardized values, the index being
     the number of normal quantiles :math:`t_j = \Phi^{-1}(j/k)`, 0 < j < k, that are ≤ z
     (:func:`mcref.kernels.generative.empirical_index`): the same map as ⌊Φ(z)·k⌋ up to
     rounding at the k − 1 boundaries, without an erfc per draw. Layout:
-    ``[k, z0, 1/h, n | Φ(z0 + c·h), c = 0 … n | (t_j, values_j), j = 0 … k]`` with the grid
-    z0 = −8, h = 16/n, n = 4096 (32 KB: the first guess), t_0 = −∞, t_k = +∞ and the
-    pairs interleaved, so that a draw reads one place of the table.
+    ``[k, z0, 1/h, n | (Φ(z0 + c·h), h·φ(z0 + c·h)), c = 0 … n | values (k) | t_0 … t_k]``
+    with the grid z0 = −8, h = 16/n, n = 4096 (64 KB, for the cubic Hermite interpolation of
+    Φ) and the sentinels t_0 = −∞, t_k = +∞.
     """
     from scipy.special import ndtr, ndtri
 
@@ -191,12 +191,12 @@ def empirical_table(values: np.ndarray) -> np.ndarray:
         raise ValueError("the empirical D needs at least two values")
     n, z0, z1 = 4096, -8.0, 8.0
     h = (z1 - z0) / n
-    pairs = np.empty((k + 1, 2))
-    pairs[0, 0], pairs[k, 0] = -np.inf, np.inf
-    pairs[1:k, 0] = ndtri(np.arange(1, k) / k)
-    pairs[:k, 1] = v
-    pairs[k, 1] = v[-1]
-    return np.concatenate([[k, z0, 1.0 / h, n], ndtr(z0 + h * np.arange(n + 1)), pairs.ravel()])
+    zg = z0 + h * np.arange(n + 1)
+    grid = np.column_stack([ndtr(zg), h * np.exp(-0.5 * zg * zg) / np.sqrt(2.0 * np.pi)]).ravel()
+    thr = np.empty(k + 1)
+    thr[0], thr[k] = -np.inf, np.inf
+    thr[1:k] = ndtri(np.arange(1, k) / k)
+    return np.concatenate([[k, z0, 1.0 / h, n], grid, v, thr])
 
 
 def permutation_distribution(Z) -> Distribution:
