@@ -61,6 +61,7 @@ import warnings
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Sequence
 
+import numpy as np  # noqa: F401 - the docstring examples use np
 
 from . import _progress
 from ._joint import (DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
