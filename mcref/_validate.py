@@ -579,7 +579,7 @@ def validate(
         ``"conditional"`` decides CC, ENCE, ZMSE, UCE by the permutation test (exact
         under any D) and the joint verdict by the Šidák combination of the permutation
         test of every pairing-dependent statistic with the scale test of ZMS under the
-        empirical D; ``"mc"`` (the default before) by the Monte Carlo test under the
+        unit-variance Student t fitted to Z; ``"mc"`` (the default before) by the Monte Carlo test under the
         empirical D (too liberal under heavy tails); ``"paper"`` by the published ζ_Sim
         rule (see the module docstring and docs/methods.md, "Verdicts"). The published
         verdict is reported in every row, and the row's ``test`` says which test decided.

@@ -95,8 +95,11 @@ def test_method_exact_and_asymptotic_route_to_mcref_exact():
 
 
 def test_same_seed_bit_identical_across_thread_counts_and_calls():
-    u = mcref.datasets.load("Diffusion_RF").u
-    kw = dict(dists=["normal", "t6", "laplace"], n_mc=200, seed=42)
+    ds = mcref.datasets.load("Diffusion_RF")
+    u = ds.u
+    # every kind of drawn D: the normal stream, a mixing stream, a quantile map, the empirical
+    # table and the permutation D's own stream
+    kw = dict(dists=["normal", "t6", "laplace", "empirical", "permutation"], E=ds.E, n_mc=200, seed=42)
     a = simulate(["CC", "ENCE", "ZMSE", "ZMS"], u, n_threads=1, **kw).samples
     b = simulate(["CC", "ENCE", "ZMSE", "ZMS"], u, n_threads=2, **kw).samples
     c = simulate(["CC", "ENCE", "ZMSE", "ZMS"], u, n_threads=5, **kw).samples
