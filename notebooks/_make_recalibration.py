@@ -139,11 +139,11 @@ CV_READ = r"""**Reading.** (seeds 2024 + set index, B = N_MC = 1000, validate's 
 consistency rows by the permutation test, the scale rows under the Student t fitted to Z.)
 One factor is not enough for these sets. `zms` brings the held-out ZMS to 1 on all nine
 (valid on seven; the shape screen calls ZMS *unreliable* on the two heavy-tailed Perovskite RF
-and GPR sets), but ENCE and ZMSE, the consistency along u, stay invalid on seven and six sets
+and GPR sets), but ENCE and ZMSE, the consistency along u, stay invalid on seven sets each
 and the joint verdict on all nine.
 The MSE/MV factor `rce` does worse on ZMS itself: held-out ZMS 1.10, 1.37 and 0.62 on
 Diffusion_LR, Perovskite_LR and QM9_E, the sets where the two factors differ most (section 2).
-The maps that follow u, `bvs` and `isotonic`, make ENCE and ZMSE valid on seven or eight sets
+The maps that follow u, `bvs` and `isotonic`, make ENCE and ZMSE valid on seven to nine sets
 and the joint verdict valid on three (`bvs`: Perovskite_RF, Diffusion_LR, Perovskite_LR) and
 four (`isotonic`: the same and Diffusion_GPR_Bayesian).
 On the sets where the joint verdict stays invalid (six after `bvs`, five after `isotonic`),
