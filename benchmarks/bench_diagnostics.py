@@ -5,7 +5,7 @@ of the confidence curve of ``n_draws`` synthetic sets E* = u·ε, ε ~ N(0, 1): 
 order by decreasing u and take the RMSE of the errors left after removing the first
 ⌊k·M/100⌋ points, k = 0 … 99.
 
-  * mcref: ``confidence_curve(E, u, n_draws=500)`` (everything: the data's curve, the oracle,
+  * mcref: ``confidence_curve(E, u, n_mc=500)`` (everything: the data's curve, the oracle,
     500 reference curves in nogil numba kernels on a thread pool, HD band, DFPR);
   * NumPy: the same 500 reference curves, vectorised — one (n_draws, M) array of normal
     deviates, squared, reversed cumulative sums, divided by the suffix lengths, sampled at the
@@ -68,7 +68,7 @@ def main() -> None:
     print(f"# confidence-curve reference, {args.draws} draws, {ds.name} (M = {ds.M}); median of {args.repeats}; "
           f"{machine()}")
     t0 = time.perf_counter()
-    cc = confidence_curve(ds.E, ds.u, n_draws=args.draws, seed=0)
+    cc = confidence_curve(ds.E, ds.u, n_mc=args.draws, seed=0)
     print(f"# warm-up call (compilation / cache load): {time.perf_counter() - t0:.2f} s")
     rng = np.random.default_rng(0)
     ref_np, _ = numpy_reference(ds.u, args.draws, rng)
@@ -78,7 +78,7 @@ def main() -> None:
     times = {"mcref": [], "numpy": [], "loop": []}
     for r in range(args.repeats):
         t = time.perf_counter()
-        confidence_curve(ds.E, ds.u, n_draws=args.draws, seed=r)
+        confidence_curve(ds.E, ds.u, n_mc=args.draws, seed=r)
         times["mcref"].append(time.perf_counter() - t)
         t = time.perf_counter()
         numpy_reference(ds.u, args.draws, rng)

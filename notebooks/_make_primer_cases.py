@@ -318,7 +318,7 @@ R_READ = r"""**Reading.** {rcmp}"""
 READINGS = {
     "table_read": r"""All six cases read as the primer's code flags them (column *agree*).
 *Calibration*: the BCa interval of ⟨Z²⟩ contains 1 for A, B, E and F and misses it widely for C
-(55.929 [45.687, 72.959]) and D (0.250 [0.241, 0.260]). *Consistency* is where the confidence
+(55.929 [45.443, 72.560]) and D (0.250 [0.241, 0.261]). *Consistency* is where the confidence
 curve earns its place: B's LZMS along u would pass the 60 % rule (0.73) but its DFPR, 2.021, is
 five times its bound 0.418; A and E pass both (1.00 and 0.063 / 0.109; 0.93 and 0.138 / 0.294).
 *Adaptivity*: the fraction of valid LZMS bins along x is 1.00 for A and F, 0.73 for E, 0.13 for B
@@ -357,8 +357,8 @@ contains 1: u is twice too large everywhere. The uncertainties still rank the er
 A's do: the confidence curve has the shape of the reference at half its height, and DFPR = 4.36
 against 0.219 measures the scale, not the ranking. The primer counts D as neither consistent nor
 adaptive because both are *calibration* conditional on u or x; u/2 would turn D into A.""",
-    "E": r"""With t(4) errors ⟨Z²⟩ = 0.945 [0.872, 1.064]: the BCa interval is 2.5 times as
-wide as A's ([0.962, 1.040]). The local ⟨Z²⟩ are noisier: 0.71–1.25 along u with one invalid bin
+    "E": r"""With t(4) errors ⟨Z²⟩ = 0.945 [0.872, 1.066]: the BCa interval is 2.5 times as
+wide as A's ([0.964, 1.043]). The local ⟨Z²⟩ are noisier: 0.71–1.25 along u with one invalid bin
 (bin 4, 0.71; f_v = 0.93), 0.66–1.34 along x with four invalid bins, all below 1 (0.66, 0.80,
 0.79, 0.77; f_v = 0.73). t(4) has an infinite fourth moment, so the Student interval of ⟨Z²⟩ (built
 on the sd of Z²) undercovers and a bin without one of the rare large errors reads low; the 60 %
@@ -381,7 +381,7 @@ the Student intervals flag bins 10 and 11. Along x, Z vs x is a butterfly and th
 13 % of the bins.""",
     "rob": r"""B, C, D, E and F read as expected for all ten seeds. A matches in 8 of 10:
 seed 6 fails consistency by a hair (DFPR 0.110 against its bound 0.108) and seed 8 fails
-calibration (BCa interval [0.910, 0.984]). These are the false alarms of 95 % tests on a perfect
+calibration (BCa interval [0.910, 0.988]). These are the false alarms of 95 % tests on a perfect
 set, not a defect of the case: A is tested twice at the 5 % level (⟨Z²⟩ and DFPR), so about 10 % of
 the seeds should fail one of them, and 2 of 10 happens about one time in four. The 60 % LZMS rule
 is looser and did not fire on any calibrated set. (The test `test_primer_cases_give_the_expected_flags`

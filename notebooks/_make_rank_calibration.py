@@ -385,7 +385,7 @@ for r in range(N_REP):
     chi2_rej.append(u.chi2_pvalue < 0.05)
     z_max.append(float(np.max(np.abs(u.deviation) / (u.simultaneous / u.h))))   # largest standardized deviation
 z_max = np.array(z_max)
-band = pd.Series({"repeats": N_REP, "n": N_BAND, "h (simultaneous, default n_sim = 20 000, seed 0)": round(u.h, 3),
+band = pd.Series({"repeats": N_REP, "n": N_BAND, "h (simultaneous, default n_mc = 20 000, seed 0)": round(u.h, 3),
                   "inside simultaneous band": np.mean(inside_sim),
                   "inside pointwise band everywhere": np.mean(inside_pw),
                   "mean grid points outside pointwise": np.mean(n_out),
