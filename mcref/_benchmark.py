@@ -29,7 +29,7 @@ from .binning import default_n_bins, resolve_n_bins
 from .datasets import Dataset
 from .stats import info
 from .studies._runner import RunInfo, StudySpec, run_study
-from ._validate import DEFAULT_STATS, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD, RULES, validate
+from ._validate import DEFAULT_STATS, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD, RULES, n_mc_text, validate
 
 __all__ = ["BenchmarkResult", "benchmark", "STUDY_NAME", "content_hash", "validate_seed"]
 
@@ -149,7 +149,7 @@ class BenchmarkResult:
         o = self.options
         r = self.run
         head = (f"benchmark: {len(self.datasets)} dataset(s) x {len(self.stats)} statistic(s), "
-                f"B={o['n_boot']}, N_MC={'default_n_mc(M)' if o['n_mc'] is None else o['n_mc']}, seed={self.seed}"
+                f"B={o['n_boot']}, N_MC={n_mc_text(o['n_mc'])}, seed={self.seed}"
                 + (f", store={self.store}" if self.store else "")
                 + f" ({r.n_computed} computed, {r.n_loaded} loaded, {r.seconds:.1f} s)")
         t = self.table
@@ -166,8 +166,9 @@ class BenchmarkResult:
         counts = t["verdict"].value_counts()
         tally = ", ".join(f"{int(counts[v])} {v}" for v in VERDICT_ORDER if v in counts)
         notes = [f"verdicts: {tally} (estimate and verdict per cell; docs/methods.md, 'Verdicts')"]
-        if o["n_boot"] < MIN_VERDICT_REPLICATES or (o["n_mc"] or MIN_VERDICT_REPLICATES) < MIN_VERDICT_REPLICATES:
-            notes.append(f"indicative only: B={o['n_boot']}, N_MC={o['n_mc']} (stable verdicts need 1000 or more each)")
+        if _indicative(o):
+            notes.append(f"indicative only: B={o['n_boot']}, N_MC={n_mc_text(o['n_mc'])} (stable verdicts need 1000 "
+                         "or more each)")
         return "\n".join([head, *lines, *notes])
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebook display
@@ -259,6 +260,12 @@ def _resolve_sources(sources: Any, file_options: Mapping[str, Any]) -> list[tupl
 
 
 # ---------------------------------------------------------------------- options
+def _indicative(opts: Mapping[str, Any]) -> bool:
+    """B or N_MC below what stable verdicts need (N_MC None: validate's default, never below)."""
+    return opts["n_boot"] < MIN_VERDICT_REPLICATES or (opts["n_mc"] is not None
+                                                       and opts["n_mc"] < MIN_VERDICT_REPLICATES)
+
+
 def _check_options(stats: Any, options: Mapping[str, Any]) -> tuple[list[str], dict[str, Any]]:
     """Canonical stats and every validate option (defaults filled in), or ValueError."""
     unknown = sorted(set(options) - set(_VALIDATE_OPTIONS))
@@ -482,7 +489,7 @@ def benchmark(
                 resolve_n_bins(ds.M, n_bins, min_count=opts["min_count"], shrink=False)
             except ValueError as exc:
                 raise ValueError(f"`sources`: {where}: {exc}") from None
-    if opts["n_boot"] < MIN_VERDICT_REPLICATES or (opts["n_mc"] or MIN_VERDICT_REPLICATES) < MIN_VERDICT_REPLICATES:
+    if _indicative(opts):
         warnings.warn(FewReplicatesWarning(
             f"n_boot={opts['n_boot']}, n_mc={opts['n_mc']}: the verdicts are indicative only (stable verdicts "
             "need 1000 or more of each; defaults 5000 and default_n_mc(M) ≥ 2000)"), stacklevel=2)

@@ -270,6 +270,7 @@ def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = Tr
     import matplotlib.pyplot as plt
 
     from . import __version__
+    from ._validate import n_mc_text
     from .plots import plot_benchmark, plot_report
 
     with _atomic_directory(directory) as tmp:
@@ -312,7 +313,7 @@ def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = Tr
 <script>{_HEAD_JS}</script>
 </head><body>
 <h1>mcref benchmark: {len(result.datasets)} datasets × {len(result.stats)} statistics</h1>
-<p class="meta">B = {o['n_boot']} bootstrap replicates, N_MC = {"default_n_mc(M)" if o['n_mc'] is None else o['n_mc']} Monte Carlo repeats, D = {_e(dists)},
+<p class="meta">B = {o['n_boot']} bootstrap replicates, N_MC = {n_mc_text(o['n_mc'])} Monte Carlo repeats, D = {_e(dists)},
 {o['n_bins']} bins, rule = {_e(o['rule'])}, α = {o['alpha']:g}, seed = {result.seed}; mcref {_e(__version__)}.</p>
 <p class="note">Verdicts (docs/methods.md, "Verdicts"): <b>unreliable</b> when the shape screen flags the statistic;
 {_e(_rule_note(o['rule']))} “paper rule”: the published ζ_Sim rule, for comparison. Click a column header to

@@ -19,7 +19,7 @@ from . import datasets
 from ._bootstrap import bootstrap_many
 from ._render import atomic_path, csv_text, json_text, text_table
 from ._recalibrate import METHODS as _RECAL_METHODS
-from ._validate import RULES
+from ._validate import RULES, n_mc_text
 from .stats import STATISTICS
 
 DEMO_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
@@ -358,7 +358,7 @@ def cmd_demo(args) -> int:
             rows += _stats_table(ds, list(DEMO_STATS), 20, args.boot, args.seed, "bca")
         _print_stats(rows)
     print(f"\n{len(datasets.names())} data sets in {time.perf_counter() - t0:.1f} s "
-          f"(B={args.boot}{', N_MC=' + str(args.mc or 'default_n_mc(M)') if args.validate else ''})")
+          f"(B={args.boot}{', N_MC=' + n_mc_text(args.mc) if args.validate else ''})")
     if args.validate:
         print("(one data set in detail: mcref validate --dataset NAME; all of them as a report: "
               "mcref bench --dataset all --html DIR)")

@@ -36,7 +36,7 @@ import math
 import re
 import zlib
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -172,6 +172,18 @@ class Distribution:
         return self.draw(g_z.standard_normal(size), g_mix)
 
 
+@lru_cache(maxsize=1)
+def _phi_grid(n: int = 4096, z0: float = -8.0, z1: float = 8.0) -> tuple[int, float, float, np.ndarray]:
+    """(n, z0, h, pairs (Φ, h·φ) at z0 + c·h, c = 0 … n): the same for every empirical table."""
+    from scipy.special import ndtr
+
+    h = (z1 - z0) / n
+    zg = z0 + h * np.arange(n + 1)
+    grid = np.column_stack([ndtr(zg), h * np.exp(-0.5 * zg * zg) / np.sqrt(2.0 * np.pi)]).ravel()
+    grid.flags.writeable = False
+    return n, z0, h, grid
+
+
 def empirical_table(values: np.ndarray) -> np.ndarray:
     r"""The empirical D's inverse CDF as one float64 array, read by the kernels' ``transform``.
 
@@ -183,16 +195,13 @@ def empirical_table(values: np.ndarray) -> np.ndarray:
     with the grid z0 = −8, h = 16/n, n = 4096 (64 KB, for the cubic Hermite interpolation of
     Φ) and the sentinels t_0 = −∞, t_k = +∞.
     """
-    from scipy.special import ndtr, ndtri
+    from scipy.special import ndtri
 
     v = np.ascontiguousarray(values, dtype=np.float64)
     k = v.size
     if k < 2:
         raise ValueError("the empirical D needs at least two values")
-    n, z0, z1 = 4096, -8.0, 8.0
-    h = (z1 - z0) / n
-    zg = z0 + h * np.arange(n + 1)
-    grid = np.column_stack([ndtr(zg), h * np.exp(-0.5 * zg * zg) / np.sqrt(2.0 * np.pi)]).ravel()
+    n, z0, h, grid = _phi_grid()
     thr = np.empty(k + 1)
     thr[0], thr[k] = -np.inf, np.inf
     thr[1:k] = ndtri(np.arange(1, k) / k)
