@@ -72,6 +72,10 @@ NJIT = dict(cache=CACHE, fastmath=FASTMATH, nogil=True, error_model="numpy")
 NJIT_PARALLEL = dict(cache=CACHE, fastmath=FASTMATH, nogil=True, parallel=True, error_model="numpy")
 #: exact IEEE arithmetic, for kernels whose results must match NumPy to the last bit
 NJIT_EXACT = dict(cache=CACHE, nogil=True, error_model="numpy")
+#: per-bin ratios summed over bins (:func:`.stats.finish_binned`): reassociating that sum
+#: was compiled differently by a fresh compilation and by a cache-loaded one (samples 1 ulp
+#: apart between the main process and loky workers), so it keeps its order
+NJIT_ORDERED = dict(cache=CACHE, fastmath=FASTMATH - {"reassoc"}, nogil=True, error_model="numpy")
 NJIT_EXACT_PARALLEL = dict(cache=CACHE, nogil=True, parallel=True, error_model="numpy")
 #: kernels built around a user's function (:mod:`.user`): closures over a dispatcher of the
 #: user's session cannot be cached on disk; exact arithmetic, the user's function keeps its own

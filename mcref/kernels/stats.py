@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._config import NJIT, NJIT_EXACT, NJIT_PARALLEL
+from ._config import NJIT, NJIT_EXACT, NJIT_ORDERED, NJIT_PARALLEL
 
 ZMS, MZ, VARZ, MSE, MV, RCE, RCE2, NLL, CC, ENCE, ZMSE, UCE = range(12)
 N_CODES = 12
@@ -85,7 +85,7 @@ def finish_mean(code, s):
     return np.nan
 
 
-@njit(**NJIT)
+@njit(**NJIT_ORDERED)
 def finish_binned(code, acc, n_total):
     """Binned statistic ``code`` from per-bin sums ``acc[b] = (n_b, Σu², ΣE², Σz²)``.
 
