@@ -354,6 +354,19 @@ class JointVerdict:
     scale_stats: tuple[str, ...] = ()
     #: the D of the scale part (the fitted t, e.g. ``"t(fit ν=4.12)"``)
     scale_dist: str = ""
+    #: conditional rule with features: the joint p of the adaptivity rows (bins of the features)
+    #: alone and of the consistency rows (u) alone, both under the same permutations; the
+    #: pairing part that enters the Šidák combination is one test of both (``p_pairing``)
+    p_adaptivity: float | None = None
+    adaptivity_stats: tuple[str, ...] = ()
+    p_pairing: float | None = None
+
+    @property
+    def driver_part(self) -> str:
+        """Which part holds the smallest p: ``"scale"``, ``"consistency"`` or ``"adaptivity"``."""
+        if self.driver in self.scale_stats:
+            return "scale"
+        return "adaptivity" if self.driver in self.adaptivity_stats else "consistency"
 
     def line(self, n_mc: int | None = None) -> str:
         """The one-line summary printed under the table."""
@@ -363,7 +376,13 @@ class JointVerdict:
         rel = ">" if self.p > self.alpha else "<="
         if self.rule == "conditional":
             parts = []
-            if self.p_consistency is not None:
+            if self.p_adaptivity is not None:
+                sub = [f"consistency {pt(self.p_consistency)} ({', '.join(self.consistency_stats)})"
+                       if self.p_consistency is not None else "",
+                       f"adaptivity {pt(self.p_adaptivity)} ({', '.join(self.adaptivity_stats)})"]
+                parts.append(f"consistency+adaptivity {pt(self.p_pairing)} ({self.combine} under the permutation D; "
+                             f"{'; '.join(x for x in sub if x)})")
+            elif self.p_consistency is not None:
                 parts.append(f"consistency {pt(self.p_consistency)} ({self.combine} of "
                              f"{', '.join(self.consistency_stats)} under the permutation D)")
             if self.p_scale is not None:
@@ -371,7 +390,7 @@ class JointVerdict:
                              f"{self.scale_dist})")
             how = ("Sidak combination 1-(1-min p)^2 of " if len(parts) == 2 else "") + " and ".join(parts)
             out = (f"joint verdict: {self.verdict} (p = {pt(self.p)} ± {self.se:.1g} {rel} {self.alpha:g}; {how}; "
-                   f"smallest p: {self.driver} {self.driver_p:.3g})")
+                   f"smallest p: {self.driver} {self.driver_p:.3g}, {self.driver_part})")
         else:
             out = (f"joint verdict: {self.verdict} (p = {pt(self.p)} ± {self.se:.1g} {rel} {self.alpha:g}; "
                    f"{self.combine} combination of {', '.join(self.stats)} under the {self.dist} D; smallest p: "
@@ -389,7 +408,9 @@ class JointVerdict:
         if self.rule == "conditional":
             out.update(rule=self.rule, p_consistency=self.p_consistency, p_scale=self.p_scale,
                        consistency_stats="+".join(self.consistency_stats), scale_stats="+".join(self.scale_stats),
-                       scale_dist=self.scale_dist)
+                       scale_dist=self.scale_dist, p_adaptivity=self.p_adaptivity,
+                       adaptivity_stats="+".join(self.adaptivity_stats), p_pairing=self.p_pairing,
+                       driver_part=self.driver_part)
         return out
 
 
@@ -405,21 +426,33 @@ def permutation_invariant() -> tuple[str, ...]:
     return tuple(n for n, s in STATISTICS.items() if not s.pairing)
 
 
+def row_statistic(name: str) -> str:
+    """The statistic of a table row: ``"ENCE"`` for ``"ENCE"`` and for ``"ENCE|x"`` (ENCE
+    over bins of feature x, an adaptivity row)."""
+    return name.split("|", 1)[0]
+
+
+def row_feature(name: str) -> str | None:
+    """The feature an adaptivity row is binned on (``"x"`` of ``"ENCE|x"``), else None."""
+    return name.split("|", 1)[1] if "|" in name else None
+
+
 def untestable(name: str, dist_label: str) -> bool:
     """Whether statistic ``name`` is constant under the D labelled ``dist_label`` (ZMS under
     ``"permutation"``): its p-value is 1 by definition and it leaves the joint test."""
     from .stats import info
 
-    return dist_label == "permutation" and not info(name).pairing
+    return dist_label == "permutation" and not info(row_statistic(name)).pairing
 
 
 def joint_verdict(sim, estimates: dict[str, float], alternatives: dict[str, str], *, stats: Sequence[str],
-                  combine: str = DEFAULT_COMBINE, alpha: float = 0.05,
-                  excluded: Sequence[str] = ()) -> JointVerdict | None:
+                  combine: str = DEFAULT_COMBINE, alpha: float = 0.05, excluded: Sequence[str] = (),
+                  perm_estimates: dict[str, float] | None = None) -> JointVerdict | None:
     """The joint verdict of a table: :func:`joint_test` of ``stats`` under every D of ``sim``
     (a :class:`mcref.Simulation`); the empirical D decides when present, else every D must
     agree (as the per-statistic rule). None when no statistic is left to test (``stats``
-    empty, or only ZMS under the permutation D)."""
+    empty, or only ZMS under the permutation D). ``perm_estimates``: the values tested under
+    the permutation D where they differ from ``estimates`` (:func:`conditional_joint_verdict`)."""
     combine = check_combine(combine)
     stats = tuple(stats)
     tests, covers = {}, {}
@@ -428,7 +461,8 @@ def joint_verdict(sim, estimates: dict[str, float], alternatives: dict[str, str]
         if not cover:
             continue
         covers[d] = cover
-        tests[d] = joint_test(sim.samples[i][[sim.names.index(s) for s in cover]], [estimates[s] for s in cover],
+        est = {**estimates, **(perm_estimates or {})} if d == "permutation" else estimates
+        tests[d] = joint_test(sim.samples[i][[sim.names.index(s) for s in cover]], [est[s] for s in cover],
                               [alternatives[s] for s in cover], combine=combine)
     if not tests:
         return None
@@ -475,7 +509,8 @@ def sidak(p_min, k: int):
 
 def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: dict[str, str], *,
                               stats: Sequence[str], flagged: Sequence[str] = (), scale_sim=None,
-                              combine: str = DEFAULT_COMBINE, alpha: float = 0.05) -> JointVerdict | None:
+                              combine: str = DEFAULT_COMBINE, alpha: float = 0.05,
+                              perm_estimates: dict[str, float] | None = None) -> JointVerdict | None:
     r"""The joint verdict of the conditional rule (docs/methods.md, "Joint verdict"):
 
     * **consistency part**: :func:`joint_test` of every statistic of ``stats`` that depends on
@@ -495,6 +530,13 @@ def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: di
     independent and the Šidák combination is exact whenever p_scale is exact (under the
     true D; t(ν̂) approximates it). ``p_dist`` reports :func:`joint_verdict`'s joint p under
     every D of ``sim``, for comparison. None when no statistic is left to test.
+
+    Rows binned on a feature (``"ENCE|x"``, adaptivity) are pairing rows: they join the
+    consistency rows in the one permutation test (the same shuffles), which stays exact;
+    the p of each group alone is reported (``p_consistency``, ``p_adaptivity``).
+    ``perm_estimates`` are the data's values tested under the permutation D where they
+    differ from ``estimates`` (binned rows against the set's own scale, docs/methods.md,
+    "Adaptivity").
     """
     combine = check_combine(combine)
     stats = tuple(stats)
@@ -502,15 +544,24 @@ def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: di
     if "permutation" not in labels:
         raise ValueError(f"the conditional joint verdict needs the permutation D among the simulated D, got "
                          f"{', '.join(labels)}")
-    cons = [s for s in stats if not untestable(s, "permutation")]
+    pairing = [s for s in stats if not untestable(s, "permutation")]
+    cons = [s for s in pairing if row_feature(s) is None]
+    adapt = [s for s in pairing if row_feature(s) is not None]
     scale = [s for s in stats if untestable(s, "permutation") and s not in flagged] if scale_sim is not None else []
+    pest = {**estimates, **(perm_estimates or {})}
 
-    def part(sm, d, cover):
+    def part(sm, d, cover, est=estimates):
         i = [x.label for x in sm.dists].index(d)
-        return joint_test(sm.samples[i][[sm.names.index(s) for s in cover]], [estimates[s] for s in cover],
+        return joint_test(sm.samples[i][[sm.names.index(s) for s in cover]], [est[s] for s in cover],
                           [alternatives[s] for s in cover], combine=combine)
 
-    tc = part(sim, "permutation", cons) if cons else None
+    tc = part(sim, "permutation", pairing, pest) if pairing else None
+    p_cons = p_adapt = None
+    if adapt:
+        p_adapt = part(sim, "permutation", adapt, pest).p
+        p_cons = part(sim, "permutation", cons, pest).p if cons else None
+    elif tc is not None:
+        p_cons = tc.p
     ts = part(scale_sim, scale_sim.dists[0].label, scale) if scale else None
     if tc is None and ts is None:
         return None
@@ -522,20 +573,21 @@ def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: di
         t = tc if tc is not None else ts
         p, se = t.p, t.se
     per = {}
-    for t, cover in ((tc, cons), (ts, scale)):
+    for t, cover in ((tc, pairing), (ts, scale)):
         if t is not None:
             per.update(zip(cover, (float(x) for x in t.p_stats)))
     driver = min(per, key=per.get)
     other = joint_verdict(sim, estimates, alternatives, stats=[s for s in stats if s not in flagged],
-                          combine=combine, alpha=alpha, excluded=flagged)
-    left = tuple(s for s in stats if s not in cons and s not in scale)
+                          combine=combine, alpha=alpha, excluded=flagged, perm_estimates=perm_estimates)
+    left = tuple(s for s in stats if s not in pairing and s not in scale)
     return JointVerdict(p=float(p), se=float(se), dist="permutation" + (f"+{scale_sim.dists[0].label}" if ts else ""),
-                        combine=combine, stats=tuple(cons + scale), verdict="valid" if p > alpha else "invalid",
+                        combine=combine, stats=tuple(pairing + scale), verdict="valid" if p > alpha else "invalid",
                         driver=driver, driver_p=per[driver], alpha=alpha,
                         p_dist=other.p_dist if other is not None else {}, excluded=left, rule="conditional",
-                        p_consistency=tc.p if tc is not None else None, p_scale=ts.p if ts is not None else None,
+                        p_consistency=p_cons, p_scale=ts.p if ts is not None else None,
                         consistency_stats=tuple(cons), scale_stats=tuple(scale),
-                        scale_dist=scale_sim.dists[0].label if ts is not None else "")
+                        scale_dist=scale_sim.dists[0].label if ts is not None else "",
+                        p_adaptivity=p_adapt, adaptivity_stats=tuple(adapt), p_pairing=tc.p if tc is not None else None)
 
 
 def scale_simulation(stats: Sequence[str], u, E, *, n_mc: int, seed=None, n_threads: int | None = None,

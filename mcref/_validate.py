@@ -64,7 +64,9 @@ from typing import Any, Sequence
 import numpy as np  # noqa: F401 - the docstring examples use np
 
 from . import _progress
-from ._joint import (DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
+from .features import Feature, as_features, feature_bins
+from .kernels.stats import finish_binned
+from ._joint import (row_feature, row_statistic, DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
                      scale_simulation, untestable)
 from ._render import csv_text, json_text
 from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
@@ -129,7 +131,7 @@ def alternative_for(name: str) -> str:
     :attr:`mcref.stats.StatInfo.alternative`): ``"greater"`` for the binned discrepancies
     ENCE, ZMSE, UCE (non-negative, larger is worse, whichever way u is off), ``"two-sided"``
     for the other built-in ones."""
-    return info(name).alternative
+    return info(row_statistic(name)).alternative
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,8 @@ class ValidationRow:
     verdict_paper: str = ""
     excludes_estimate: bool = False
     tie_range: tuple[float, float] | None = None
+    #: why a row is ``not testable`` (constant u), or how an adaptivity row was binned
+    reason: str = ""
     test: str = ""
     p_test: float | None = None
 
@@ -261,7 +265,7 @@ class ValidationTable:
     wide: bool = False
 
     def __getitem__(self, stat: str) -> ValidationRow:
-        nm = info(stat).name
+        nm = stat if "|" in stat else info(stat).name  # "ENCE|x": an adaptivity row
         for r in self.rows:
             if r.name == nm:
                 return r
@@ -528,6 +532,7 @@ def validate(
     E,
     u,
     *,
+    x=None,
     stats: Sequence[str] = DEFAULT_STATS,
     dists: Sequence = VALIDATE_DISTS,
     n_bins: int | None = None,
@@ -550,7 +555,20 @@ def validate(
     Parameters
     ----------
     E, u : array_like, shape (M,)
-        Errors and uncertainties.
+        Errors and uncertainties. A constant u (one σ for every point: homoscedastic) is
+        valid: the rows that need variation in u (CC, the binned statistics over bins of
+        u) are ``not testable`` with the reason, the others and the joint verdict stand.
+    x : array_like, dict or DataFrame, optional
+        Input features (or the predicted value V) for the **adaptivity** rows: for each
+        feature, each binned statistic of ``stats`` (ENCE, ZMSE, UCE) over bins of that
+        feature, named ``"ENCE|<feature>"``, decided by the permutation test (Z shuffled
+        across rows: exact for "Z independent of (u, x)" under any D) and part of the
+        joint verdict. One array of M values (named ``x``), an (M, k) array (``x0``, ``x1``,
+        …), a dict or a DataFrame of named columns (:func:`mcref.features.as_features`).
+        Numeric features get ``n_bins`` equal-count bins (``binning``, shrunk to keep
+        ``min_count`` points per bin); strings, booleans and integers with few levels one
+        bin per level, small levels merged; so are numbers with at most 20 distinct values
+        (docs/methods.md, "Adaptivity").
     stats : sequence of str, default: ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
     dists : sequence, default: ("normal", "t6", "empirical", "permutation")
         Generative distributions for the simulated references (at least one).
@@ -632,6 +650,7 @@ def validate(
     from ._validation import check_seed
 
     E, u = check_E_u(E, u, min_size=3)
+    features = as_features(x, E.size)
     n_boot = check_int(n_boot, "n_boot", minimum=1)
     auto_notes = []
     if n_mc is None:
@@ -682,7 +701,7 @@ def validate(
             if n_bins < DEFAULT_N_BINS:
                 auto_notes.insert(0, f"bins: N={n_bins}, fewer than the default {DEFAULT_N_BINS}, so that every "
                                      f"bin keeps min_count={min_count} points (M={E.size})")
-    if binning == "equal" and any(i.binned for i in infos):
+    if binning == "equal" and any(i.binned for i in infos) and not np.all(u == u[0]):
         # the bins are decided once here (a --shrink warning is said once), then passed down as is
         n_bins = resolve_n_bins(E.size, check_int(n_bins, "n_bins", minimum=1),
                                 min_count=check_int(min_count, "min_count", minimum=1), shrink=shrink)
@@ -697,7 +716,89 @@ def validate(
     with _progress.session(progress, seconds=_validate_seconds(infos, E.size, n_boot, n_mc, len(dists), binning)):
         return _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
                              k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine,
-                             auto_notes, added, ss_fit)
+                             auto_notes, added, ss_fit, features)
+
+
+CONSTANT_U_REASON = ("all u are equal (one sigma for every point), so there are no ranks of u to correlate and "
+                     "no bins of u to compare; ZMS, RCE and the rows of features x test this model")
+
+
+def _starts_labels(starts: np.ndarray) -> np.ndarray:
+    """Each sorted position's bin, from the bin starts."""
+    return np.repeat(np.arange(starts.size - 1, dtype=np.int64), np.diff(starts))
+
+
+def _binned_value(code: int, lab: np.ndarray, u: np.ndarray, E: np.ndarray, c2: float) -> float:
+    """Binned statistic ``code`` of (E, u·√c2) over the bins given by each point's label ``lab``
+    (the kernels' :func:`mcref.kernels.stats.finish_binned` on the bin sums, added in the order
+    of the points as the Monte Carlo kernel adds them)."""
+    nb = int(lab.max()) + 1
+    z = E / u
+    acc = np.empty((nb, 4))
+    acc[:, 0] = np.bincount(lab, minlength=nb)
+    acc[:, 1] = np.bincount(lab, u * u, minlength=nb) * c2
+    acc[:, 2] = np.bincount(lab, E * E, minlength=nb)
+    acc[:, 3] = np.bincount(lab, z * z, minlength=nb) / c2
+    return float(finish_binned(code, acc, float(E.size)))
+
+
+def _feature_rows(infos, features: Sequence[Feature], u, *, n_bins, min_count, binning, log):
+    """The adaptivity rows: ``(info named "ENCE|x", feature index, each point's bin of the
+    feature (input order), how the feature was binned)`` for every binned statistic of
+    ``infos`` and every feature."""
+    out = []
+    binned = [i for i in infos if i.binned]
+    if features and not binned:
+        raise ValueError("`x` is given but `stats` has no binned statistic (ENCE, ZMSE, UCE) to bin on it")
+    for g, f in enumerate(features):
+        b = feature_bins(f, n_bins, min_count=min_count, binning=binning, log=log)
+        if f.categorical:
+            how = f"categorical ({len(f.levels)} levels), {b.n_bins} bins of its levels (min_count={min_count})"
+        else:
+            how = f"{b.n_bins} {'equal-count' if binning == 'equal' else 'adaptive'} bins"
+        lab = b.labels()
+        for inf in binned:
+            out.append((replace(inf, name=f"{inf.name}|{f.name}"), g, lab, how))
+    return out
+
+
+def _feature_row(xi, f: Feature, est: float, tested: float, sim, labels, flag: bool, alpha: float,
+                 how: str) -> "ValidationRow":
+    """An adaptivity row: the estimate over bins of the feature and its permutation test
+    (tested against the set's own scale, one-sided), with the references of every D."""
+    nan = float("nan")
+    refs = {d: sim.reference(xi.name, d) for d in labels}
+    pv = {d: sim.p_value(xi.name, d, tested if d == "permutation" else est, alternative=xi.alternative)
+          for d in labels}
+    p = pv["permutation"][0]
+    verdict = "valid" if p > alpha else "invalid"
+    return ValidationRow(
+        name=xi.name, estimate=est, bias=nan, low=nan, high=nan, interval_method="none", reference=None,
+        zeta_bs=None, sim=refs, zeta_sim={d: nan for d in labels}, zeta_sim2={d: nan for d in labels},
+        sensitivity=[], d_sensitive=False, shape_flag=flag, verdict=verdict, test="permutation", p_test=p,
+        p_sim={d: q for d, (q, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()},
+        alternative=xi.alternative, verdict_paper=verdict, excludes_estimate=False, reason=how,
+    )
+
+
+def _degenerate(sim, name: str) -> bool:
+    """Whether row ``name`` takes one value (up to rounding) under the permutation D, so that
+    the permutation test cannot test it (RCE when u is constant)."""
+    if "permutation" not in [d.label for d in sim.dists] or untestable(name, "permutation"):
+        return False
+    x = sim.samples[[d.label for d in sim.dists].index("permutation"), sim.names.index(name)]
+    return bool(np.ptp(x) <= 1e-9 * np.max(np.abs(x)))
+
+
+def _untestable_row(name: str, labels) -> "ValidationRow":
+    nan = float("nan")
+    return ValidationRow(
+        name=name, estimate=nan, bias=nan, low=nan, high=nan, interval_method="none", reference=None, zeta_bs=None,
+        sim={}, zeta_sim={d: nan for d in labels}, zeta_sim2={d: nan for d in labels}, sensitivity=[],
+        d_sensitive=False, shape_flag=False, verdict="not testable", test="none", p_test=None, p_sim={}, p_se={},
+        alternative=alternative_for(name), verdict_paper="not testable", excludes_estimate=False,
+        reason=CONSTANT_U_REASON,
+    )
 
 
 def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binning: str) -> float:
@@ -710,17 +811,34 @@ def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binni
 
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
                   rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, auto_notes=(),
-                  added=(), ss_fit=None) -> ValidationTable:
+                  added=(), ss_fit=None, features=()) -> ValidationTable:
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
+    all_infos, all_names = infos, names
+    # constant u: the rows that need variation in u are not testable (the others stand)
+    untest = {i.name: CONSTANT_U_REASON for i in infos if (i.binned or i.kind == "rank") and np.all(u == u[0])}
+    infos = [i for i in infos if i.name not in untest]
+    names = [i.name for i in infos]
+    xrows = _feature_rows(all_infos, features, u, n_bins=n_bins, min_count=min_count, binning=binning, log=log)
+    if not infos and not xrows:
+        raise ValueError(f"all uncertainties are equal, so {', '.join(untest)} cannot be tested: ask for ZMS or "
+                         "RCE too, or give features `x` for the adaptivity rows")
     # checked once (validate), prepared once: every step below reads the same sorted data
     prep = prepare_for(infos, E, u, n_bins=n_bins, min_count=min_count, shrink=shrink, binning=binning, log=log)
     with warnings.catch_warnings():
         # the table marks an interval that excludes its estimate ("!" and excludes_estimate)
         warnings.simplefilter("ignore", BiasedIntervalWarning)
         boots: dict[str, BootstrapResult] = bootstrap_prepared(infos, prep, E, u, n_boot=n_boot, method="bca",
-                                                               level=0.95, seed=ss_boot)
-    sim = simulate_prepared(infos, prep, dists, n_mc=n_mc, seed=ss_sim)
+                                                               level=0.95, seed=ss_boot) if infos else {}
+    # one shuffle per repeat serves the rows of u and of every feature; under the permutation D the
+    # binned rows are measured against the set's own scale u·√ZMS (docs/methods.md, "Adaptivity")
+    c2 = float(np.mean(prep.z2))
+    labs = [lab[prep.order] for _, _, lab, _ in xrows]
+    sim_infos = infos + [xi for xi, _, _, _ in xrows]
+    grp = [-1] * len(infos) + [g for _, g, _, _ in xrows]
+    sim = simulate_prepared(sim_infos, prep, dists, n_mc=n_mc, seed=ss_sim, features=labs, grp=grp, perm_scale=c2)
     labels = [d.label for d in sim.dists]
+    centred = {i.name: _binned_value(i.code, _starts_labels(prep.starts), prep.u, prep.u * prep.z, c2)
+               for i in infos if i.binned}
     # the conditional rule's scale test: the permutation-invariant statistics under the fitted t(ν̂)
     fit = scale_simulation(names, u, E, n_mc=n_mc, seed=ss_fit, prep=prep) if rule == "conditional" else None
     # the generative D (the user's, not the permutation D nor the D the rule added) enter the published rule
@@ -743,7 +861,9 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
         zsim = {d: zeta(b.estimate, r.mean, b.low, b.high, u_ref=r.se) for d, r in refs.items()}
         zsim2 = {d: zeta_sim2(b.estimate, r.mean, r.low, r.high) for d, r in refs.items()}
         alt = alternative_for(inf.name)
-        pv = {d: (1.0, 0.0) if untestable(inf.name, d) else sim.p_value(inf.name, d, b.estimate, alternative=alt)
+        pv = {d: (1.0, 0.0) if untestable(inf.name, d) else
+              sim.p_value(inf.name, d, centred.get(inf.name, b.estimate) if d == "permutation" else b.estimate,
+                          alternative=alt)
               for d in labels}
         sens = [sim.paired_difference(inf.name, gen[0], d) for d in gen[1:]]
         d_sens = any(p.sensitive(k_sensitivity) for p in sens)
@@ -775,17 +895,37 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
             verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
             tie_range=ties.get(inf.name),
         ))
+    tested = {}
+    for xi, g, lab, how in xrows:
+        f = features[g]
+        order = np.argsort(lab, kind="stable")
+        est = _binned_value(xi.code, lab[order], u[order], E[order], 1.0)
+        tested[xi.name] = _binned_value(xi.code, labs[g], prep.u, prep.u * prep.z, c2)
+        rows.append(_feature_row(xi, f, est, tested[xi.name], sim, labels, screen.unreliable(row_statistic(xi.name)),
+                                 alpha, how))
+    for nm in untest:
+        rows.append(_untestable_row(nm, labels))
+    rows.sort(key=lambda r: (row_feature(r.name) is not None, all_names.index(row_statistic(r.name))))
     # the model-level verdict: the statistics the rule decides (not unreliable), each by its
     # simulated law (docs/methods.md, "Joint verdict")
-    estimates, alternatives = {r.name: r.estimate for r in rows}, {r.name: r.alternative for r in rows}
-    flagged = [r.name for r in rows if r.shape_flag]
-    if rule == "conditional":  # Šidák: permutation test of consistency × scale test under the fitted t
-        joint = conditional_joint_verdict(sim, estimates, alternatives, stats=names, flagged=flagged,
-                                          scale_sim=fit, combine=combine, alpha=alpha)
+    rows_t = [r for r in rows if r.name not in untest]
+    estimates, alternatives = {r.name: r.estimate for r in rows_t}, {r.name: r.alternative for r in rows_t}
+    flagged = [r.name for r in rows_t if r.shape_flag and row_feature(r.name) is None]
+    tested_names = names + [xi.name for xi, _, _, _ in xrows]
+    if untest:  # constant u: a pairing statistic of u alone (RCE) is constant under the permutation D too
+        tested_names = [n for n in tested_names if row_feature(n) is not None or not _degenerate(sim, n)]
+    if rule == "conditional":  # Šidák: permutation test of consistency and adaptivity × scale test under the fitted t
+        joint = conditional_joint_verdict(sim, estimates, alternatives, stats=tested_names, flagged=flagged,
+                                          scale_sim=fit, combine=combine, alpha=alpha,
+                                          perm_estimates={**centred, **tested})
     else:
-        joint = joint_verdict(sim, estimates, alternatives, stats=[s for s in names if s not in flagged],
-                              combine=combine, alpha=alpha, excluded=flagged)
+        joint = joint_verdict(sim, estimates, alternatives, stats=[s for s in tested_names if s not in flagged],
+                              combine=combine, alpha=alpha, excluded=flagged, perm_estimates={**centred, **tested})
     notes = list(auto_notes)  # the defaults validate chose for this M (bins, N_MC)
+    if untest:
+        notes.append(f"{', '.join(untest)}: not testable: {CONSTANT_U_REASON}")
+    for g, how in dict((g, how) for _, g, _, how in xrows).items():
+        notes.append(f"feature {features[g].name}: {how}")
     if rule == "conditional" and fit is None and any(untestable(n, "permutation") for n in names):
         notes.append("scale test: the Student t fitted to Z has nu <= 2 (no unit variance exists), so "
                      f"{', '.join(n for n in names if untestable(n, 'permutation'))} get no verdict (unreliable)")

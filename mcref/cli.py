@@ -119,6 +119,7 @@ def cmd_validate(args) -> int:
 
     ds = _load(args)
     dists = _dists(args)
+    x = _features(args, ds)
     import warnings
 
     from ._warnings import FewReplicatesWarning, TieOrderWarning
@@ -126,7 +127,7 @@ def cmd_validate(args) -> int:
     with warnings.catch_warnings():  # both are notes of the printed table
         warnings.simplefilter("ignore", FewReplicatesWarning)
         warnings.simplefilter("ignore", TieOrderWarning)
-        tab = validate(ds.E, ds.u, stats=_stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
+        tab = validate(ds.E, ds.u, x=x, stats=_stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
                        n_boot=args.boot, n_mc=args.mc, seed=_seed(args), name=ds.name, rule=args.rule,
                        min_count=args.min_count, shrink=args.shrink, binning=args.binning,
                        log=not args.linear_bins, combine=args.combine)
@@ -137,6 +138,38 @@ def cmd_validate(args) -> int:
     else:
         print(tab.explained() if args.explain else tab.wide_table() if args.wide else tab)
     return 0
+
+
+def _features(args, ds: datasets.Dataset) -> dict | None:
+    """The features of --x-column NAMES: columns of the file (numbers, or text: categorical), or
+    the built-in set's covariate x."""
+    if args.x_column is None:
+        return None
+    names = [n.strip() for n in args.x_column.split(",") if n.strip()]
+    if not names:
+        raise ValueError("--x-column: give one or more column names, comma-separated")
+    if args.file is None:
+        if names != ["x"] or ds.x is None:
+            raise ValueError(f"--x-column: the built-in data set {ds.name!r} has "
+                             + ("one covariate, named x" if ds.x is not None else "no covariate"))
+        return {"x": ds.x}
+    cols = datasets.read_columns(args.file, delimiter=getattr(args, "delimiter", None))
+    missing = [n for n in names if n not in cols]
+    if missing:
+        raise ValueError(f"--x-column: no column {', '.join(map(repr, missing))} in {args.file}; columns: "
+                         f"{', '.join(cols)}")
+    import numpy as np
+
+    out = {}
+    for n in names:
+        v = np.asarray(cols[n])
+        if v.dtype.kind == "O":  # text cells: numbers when every cell parses, else categories
+            try:
+                v = v.astype(np.float64)
+            except ValueError:
+                v = v.astype(str)
+        out[n] = v
+    return out
 
 
 def cmd_fit(args) -> int:
@@ -673,6 +706,10 @@ def _parser_validate(sub) -> None:
                          "zeta_Sim rule; the published verdict is always printed")
     sp.add_argument("--combine", default="minp", choices=["minp", "fisher", "cauchy"],
                     help="how the joint verdict combines the statistics' Monte Carlo p-values (default minp)")
+    sp.add_argument("--x-column", metavar="NAMES",
+                    help="comma-separated feature columns of FILE (or the prediction column, for the predicted "
+                         "value V): adaptivity rows ENCE|NAME, ZMSE|NAME over bins of each, tested by permutation "
+                         "and part of the joint verdict; text columns are categorical (one bin per level)")
     sp.set_defaults(func=cmd_validate)
 
 

@@ -139,7 +139,7 @@ class Simulation:
     n_bins: int
 
     def _index(self, name: str, dist) -> tuple[int, int]:
-        nm = info(name).name
+        nm = name if name in self.names else info(name).name  # a row binned on a feature: "ENCE|x"
         if nm not in self.names:
             raise ValueError(f"statistic {nm} was not simulated; simulated: {', '.join(self.names)}")
         labels = [d.label for d in self.dists]
@@ -243,6 +243,26 @@ class _FixedU:
     slnu2: float
     xu: np.ndarray
     sxx: float
+    #: the features' bins: each sorted position's bin label (G, M), the bins' (n_b, Σu²)
+    #: (G, max bins, 2) and bin counts (G,); G = 0 without features
+    xlab: np.ndarray = None
+    xacc0: np.ndarray = None
+    xnb: np.ndarray = None
+
+    def with_features(self, labels: Sequence[np.ndarray]) -> "_FixedU":
+        """This u with the bins of features: ``labels[g]`` is each sorted position's bin of feature g."""
+        m = self.u.size
+        G = len(labels)
+        nb = np.array([int(lab.max()) + 1 if lab.size else 0 for lab in labels], dtype=np.int64)
+        xlab = np.zeros((G, m), dtype=np.int64)
+        xacc0 = np.zeros((G, int(nb.max()) if G else 0, 2))
+        u2 = self.u * self.u
+        for g, lab in enumerate(labels):
+            xlab[g] = lab
+            xacc0[g, :nb[g], 0] = np.bincount(lab, minlength=nb[g])
+            xacc0[g, :nb[g], 1] = np.bincount(lab, u2, minlength=nb[g])
+        return _FixedU(u=self.u, starts=self.starts, su2_bins=self.su2_bins, su2=self.su2, slnu2=self.slnu2,
+                       xu=self.xu, sxx=self.sxx, xlab=xlab, xacc0=xacc0, xnb=nb)
 
 
 def _fixed_u(us: np.ndarray, u2: np.ndarray, lnu2: np.ndarray, starts: np.ndarray, ugs: np.ndarray) -> _FixedU:
@@ -379,19 +399,34 @@ def simulate(
 
 
 def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence[Distribution], *, n_mc: int,
-                      seed, n_threads: int | None = None, progress: bool | None = None) -> Simulation:
+                      seed, n_threads: int | None = None, progress: bool | None = None,
+                      features: Sequence[np.ndarray] = (), grp: Sequence[int] | None = None,
+                      perm_scale: float = 1.0) -> Simulation:
     """:func:`simulate` on data checked and prepared by the caller (:func:`mcref.stats.prepare_for`
     ``infos``; ``dists`` resolved with the data's Z): the internal path of :func:`mcref.validate`.
-    The sorted u, its bins and its ranks come from ``prep``: no second check, no second sort."""
-    return _simulate_run(infos, tuple(dists), _fixed_u_of(prep, single_bin=not any(i.binned for i in infos)),
-                         n_mc, check_seed(seed), n_threads, progress)
+    The sorted u, its bins and its ranks come from ``prep``: no second check, no second sort.
+
+    ``features[g]`` gives each sorted position's bin of feature g and ``grp[k]`` the feature
+    that binned statistic k is binned on (−1: the bins of u), so one ε per repeat serves the
+    rows of u and of every feature. ``perm_scale`` = c²: under the permutation D the binned
+    statistics are computed against u·c (the set's own scale, c² = ZMS: docs/methods.md,
+    "Adaptivity"); the other D are unchanged."""
+    fx = _fixed_u_of(prep, single_bin=not any(i.binned for i, g in zip(infos, grp or [-1] * len(infos)) if g < 0))
+    return _simulate_run(infos, tuple(dists), fx.with_features(features), n_mc, check_seed(seed), n_threads,
+                         progress, grp=grp, perm_scale=perm_scale)
 
 
 def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx: _FixedU, n_mc: int,
-                  ss: np.random.SeedSequence, n_threads: int | None, progress: bool | None) -> Simulation:
+                  ss: np.random.SeedSequence, n_threads: int | None, progress: bool | None,
+                  grp: Sequence[int] | None = None, perm_scale: float = 1.0) -> Simulation:
     """The Monte Carlo repeats of :func:`simulate` (arguments checked, u prepared)."""
     if any(i.kind == "rank" for i in infos) and fx.sxx == 0.0:  # all u equal: no ranks to correlate
         raise ValueError("CC is undefined when all `u` are equal")
+    if fx.xlab is None:
+        fx = fx.with_features(())
+    grp_all = list(grp) if grp is not None else [-1] * len(infos)
+    grp_k = np.array([g for g, i in zip(grp_all, infos) if not i.user], dtype=np.int64)
+    c2s = np.array([perm_scale if d.kind == "permutation" else 1.0 for d in dlist])
     labels = [d.label for d in dlist]
     u = fx.u
     nb = fx.starts.size - 1
@@ -431,13 +466,15 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
                 checkpoint()  # a stopped run (Ctrl-C) does not wait for the chunk's other D
             dcodes = np.array([dlist[d].code for d in group], dtype=np.int64)
             nus = np.array([dlist[d].param for d in group], dtype=np.float64)  # ν of a t, p of a normp, else 0
+            c2g = c2s[np.array(group, dtype=np.int64)]
             tmp = np.empty((len(group), codes.size, nrep))
             kept = keep[:, :nrep]
             dist = dlist[group[0]]
             if dist.kind == "user":  # drawn by the user's Python function
                 v = np.ascontiguousarray(dist._user_draw(_mix_rng(ss, c, dist), (nrep, m)), dtype=np.float64)
-                mc_chunk_kernel(codes, dcodes, nus, nrep, no_state, no_state.reshape(0, 4), v, v, emp, perm, fx.u,
-                                fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, kept, tmp)
+                mc_chunk_kernel(codes, grp_k, dcodes, nus, c2g, nrep, no_state, no_state.reshape(0, 4), v, v, emp,
+                                perm, fx.u, fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, fx.xlab, fx.xacc0,
+                                fx.xnb, eps, a, scratch, kept, tmp)
             else:  # every D of the group transforms the chunk's one normal stream; a t(ν) D adds its own χ² stream
                 zs = zstates[c].copy()
                 vs = np.zeros((len(group), 4), dtype=np.uint64)
@@ -449,9 +486,9 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
                         checkpoint()
                     hi = min(nrep, lo + sub)
                     part = np.empty((len(group), codes.size, hi - lo))
-                    mc_chunk_kernel(codes, dcodes, nus, hi - lo, zs, vs, zrow, vrow, emp, perm, fx.u, fx.starts,
-                                    fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, eps, a, scratch, kept[:, lo:hi],
-                                    part)
+                    mc_chunk_kernel(codes, grp_k, dcodes, nus, c2g, hi - lo, zs, vs, zrow, vrow, emp, perm, fx.u,
+                                    fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, fx.xlab, fx.xacc0,
+                                    fx.xnb, eps, a, scratch, kept[:, lo:hi], part)
                     tmp[:, :, lo:hi] = part
             for j, d in enumerate(group):
                 samples[d, bi, r0:r0 + nrep] = tmp[j]

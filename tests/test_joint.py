@@ -475,11 +475,21 @@ def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table)
     sim = mcref.simulate(names, u, dists=["normal", "t6", "empirical", permutation_distribution(E / u)], n_mc=500,
                          E=E, seed=ss_sim)
     fit = mcref.simulate(["ZMS"], u, dists=[f"t{nu!r}"], n_mc=500, n_bins=1, min_count=1, seed=root.spawn(1)[0])
+    # under the permutation D the binned rows are tested against the set's own scale: ENCE and ZMSE
+    # of (E, u·c), c² = ZMS, on the same shuffles (the same stream): E* = u·c·perm(Z/c) = u·perm(Z)
+    c = math.sqrt(np.mean((E / u) ** 2))
+    binned = ["ENCE", "ZMSE"]
+    simc = mcref.simulate(binned, u * c, dists=["normal", "t6", "empirical", permutation_distribution(E / (u * c))],
+                          n_mc=500, E=E, seed=ss_sim)
+    est = {s: tab[s].estimate for s in names}
+    est.update({s: mcref.statistic(s, E, u * c, n_bins=tab.n_bins) for s in binned})
     from mcref._validate import alternative_for
 
     def part(sm, d, cover):
-        X = sm.samples[d][[sm.names.index(s) for s in cover]]
-        return naive_joint(X, [tab[s].estimate for s in cover], [alternative_for(s) for s in cover], "minp")[0]
+        X = np.array([(simc if s in binned and d == 3 else sm).samples[d][(simc if s in binned and d == 3 else sm)
+                                                                          .names.index(s)] for s in cover])
+        return naive_joint(X, [est[s] if d == 3 else tab[s].estimate for s in cover],
+                           [alternative_for(s) for s in cover], "minp")[0]
 
     pc, ps = part(sim, 3, j.consistency_stats), part(fit, 0, j.scale_stats)
     assert tab["ZMS"].p_test == ps and tab["ZMS"].verdict == ("valid" if ps > 0.05 else "invalid")

@@ -101,14 +101,15 @@ def test_outputs_render():
 @pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")  # small n_boot/n_mc keep the test fast; the warning is tested in test_newuser
 def test_homoscedastic_data_validates():
     """Constant u: the average statistics validate (shape screen of u² = 0); the binned ones
-    are refused, since any split of equal u into bins is arbitrary."""
+    are not testable (any split of equal u into bins is arbitrary), with the reason."""
     rng = np.random.default_rng(2)
     u = np.full(1000, 0.7)
     E = u * rng.normal(size=1000)
     tab = mcref.validate(E, u, stats=["ZMS", "RCE"], n_boot=300, n_mc=300, seed=0)
     assert tab.shape.beta_u2 == 0.0
-    with pytest.raises(ValueError, match="homoscedastic"):
-        mcref.validate(E, u, stats=["ZMS", "ENCE"], n_boot=300, n_mc=300, seed=0)
+    tab = mcref.validate(E, u, stats=["ZMS", "ENCE"], n_boot=300, n_mc=300, seed=0)
+    assert tab["ENCE"].verdict == "not testable" and "all u are equal" in tab["ENCE"].reason
+    assert tab.joint.stats == ("ZMS",)
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,8 @@ from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_me
 
 
 @njit(**NJIT)
-def mc_chunk_kernel(codes, dcodes, nus, n_rep, zstate, vstates, zbuf, vbuf, emp, perm, u, starts, su2_bins, su2,
-                    slnu2, xu, sxx, eps, a, rank_scratch, keep, out):
+def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, vbuf, emp, perm, u, starts, su2_bins,
+                    su2, slnu2, xu, sxx, xlab, xacc0, xnb, eps, a, rank_scratch, keep, out):
     """Statistics ``codes`` for each repeat r of the chunk and each D: ε = D_d(z, v_d),
     E* = u·ε (u sorted), ``out[d, k, r]`` = statistic k on (E*, u) under D ``dcodes[d]``
     (t(ν) with ν = ``nus[d]``).
@@ -41,6 +41,13 @@ def mc_chunk_kernel(codes, dcodes, nus, n_rep, zstate, vstates, zbuf, vbuf, emp,
     instead. z* = E*/u is taken as ε itself (equal up to rounding). A non-empty ``keep``
     (shape (n_D, n_rep, M)) receives each repeat's ε, for the statistics that are not
     kernel codes (:mod:`.user`).
+
+    ``grp[k]`` conditions a binned statistic: −1 on the bins of u (``starts``), g ≥ 0 on the
+    bins of feature g, given as each sorted position's bin label ``xlab[g]`` with the bins'
+    counts and Σu² in ``xacc0[g, :xnb[g]]`` (one ε per repeat serves every conditioning).
+    Under D d the binned statistics are computed against u·√``c2s[d]`` (1 but for the
+    permutation D, whose binned rows measure calibration around the set's own scale ZMS:
+    docs/methods.md, "Adaptivity").
     """
     draw = zstate.shape[0] == 4
     need_z = False  # the permutation D alone draws no normals
@@ -67,13 +74,43 @@ def mc_chunk_kernel(codes, dcodes, nus, n_rep, zstate, vstates, zbuf, vbuf, emp,
                 transform(dcodes[d], nus[d], zr, vr, emp, eps)
             if keep.shape[1] > 0:
                 keep[d, r, :] = eps
-            _repeat_stats(codes, eps, u, starts, su2_bins, su2, slnu2, xu, sxx, a, rank_scratch, out[d], r)
+            _repeat_stats(codes, grp, c2s[d], eps, u, starts, su2_bins, su2, slnu2, xu, sxx, xlab, xacc0, xnb, a,
+                          rank_scratch, out[d], r)
 
 
 @njit(**NJIT)
-def _repeat_stats(codes, eps, u, starts, su2_bins, su2, slnu2, xu, sxx, a, rank_scratch, out, r):
+def scale_acc(acc, c2, out):
+    """``out[b] = (n_b, c2·Σu², ΣE², Σz²/c2)``: the bin sums of ``acc`` against u·√c2."""
+    for b in range(acc.shape[0]):
+        out[b, 0] = acc[b, 0]
+        out[b, 1] = acc[b, 1] * c2
+        out[b, 2] = acc[b, 2]
+        out[b, 3] = acc[b, 3] / c2
+
+
+@njit(**NJIT)
+def label_acc(lab, eps, u, acc0, acc):
+    """Bin sums of (u·ε, u) over the bins given by each point's label ``lab``:
+    ``acc[b] = (n_b, Σu², ΣE², Σz²)`` with n_b and Σu² copied from ``acc0`` (fixed u)."""
+    for b in range(acc.shape[0]):
+        acc[b, 0] = acc0[b, 0]
+        acc[b, 1] = acc0[b, 1]
+        acc[b, 2] = 0.0
+        acc[b, 3] = 0.0
+    for i in range(eps.shape[0]):
+        z = eps[i]
+        e = u[i] * z
+        b = lab[i]
+        acc[b, 2] += e * e
+        acc[b, 3] += z * z
+
+
+@njit(**NJIT)
+def _repeat_stats(codes, grp, c2, eps, u, starts, su2_bins, su2, slnu2, xu, sxx, xlab, xacc0, xnb, a, rank_scratch,
+                  out, r):
     """``out[k, r]`` = statistic ``codes[k]`` on (u·ε, u): one fused pass over the bins
-    (mean and binned sums, and a = |u·ε| when CC is asked), then the rank pass of CC."""
+    (mean and binned sums, and a = |u·ε| when CC is asked), then the rank pass of CC, and
+    one labelled pass per feature that a statistic is binned on (``grp``)."""
     m = u.shape[0]
     n_bins = starts.shape[0] - 1
     need_cc = False
@@ -111,8 +148,28 @@ def _repeat_stats(codes, eps, u, starts, su2_bins, su2, slnu2, xu, sxx, a, rank_
         te2 += be2
     fm = np.float64(m)
     pack_sums(s, fm, tz, tz2 - tz * tz / fm, tz2, te2, su2, slnu2)
+    if c2 != 1.0:
+        scaled = np.empty((n_bins, 4))
+        scale_acc(acc, c2, scaled)
+        acc = scaled
+    for g in range(xlab.shape[0]):
+        used = False
+        for k in range(codes.shape[0]):
+            if grp[k] == g:
+                used = True
+        if not used:
+            continue
+        xacc = np.empty((xnb[g], 4))
+        label_acc(xlab[g], eps, u, xacc0[g], xacc)
+        if c2 != 1.0:
+            scale_acc(xacc.copy(), c2, xacc)
+        for k in range(codes.shape[0]):
+            if grp[k] == g:
+                out[k, r] = finish_binned(codes[k], xacc, fm)
     for k in range(codes.shape[0]):
         c = codes[k]
+        if grp[k] >= 0:
+            continue
         if is_mean_code(c):
             out[k, r] = finish_mean(c, s)
         elif is_binned_code(c):
