@@ -6,9 +6,12 @@ Parts (``--parts cases,size,power``):
 * ``cases``: the primer's synthetic cases A–F (``mcref.synthetic.case``, M = 5000, x given),
   ``--seeds`` sets each; per target the fraction of sets judged invalid: **calibration**
   (the ZMS row), **consistency** (any row binned on u, or CC), **binned u** (ENCE or ZMSE on
-  bins of u), **adaptivity** (any row binned on x), and the joint verdict;
+  bins of u), **adaptivity** (any row binned on x); the same per target by its part of the
+  joint verdict (``scale part``: p_scale, ``consistency part``: p_consistency, ``adaptivity
+  part``: p_adaptivity, each one exact test of its rows); and the joint verdict;
 * ``size``: calibrated sets E = u·ε, u² ~ IG(4, 4), x independent of u (``indep``) or u a
-  function of x (``determines``: u = 0.1 + x², x ~ N(0, 1)), M = 500, 2000, 10 000, ε normal
+  function of x (``determines``: u = 0.1 + x², x ~ N(0, 1)) or u constant (``constant u``,
+  the primer's case F), M = 500, 2000, 10 000, ε normal
   and a unit-variance t(3); the rejection rate of each x row, of the u rows and of the
   joint verdict (5 % expected; binomial sd 1.5 % at 200 sets);
 * ``power``: consistent but not adaptive: x ~ U(−1, 1) independent of u, E = u·ε·s(x) with
@@ -45,6 +48,10 @@ def _rates(tab) -> dict[str, bool]:
         "binned u": any(v for n, v in inv.items() if n in ("ENCE", "ZMSE", "UCE")),
         "adaptivity": any(v for n, v in inv.items() if "|" in n),
         "joint": tab.joint is not None and tab.joint.verdict == "invalid",
+        # each target by its part of the joint verdict (one exact test per target)
+        "scale part": tab.joint is not None and (tab.joint.p_scale or 1.0) <= 0.05,
+        "consistency part": tab.joint is not None and (tab.joint.p_consistency or 1.0) <= 0.05,
+        "adaptivity part": tab.joint is not None and (tab.joint.p_adaptivity or 1.0) <= 0.05,
         **{f"row {n}": v for n, v in inv.items() if "|" in n},
         "u rows not testable": any(r.verdict == "not testable" for r in rows.values()),
     }
@@ -65,6 +72,9 @@ def _size_one(kind, M, dist, ss):
     rng = np.random.default_rng(ss)
     if kind == "indep":
         u = np.sqrt(1 / rng.gamma(4, 1 / 4, M))
+        x = rng.normal(size=M)
+    elif kind == "constant u":  # the primer's case F: one sigma, x independent
+        u = np.full(M, 0.5)
         x = rng.normal(size=M)
     else:
         x = rng.normal(size=M)
@@ -107,23 +117,24 @@ def main(argv=None) -> None:
             sss = np.random.SeedSequence(2026, spawn_key=(1, k)).spawn(a.seeds)
             cells[f"case {case}"] = run(delayed(_case_one)(case, ss) for ss in sss)
         _table("Primer cases, M = 5000: fraction of sets judged invalid per target", cells,
-               ["calibration", "consistency", "binned u", "adaptivity", "joint", "u rows not testable"])
+               ["calibration", "consistency", "binned u", "adaptivity", "scale part", "consistency part",
+                "adaptivity part", "joint", "u rows not testable"])
     if "size" in parts:
         cells = {}
-        for i, kind in enumerate(("indep", "determines")):
+        for i, kind in enumerate(("indep", "determines", "constant u")):
             for j, M in enumerate(int(m) for m in a.sizes.split(",")):
                 for k, dist in enumerate(("normal", "t3")):
                     sss = np.random.SeedSequence(2026, spawn_key=(2, i, j, k)).spawn(a.sets)
                     cells[f"x {kind}, M={M}, {dist}"] = run(delayed(_size_one)(kind, M, dist, ss) for ss in sss)
-        _table("Size on calibrated data (5 % expected)", cells,
-               ["row ENCE|x", "row ZMSE|x", "adaptivity", "consistency", "joint"])
+        _table("Size on calibrated data (5 % expected per row and part)", cells,
+               ["row ENCE|x", "row ZMSE|x", "adaptivity", "adaptivity part", "consistency part", "joint"])
     if "power" in parts:
         cells = {}
         for j, M in enumerate((500, 2000, 5000)):
             sss = np.random.SeedSequence(2026, spawn_key=(3, j)).spawn(a.sets)
             cells[f"consistent, not adaptive, M={M}"] = run(delayed(_power_one)(M, ss) for ss in sss)
         _table("Power: consistent but not adaptive", cells,
-               ["row ENCE|x", "row ZMSE|x", "adaptivity", "consistency", "joint"])
+               ["row ENCE|x", "row ZMSE|x", "adaptivity part", "consistency part", "joint"])
     print(f"\n({time.perf_counter() - t0:.0f} s)")
 
 

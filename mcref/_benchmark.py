@@ -35,9 +35,10 @@ __all__ = ["BenchmarkResult", "benchmark", "STUDY_NAME", "content_hash", "valida
 
 #: name of the benchmark study in a store and in :func:`mcref.studies._runner.cell_seed`
 STUDY_NAME = "benchmark"
-#: options of :func:`mcref.validate` that :func:`benchmark` passes on (all but the data, stats, seed, name)
+#: options of :func:`mcref.validate` that :func:`benchmark` passes on (all but the data, stats, seed, name;
+#: and the features ``x``, which are data: benchmark's ``x`` names the file column)
 _VALIDATE_OPTIONS = tuple(n for n in inspect.signature(validate).parameters
-                          if n not in ("E", "u", "stats", "seed", "name"))
+                          if n not in ("E", "u", "x", "stats", "seed", "name"))
 _VALIDATE_DEFAULTS = {n: p.default for n, p in inspect.signature(validate).parameters.items()
                       if n in _VALIDATE_OPTIONS}
 _GLOB_CHARS = frozenset("*?[")

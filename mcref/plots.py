@@ -244,16 +244,35 @@ def _binned_panel(d, ax, *, ylabel: str, xlabel: str, logx: bool = False, logy: 
     return ax
 
 
-def plot_lzms(E, u, x=None, *, ax=None, xlabel=None, **kw):
-    """⟨Z²⟩ per bin of u (consistency) or of x (adaptivity), target 1 (:func:`mcref.diagnostics.lzms`)."""
+def plot_lzms(E, u, x=None, *, ax=None, xlabel=None, band: int = 0, seed=0, **kw):
+    """⟨Z²⟩ per bin of u (consistency) or of x (adaptivity), target 1 (:func:`mcref.diagnostics.lzms`).
+
+    ``band`` > 0 shades the 95 % range of ⟨Z²⟩ per bin over that many shuffles of Z across
+    the rows (u and x kept): the null of the permutation test of :func:`mcref.validate`'s
+    binned rows, around the set's own ⟨Z²⟩ (docs/methods.md, "Adaptivity"); ``seed`` seeds
+    the shuffles."""
     from .diagnostics import lzms
 
     plt = _plt()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.6))
     d = lzms(E, u, x, **kw)
-    return _binned_panel(d, ax, ylabel=r"$\langle Z^2\rangle$ per bin", xlabel=xlabel or ("u" if x is None else "x"),
-                         logx=x is None, logy=True)
+    if band and not kw.get("slide"):
+        E, u = check_E_u(E, u)
+        var = u if x is None else np.asarray(x, dtype=float)
+        lab = np.empty(E.size, dtype=np.int64)  # the bins are runs of the stable order of the variable
+        lab[np.argsort(var, kind="stable")] = np.repeat(np.arange(d.counts.size), d.counts)
+        z = E / u
+        rng = np.random.default_rng(seed)
+        zms = np.array([np.bincount(lab, rng.permutation(z) ** 2, d.counts.size) for _ in range(int(band))]) / d.counts
+        lo, hi = np.quantile(zms, [0.025, 0.975], axis=0)
+        ax.fill_between(d.centers, lo, hi, color="0.85", lw=0, zorder=0,
+                        label=f"Z shuffled across rows, 95 % ({int(band)})")
+    _binned_panel(d, ax, ylabel=r"$\langle Z^2\rangle$ per bin", xlabel=xlabel or ("u" if x is None else "x"),
+                  logx=x is None, logy=True)
+    if band:
+        ax.legend(fontsize=7, loc="best")
+    return ax
 
 
 def plot_lzisd(E, u, x=None, *, ax=None, xlabel=None, **kw):
@@ -417,12 +436,12 @@ def plot_report(E, u, x=None, *, name: str = "", seed=None, dist="normal", path=
     plot_calibration_curve(E, u, dist=dist, ax=next(ax))
     if not const_u:
         plot_reliability(E, u, ax=next(ax), seed=seed)
-        plot_lzms(E, u, ax=next(ax), xlabel="u (consistency)")
+        plot_lzms(E, u, ax=next(ax), xlabel="u (consistency)", band=200, seed=seed)
         plot_lcp(E, u, ax=next(ax), dist=dist, xlabel="u (consistency)")
         plot_confidence_curve(E, u, dist=dist, seed=seed, ax=next(ax))
     if has_x:
         plot_z_vs_x(E, u, x, ax=next(ax))
-        plot_lzms(E, u, x, ax=next(ax), xlabel="x (adaptivity)", log=False)
+        plot_lzms(E, u, x, ax=next(ax), xlabel="x (adaptivity)", log=False, band=200, seed=seed)
         plot_lcp(E, u, x, ax=next(ax), dist=dist, xlabel="x (adaptivity)", log=False)
     rest = list(ax)
     if rest:

@@ -209,3 +209,23 @@ def test_cli_x_columns(tmp_path, capsys):
     assert out["joint"]["driver_part"] == "adaptivity"
     assert main(["validate", str(path), "--x-column", "nope", "--boot", "500", "--mc", "500"]) != 0
     assert "no column 'nope'" in capsys.readouterr().err
+
+
+def test_plot_lzms_permutation_band():
+    """The band is the shuffles' 2.5–97.5 % of ZMS per bin: it brackets the set's own ZMS in
+    every bin (a calibrated-by-construction null around that level)."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
+
+    from mcref.plots import plot_lzms
+
+    ds = synthetic.case("C", M=2000, seed=1)
+    ax = plot_lzms(ds.E, ds.u, ds.x, band=100, log=False)
+    polys = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(polys) == 1
+    y = polys[0].get_paths()[0].vertices[:, 1]
+    zms = np.mean((ds.E / ds.u) ** 2)
+    assert y.min() < zms < y.max()
+    plt.close("all")
