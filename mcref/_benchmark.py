@@ -45,8 +45,9 @@ _GLOB_CHARS = frozenset("*?[")
 VERDICT_ORDER = ("valid", "invalid", "not testable", "unreliable")
 
 
-def content_hash(E: np.ndarray, u: np.ndarray) -> str:
-    """SHA-256 (hex) of a dataset's content: the bytes of E then u as little-endian float64.
+def content_hash(E: np.ndarray, u: np.ndarray, x: np.ndarray | None = None) -> str:
+    """SHA-256 (hex) of a dataset's content: the bytes of E then u (then x, for a run with
+    adaptivity rows) as little-endian float64.
 
     Two datasets with the same values in the same order have the same hash, whatever their
     name or file; one changed value gives another hash (another cell of a benchmark).
@@ -59,6 +60,9 @@ def content_hash(E: np.ndarray, u: np.ndarray) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(E, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(u, dtype="<f8").tobytes())
+    if x is not None:
+        h.update(b"x")
+        h.update(np.ascontiguousarray(x, dtype="<f8").tobytes())
     return h.hexdigest()
 
 
@@ -322,14 +326,16 @@ def _bench_cell(key: dict, params: dict, seed_seq: np.random.SeedSequence, n_thr
     """One dataset: :func:`mcref.validate` with the cell's seed; one flat row per statistic."""
     if data is None:
         raise ValueError(f"benchmark cell {key['dataset']!r}: its data did not reach the worker")
-    E, u = data
-    if content_hash(E, u) != key["sha256"]:  # the data that travelled are the data of the key
+    E, u, *rest = data
+    x = rest[0] if rest else None  # the feature x of an adaptivity run
+    if content_hash(E, u, x) != key["sha256"]:  # the data that travelled are the data of the key
         raise ValueError(f"benchmark cell {key['dataset']!r}: the data do not match their content hash")
     seed = validate_seed(seed_seq)
     with warnings.catch_warnings():  # said once by benchmark(); ties are in tie columns of validate's own table
         warnings.simplefilter("ignore", FewReplicatesWarning)
         warnings.simplefilter("ignore", TieOrderWarning)
-        tab = validate(E, u, stats=params["stats"], seed=seed, name=key["dataset"], **params["options"])
+        tab = validate(E, u, x=None if x is None else {"x": x}, stats=params["stats"], seed=seed,
+                       name=key["dataset"], **params["options"])
     return _rows(tab, seed)
 
 
@@ -383,6 +389,7 @@ def benchmark(
     scheduler: Any = None,
     seed: int | None = None,
     progress: bool = True,
+    adaptivity: bool = False,
     **validate_options: Any,
 ) -> BenchmarkResult:
     """Validate many datasets at once: :func:`mcref.validate` per dataset, in parallel, stored.
@@ -423,6 +430,11 @@ def benchmark(
         already, else one drawn from the OS (in :attr:`BenchmarkResult.seed`).
     progress : bool, default: True
         Progress bar (cells) on a terminal.
+    adaptivity : bool, default: False
+        Validate each dataset with its feature x too (``validate(E, u, x=...)``: rows
+        ``ENCE|x``, ``ZMSE|x`` and x in the joint verdict; README "Adaptivity"): every dataset
+        must have an x (the column ``x`` names, or the file's ``x``). x enters each cell's
+        content hash, so a run with adaptivity is another benchmark than one without.
     **validate_options
         Options of :func:`mcref.validate`: ``dists``, ``n_bins``, ``n_boot``, ``n_mc``,
         ``min_count``, ``shrink``, ``binning``, ``log``, ``k_sensitivity``, ``rule``,
@@ -497,15 +509,22 @@ def benchmark(
     from .store import canonical_json
 
     keys, data = [], {}
-    for ds, _where in items:
-        key = {"dataset": ds.name, "sha256": content_hash(ds.E, ds.u)}
+    for ds, where in items:
+        if adaptivity and ds.x is None:
+            raise ValueError(f"`sources`: {where}: adaptivity=True needs a feature x (a column named by `x`, "
+                             "or x in the file), and this dataset has none")
+        x = np.ascontiguousarray(ds.x, dtype=np.float64) if adaptivity else None
+        key = {"dataset": ds.name, "sha256": content_hash(ds.E, ds.u, x)}
         keys.append(key)
-        data[canonical_json(key)] = (np.ascontiguousarray(ds.E), np.ascontiguousarray(ds.u))
-    spec = StudySpec(STUDY_NAME, {"stats": names, "options": opts}, keys, _bench_cell, data=data)
+        data[canonical_json(key)] = (np.ascontiguousarray(ds.E), np.ascontiguousarray(ds.u)) + ((x,) if adaptivity
+                                                                                                else ())
+    params = {"stats": names, "options": opts, **({"adaptivity": True} if adaptivity else {})}
+    spec = StudySpec(STUDY_NAME, params, keys, _bench_cell, data=data)
     info_ = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store,
                       progress=progress)
     table = info_.table
     cols = [c for c in table.columns if c != "sha256"] + ["sha256"]
     table = table[cols]
+    rows = tuple(names) + (tuple(f"{n}|x" for n in names if info(n).binned) if adaptivity else ())
     return BenchmarkResult(table=table, seed=info_.seed, store=info_.store, run=info_,
-                           datasets=tuple(ds for ds, _ in items), stats=tuple(names), options=opts)
+                           datasets=tuple(ds for ds, _ in items), stats=rows, options=opts)

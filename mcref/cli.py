@@ -420,7 +420,8 @@ def cmd_bench(args) -> int:
         res = benchmark(sources, stats=_stats_list(args.stat, DEMO_STATS), store=args.store, E=args.E, u=args.u,
                         pred=args.pred, ref=args.ref, u_is_variance=args.u_is_variance, n_jobs=args.n_jobs,
                         backend=args.backend, scheduler=args.scheduler, seed=args.seed,
-                        progress=args.progress is not False, **opts)
+                        progress=args.progress is not False, x=args.x_column,
+                        adaptivity=args.x_column is not None, **opts)
     print(res)
     if args.csv:
         res.to_csv(args.csv)
@@ -468,6 +469,9 @@ def _bench_parser(sub) -> None:
     sp.add_argument("--pred", help="prediction column (E = ref - pred)")
     sp.add_argument("--ref", help="reference-value column (E = ref - pred)")
     sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
+    sp.add_argument("--x-column", metavar="NAME",
+                    help="feature column of the files: with it, every data set is validated with its adaptivity "
+                         "rows ENCE|x, ZMSE|x (built-in sets: their x)")
     add_progress_flag(sp)
     sp.set_defaults(func=cmd_bench)
 

@@ -229,3 +229,24 @@ def test_plot_lzms_permutation_band():
     zms = np.mean((ds.E / ds.u) ** 2)
     assert y.min() < zms < y.max()
     plt.close("all")
+
+
+def test_benchmark_with_adaptivity_equals_validate(tmp_path):
+    """A benchmark cell with adaptivity is validate(E, u, x=...) with the cell's seed; x enters
+    the content hash; a dataset without x is refused."""
+    from mcref._benchmark import content_hash
+
+    ds = synthetic.case("B", M=1000, seed=2)
+    res = mcref.benchmark([ds], adaptivity=True, n_boot=200, n_mc=200, n_jobs=1, seed=5, progress=False)
+    t = res.table
+    assert {"ENCE|x", "ZMSE|x"} <= set(t["stat"])
+    seed = int(t["seed"].iloc[0])
+    tab = mcref.validate(ds.E, ds.u, x={"x": ds.x}, n_boot=200, n_mc=200, seed=seed, name=ds.name)
+    got = t.set_index("stat")
+    for r in tab.rows:
+        assert got.loc[r.name, "verdict"] == r.verdict
+        assert got.loc[r.name, "p_test"] == pytest.approx(r.p_test if r.p_test is not None else np.nan, nan_ok=True)
+    assert t["sha256"].iloc[0] == content_hash(ds.E, ds.u, ds.x) != content_hash(ds.E, ds.u)
+    with pytest.raises(ValueError, match="needs a feature x"):
+        mcref.benchmark([mcref.datasets.Dataset("nox", ds.E, ds.u)], adaptivity=True, n_boot=200, n_mc=200,
+                        n_jobs=1, progress=False)
