@@ -247,6 +247,11 @@ def test_benchmark_with_adaptivity_equals_validate(tmp_path):
         assert got.loc[r.name, "verdict"] == r.verdict
         assert got.loc[r.name, "p_test"] == pytest.approx(r.p_test if r.p_test is not None else np.nan, nan_ok=True)
     assert t["sha256"].iloc[0] == content_hash(ds.E, ds.u, ds.x) != content_hash(ds.E, ds.u)
+    # constant u (case F) in a benchmark: its u rows are not testable, its x rows decide
+    f = synthetic.case("F", M=1000, seed=2)
+    tf = mcref.benchmark([f], adaptivity=True, n_boot=200, n_mc=200, n_jobs=1, seed=5, progress=False).table
+    v = dict(zip(tf["stat"], tf["verdict"]))
+    assert v["CC"] == v["ENCE"] == "not testable" and v["ENCE|x"] in ("valid", "invalid")
     with pytest.raises(ValueError, match="needs a feature x"):
         mcref.benchmark([mcref.datasets.Dataset("nox", ds.E, ds.u)], adaptivity=True, n_boot=200, n_mc=200,
                         n_jobs=1, progress=False)

@@ -103,8 +103,8 @@ def finish_binned(code, acc, n_total):
             tot += abs(rmv - np.sqrt(mse)) / rmv
         elif code == ZMSE:
             tot += abs(np.log(acc[b, 3] / nb))
-        else:  # UCE
-            tot += nb / n_total * abs(mv - mse)
+        else:  # UCE: (n_b/M)·|MV_b − MSE_b| = |Σu²_b − ΣE²_b|/M (exactly 0 when the sums agree)
+            tot += abs(acc[b, 1] - acc[b, 2]) / n_total
     if code == UCE:
         return tot
     return tot / n_bins
