@@ -597,7 +597,7 @@ def _ece_zce(E: np.ndarray, u: np.ndarray, starts: np.ndarray, uce: str) -> tupl
             float(np.sum(w * np.abs(mv - mse))))
 
 
-def calib_scores(E, u, x=None, *, n_bins: int = 20, min_count: int = 30, cuts: str = "mcref",
+def calib_scores(E, u, x=None, *, n_bins: int | str = 20, min_count: int = 30, cuts: str = "mcref",
                  uce: str = "mean") -> CalibScores:
     r"""ZMSE, ENCE and UCE on equal-count bins of u and of an input feature x, with the global
     scores (ErrViewLib ``calibScores``, ``eceFun``, ``zceFun``, ``nllFun``).
@@ -611,8 +611,10 @@ def calib_scores(E, u, x=None, *, n_bins: int = 20, min_count: int = 30, cuts: s
     with w_b = 1/N (``uce="mean"``, ErrViewLib's ``eceFun``, the default here) or n_b/M
     (``uce="counts"``, the weighting of :func:`mcref.statistic` and of Laves et al. 2020). The
     bins of x are the same index cuts applied to the points ordered by x (stable sort), as
-    ErrViewLib. ``n_bins`` is reduced to ⌊M/min_count⌋ when M/n_bins < ``min_count``
-    (ErrViewLib's default ``nBin = sqrt(M)`` is not an integer; pass it explicitly).
+    ErrViewLib. ``n_bins`` is reduced to ⌊M/min_count⌋ when M/n_bins < ``min_count``.
+    ``n_bins="sqrt"`` is ``calibScores``' default ``nBin = sqrt(M)``, which is not an integer:
+    ⌊√M⌋ bins cut on the grid of ⌈√M⌉ equal-count bins, the last bin holding the last two
+    (:func:`mcref.binning.sqrt_starts`; with ``cuts="errviewlib"``, R's bins).
 
     Examples
     --------
@@ -622,13 +624,18 @@ def calib_scores(E, u, x=None, *, n_bins: int = 20, min_count: int = 30, cuts: s
     >>> s.ence_u == s.ence_x, s.ence_u < 0.2
     (True, True)
     """
-    from .binning import bin_starts
+    from .binning import bin_starts, sqrt_starts
 
     E, u = check_E_u(E, u, min_size=4)
     uce = check_choice(uce, "uce", ("mean", "counts"))
     m = E.size
-    n_bins = resolve_n_bins(m, n_bins, min_count=min_count, shrink=True)
-    starts = bin_starts(m, n_bins, cuts=cuts)
+    if isinstance(n_bins, str):
+        check_choice(n_bins, "n_bins", ("sqrt",))
+        starts = sqrt_starts(m, min_count=min_count, cuts=cuts)
+        n_bins = starts.size - 1
+    else:
+        n_bins = resolve_n_bins(m, n_bins, min_count=min_count, shrink=True)
+        starts = bin_starts(m, n_bins, cuts=cuts)
     ou = np.argsort(u, kind="stable")
     zu, eu, uu = _ece_zce(E[ou], u[ou], starts, uce)
     zx = ex = ux = math.nan

@@ -318,4 +318,14 @@ r <- sapply(1:10, function(i) { set.seed(1000 + i); plotAGVZMS(Z, method = "stud
 out("qm9_AGVZMS_sizes", .captured$sizes)
 out("qm9_AGVZMS_mean", rowMeans(r)); out("qm9_AGVZMS_sd", apply(r, 1, sd))
 invisible(dev.off())
+# 21. calibScores' default nBin = sqrt(M) (not an integer: genIntervals keeps floor(sqrt(M)) cuts of
+# the grid of ceiling(sqrt(M)) bins, the last bin doubled) on both sets, and genIntervals(M, sqrt(M))
+# for a few M around the popMin reduction (sqrt(M) < 30 below M = 900)
+for (set in c("qm9", "synth")) {
+  d <- read.csv(file.path(dir, paste0(set, ".csv")))
+  cs <- calibScores(d$E, d$u, X = d$x)
+  for (s in names(cs)) out(paste0(set, "_calibScores_sqrt_", s), cs[[s]])
+  out(paste0(set, "_genIntervals_sqrt_starts"), genIntervals(d$u, sqrt(nrow(d)))$lwindx - 1)
+}
+for (M in c(1200L, 2000L, 2500L, 901L, 899L, 500L)) out(paste0("sqrt_starts_", M), genIntervals(M, sqrt(M))$lwindx - 1)
 cat("R", R.version.string, "\n")
