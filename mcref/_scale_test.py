@@ -12,25 +12,34 @@ The conditional rule of :func:`mcref.validate` tests the average calibration (th
   and the delta-method standard error :math:`se_R = \sqrt{\sum_i (e_i - R v_i)^2}/\sum_i v_i`:
   :math:`T = (R - 1)/se_R`.
 
-Each T is referred to its **studentized bootstrap** distribution (bootstrap-t; Efron &
-Tibshirani 1993, ch. 12; Hall 1992, §3.5): for B resamples (of the Z, or of the (E, u) pairs
-for RCE) :math:`T^*_b = (\hat\theta^*_b - \hat\theta)/se^*_b`, the same studentization on the
-resample, centred at the data's estimate. The two-sided p-value is the **symmetric** one,
+For RCE, T is referred to its **studentized bootstrap** distribution (bootstrap-t; Efron &
+Tibshirani 1993, ch. 12; Hall 1992, §3.5): for B resamples of the (E, u) pairs
+:math:`T^*_b = (\hat\theta^*_b - \hat\theta)/se^*_b`, the same studentization on the resample,
+centred at the data's estimate, and the equal-tailed p-value
 
-.. math:: p = \frac{1 + \#\{b: |T^*_b| \ge |T|\}}{1 + B},
+.. math:: p = \min\Big(1, 2\min\Big(\frac{1 + \#\{T^*_b \ge T\}}{1 + B},
+          \frac{1 + \#\{T^*_b \le T\}}{1 + B}\Big)\Big).
 
-whose size error is O(M⁻²) for a smooth function of means with enough moments, against
-O(M⁻¹) for the equal-tailed interval (Hall 1992, §3.6). Unlike the Monte Carlo test under a
-fitted t(ν̂), which let ν̂ absorb a scale error (a Laplace Z looks like a t(3), whose ZMS law is
-wide enough to hide a 25 % error), T is scale-free in its reference and uses only the data's
-own fourth moment: its power against E = s·u·ε depends on the kurtosis of ε, not on a tail
-family. The measured size and power are in docs/methods.md ("Scale test",
-``benchmarks/study_scale.py``).
+For the scale statistics of Z, T is referred to two laws, and the test rejects only when both
+reject (an **intersection test**, p = max(p_boot, p_t)):
+
+* the bootstrap-t above (resamples of the Z), right whenever Z² has a finite variance and
+  the studentized mean is smooth enough (Laplace, skewed, uniform, normal errors);
+* the same T on B draws of M unit-variance t(ν̂), ν̂ the maximum-likelihood ν of Z
+  (:func:`mcref.fit_t`), θ against its true value: right when the errors are t-like, where
+  the bootstrap of a mean of Z² with infinite or barely finite variance (t(4)) is liberal.
+
+If either reference is the true null law of T, P(max(p_boot, p_t) ≤ α) ≤ α: the intersection
+keeps the size of the better of the two in every cell. Unlike the Monte Carlo test of ZMS
+itself under t(ν̂) (the rule before), T is studentized by the data's own fourth moment, so a
+scale error cannot hide in ν̂: a Laplace Z is fitted by ν̂ ≈ 3, whose ZMS law is wide enough
+to hide a 25 % error, but whose law of T is not. The measured size and power are in
+docs/methods.md ("Scale test", ``benchmarks/study_scale.py``).
 
 Several scale statistics are combined (the scale part of the joint verdict) by
-:func:`mcref._joint.joint_test` on the bootstrap pool of their |T*| (one-sided, large values):
-the same minp rule as the consistency part, with the dependence between the statistics
-taken from the resamples.
+:func:`mcref._joint.joint_test` on each pool of T (two-sided; the minp rule of the
+consistency part, the dependence between the statistics taken from the pool), and the
+maximum of the two joint p-values.
 
 The resampling is one numba kernel (:func:`mcref.kernels.resample.resampled_sums`) over
 fixed chunks of replicates, each with its own xoshiro256** stream spawned from ``seed``: the
@@ -60,6 +69,8 @@ SCALE_TESTED = {"ZMS": 1.0, "NLL": 1.0, "MZ": 0.0, "VarZ": 1.0}
 ALPHA_SIDAK = 1.0 - math.sqrt(0.95)
 #: replicates per random stream of the resampling kernel
 CHUNK = 64
+#: a fitted ν̂ beyond this is the normal D
+T_NORMAL_NU = 1e6
 
 
 @dataclass(frozen=True)
@@ -71,10 +82,10 @@ class ScaleTest:
     t : dict[str, float]
         The data's studentized statistic T per statistic.
     p : dict[str, float]
-        Its symmetric bootstrap-t p-value (1 + #{|T*| ≥ |T|})/(1 + B).
+        Its p-value: max(p_boot, p_t) for the scale statistics, the bootstrap-t p for RCE.
     p_joint : float
-        The minp combination of the statistics' tests (:func:`mcref._joint.joint_test` on
-        the pool of |T*|); equal to ``p`` for a single statistic.
+        The minp combination of the statistics' tests (the larger of
+        :func:`mcref._joint.joint_test` on each pool of T); ``p`` for a single statistic.
     n_boot : int
     tstar : ndarray, shape (S, B)
         The bootstrap T*, one row per statistic.
@@ -85,6 +96,12 @@ class ScaleTest:
     p_joint: float
     n_boot: int
     tstar: np.ndarray = field(repr=False)
+    #: the two tests apart: bootstrap-t and t(ν̂) p-values (p = their maximum), and ν̂
+    p_boot: dict[str, float] = field(default_factory=dict)
+    p_t: dict[str, float] = field(default_factory=dict)
+    nu: float = math.nan
+    #: T of the t(ν̂) draws, one row per statistic (None for RCE)
+    tsim: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -130,10 +147,6 @@ def _studentize(theta, se, centre):
     return np.where(theta == centre, 0.0, t)
 
 
-def _symmetric_p(tstar: np.ndarray, t: float) -> float:
-    return float((1.0 + np.count_nonzero(np.abs(tstar) >= abs(t))) / (1.0 + tstar.size))
-
-
 def _check(n_boot, names=None):
     from ._validation import check_int
 
@@ -146,7 +159,8 @@ def _check(n_boot, names=None):
 
 
 def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=None) -> ScaleTest:
-    r"""Studentized bootstrap-t test of the scale statistics of Z = E/u (module docstring).
+    r"""Scale test of Z = E/u (module docstring): the intersection of the studentized
+    bootstrap-t and of the studentized Monte Carlo test under the unit-variance t(ν̂).
 
     Parameters
     ----------
@@ -155,12 +169,18 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     stats : sequence of {"ZMS", "NLL", "MZ", "VarZ"}
         The statistics to test (NLL = ½(ZMS + ⟨ln u²⟩ + ln 2π) has the T of ZMS).
     n_boot : int, default: 5000
-        Bootstrap resamples B.
+        Bootstrap resamples B, and draws of the t(ν̂) reference.
     seed : None, int or SeedSequence
 
     Returns
     -------
     ScaleTest
+
+    Raises
+    ------
+    ValueError
+        Bad Z or ``stats``; a fitted ν̂ ≤ 2 (no unit-variance t: :func:`scale_tests` calls
+        the statistics unreliable instead).
 
     Examples
     --------
@@ -169,7 +189,10 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     >>> res.p["ZMS"] < 0.01  # a 25 % scale error with Laplace errors
     True
     """
+    from ._distfit import fit_t
     from ._validation import as_float_array
+    from .kernels.resample import t_power_sums
+    from .kernels.rng import chunk_states
 
     stats = [stats] if isinstance(stats, str) else list(stats)
     n_boot = _check(n_boot, stats)
@@ -180,30 +203,47 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
         raise ValueError("`Z` must be finite")
     if np.all(z == z[0]):
         raise ValueError("`Z` is constant: no studentized test exists")
+    nu = float(fit_t(z).nu)
+    if not nu > 2.0:
+        raise ValueError(f"the Student t fitted to Z has nu = {nu:.3g} <= 2: no unit-variance t exists")
     m = z.size
     X = _z_columns(z)
     obs = X.sum(axis=0)
-    sums = bootstrap_sums(X, n_boot, seed if seed is not None else np.random.SeedSequence())
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    ss_boot, ss_t = ss.spawn(2)
+    sums = bootstrap_sums(X, n_boot, ss_boot)
+    tsums = t_power_sums(m, nu if nu < T_NORMAL_NU else np.inf, chunk_states(ss_t, -(-n_boot // CHUNK)), CHUNK,
+                         n_boot)
     return _finish(stats, lambda n, s: _z_stat(n, s, m, SCALE_TESTED[n]), obs, sums,
-                   {n: SCALE_TESTED[n] for n in stats}, n_boot)
+                   {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
 
 
-def _finish(names, stat, obs, sums, nulls, n_boot) -> ScaleTest:
+def _finish(names, stat, obs, sums, nulls, n_boot, tsums=None, nu=math.nan) -> ScaleTest:
     from ._joint import joint_test
 
-    t, tstar = {}, []
+    t, tstar, tsim = {}, [], []
     for n in names:
         th, se = stat(n, obs)
         t[n] = float(_studentize(th, se, nulls[n]))
         ths, ses = stat(n, sums)
         tstar.append(_studentize(ths, ses, th))
+        if tsums is not None:
+            thn, sen = stat(n, tsums)
+            tsim.append(_studentize(thn, sen, nulls[n]))
     tstar = np.asarray(tstar)
-    p = {n: _symmetric_p(tstar[i], t[n]) for i, n in enumerate(names)}
-    if len(names) == 1:
-        pj = p[names[0]]
-    else:
-        pj = joint_test(np.abs(tstar), np.abs([t[n] for n in names]), "greater").p
-    return ScaleTest(t=t, p=p, p_joint=float(pj), n_boot=n_boot, tstar=tstar)
+    obs_t = [t[n] for n in names]
+    jb = joint_test(tstar, obs_t, "two-sided")
+    p_boot = {n: float(jb.p_stats[i]) for i, n in enumerate(names)}
+    p_joint = jb.p if len(names) > 1 else p_boot[names[0]]
+    p_t = {}
+    if tsums is not None:
+        tsim = np.asarray(tsim)
+        jt = joint_test(tsim, obs_t, "two-sided")
+        p_t = {n: float(jt.p_stats[i]) for i, n in enumerate(names)}
+        p_joint = max(p_joint, jt.p if len(names) > 1 else p_t[names[0]])
+    p = {n: max(p_boot[n], p_t.get(n, 0.0)) for n in names}
+    return ScaleTest(t=t, p=p, p_joint=float(p_joint), n_boot=n_boot, tstar=tstar, p_boot=p_boot, p_t=p_t, nu=nu,
+                     tsim=np.asarray(tsim) if tsums is not None else None)
 
 
 def _rce_stat(sums: np.ndarray):
@@ -250,7 +290,7 @@ def rce_test(E, u, *, n_boot: int = 5000, seed=None) -> ScaleTest:
 
 #: the scale test's tail screen (docs/methods.md, "Scale test"): Z² fails the shape screen
 #: (β_GM > 0.8) *and* the tail ratio of |Z| exceeds this (power-law rather than exponential tails)
-TAIL_RATIO_LIMIT = 1.25
+TAIL_RATIO_LIMIT = 1.75
 
 
 def tail_ratio(Z) -> float:
@@ -308,7 +348,8 @@ class ScaleTests:
         elif len(idx) == 1:
             p = res.p[names[0]]
         else:
-            p = joint_test(np.abs(res.tstar[idx]), np.abs([res.t[n] for n in names]), "greater").p
+            obs = [res.t[n] for n in names]
+            p = max(joint_test(res.tstar[idx], obs).p, joint_test(res.tsim[idx], obs).p)
         return JointTest(p=float(p), se=float(math.sqrt(p * (1.0 - p) / res.n_boot)), statistic=float(-p),
                          p_stats=np.array([res.p[n] for n in names]), n_mc=res.n_boot, combine="minp")
 
@@ -331,14 +372,21 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None) -> ScaleT
     p, flags, res, note = {}, {}, None, ""
     if zn:
         z = E / u
-        res = scale_test(z, zn, n_boot=n_boot, seed=ss_z)
-        p.update(res.p)
         bad = scale_unreliable(z, skewness_gm(z * z))
-        flags = {n: bad for n in zn}
         if bad:
             note = (f"scale test: Z2 fails the shape screen and |Z| has power-law tails (tail ratio "
                     f"{tail_ratio(z):.2f} > {TAIL_RATIO_LIMIT:g}): {', '.join(zn)} unreliable")
+        try:
+            res = scale_test(z, zn, n_boot=n_boot, seed=ss_z)
+            p.update(res.p)
+        except ValueError:  # ν̂ ≤ 2: no unit-variance t
+            bad = True
+            note = (f"scale test: the Student t fitted to Z has nu <= 2 (no unit variance exists): {', '.join(zn)} "
+                    "unreliable")
+            p.update({n: 1.0 for n in zn})
+        flags = {n: bad for n in zn}
     if "RCE" in names:
         p["RCE"] = rce_test(E, u, n_boot=n_boot, seed=ss_r).p["RCE"]
-    return ScaleTests(p=p, unreliable=flags, scale=res, label=f"the studentized bootstrap (B={int(n_boot)})",
+    label = (f"bootstrap-t and t(fit nu={res.nu:.3g})" if res is not None else "bootstrap-t") + f", B={int(n_boot)}"
+    return ScaleTests(p=p, unreliable=flags, scale=res, label=label,
                       note=note)

@@ -465,9 +465,10 @@ def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table)
     j = tab.joint
     from mcref._scale_test import scale_test
 
-    # the scale part: the studentized bootstrap-t of ZMS, B = N_MC, on the fourth child of the seed
+    # the scale part: the studentized scale test of ZMS, B = N_MC, on the fourth child of the seed
+    nu = mcref.fit_t(E / u).nu
     assert tab.rule == "conditional" and j.rule == "conditional"
-    assert j.scale_dist == "the studentized bootstrap (B=500)"
+    assert j.scale_dist == f"bootstrap-t and t(fit nu={nu:.3g}), B=500"
     assert j.dist == "permutation+" + j.scale_dist and tab["ZMS"].test == "bootstrap-t"
     assert j.consistency_stats == ("RCE", "CC", "ENCE", "ZMSE") and j.scale_stats == ("ZMS",)
     names = [r.name for r in tab.rows]
@@ -491,7 +492,7 @@ def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table)
     ps_row = {s: tab[s].p_sim["permutation"] if s in j.consistency_stats else tab[s].p_test for s in j.stats}
     assert j.driver_p == min(ps_row.values()) and ps_row[j.driver] == j.driver_p
     line = next(l for l in tab.wide_table().splitlines() if l.startswith("joint verdict:"))
-    assert "Sidak combination" in line and "under the permutation D" in line and "ZMS under the studentized bootstrap" in line
+    assert "Sidak combination" in line and "under the permutation D" in line and "ZMS under bootstrap-t and t(fit nu=" in line
     flat = json.loads(tab.to_json())["joint"]
     assert flat["rule"] == "conditional" and flat["p_consistency"] == pc and flat["scale_stats"] == "ZMS"
 
