@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -336,37 +336,63 @@ class ScaleTests:
     scale: ScaleTest | None
     label: str
     note: str = ""
+    #: registered permutation-invariant statistics without a studentized form: the rule before,
+    #: their Monte Carlo test under t(ν̂) (:func:`mcref._joint.scale_simulation`), and their estimates
+    user: Any = None
+    estimates: dict[str, float] = field(default_factory=dict)
 
     def joint(self, names: Sequence[str]):
         """The scale part as a :class:`mcref._joint.JointTest` of ``names`` (scale statistics)."""
         from ._joint import JointTest, joint_test
+        from ._validate import alternative_for
 
         res = self.scale
-        idx = [res.names.index(n) for n in names]
-        if len(idx) == len(res.names):
-            p = res.p_joint
-        elif len(idx) == 1:
-            p = res.p[names[0]]
-        else:
-            obs = [res.t[n] for n in names]
-            p = max(joint_test(res.tstar[idx], obs).p, joint_test(res.tsim[idx], obs).p)
-        return JointTest(p=float(p), se=float(math.sqrt(p * (1.0 - p) / res.n_boot)), statistic=float(-p),
-                         p_stats=np.array([res.p[n] for n in names]), n_mc=res.n_boot, combine="minp")
+        own = [n for n in names if res is not None and n in res.names]
+        ps = []
+        if own:
+            idx = [res.names.index(n) for n in own]
+            if len(idx) == len(res.names):
+                ps.append(res.p_joint)
+            elif len(idx) == 1:
+                ps.append(res.p[own[0]])
+            else:
+                obs = [res.t[n] for n in own]
+                ps.append(max(joint_test(res.tstar[idx], obs).p, joint_test(res.tsim[idx], obs).p))
+        other = [n for n in names if n not in own]
+        if other:  # the registered ones, under t(ν̂) as before
+            sm = self.user
+            ps.append(joint_test(sm.samples[0][[sm.names.index(n) for n in other]],
+                                 [self.estimates[n] for n in other], [alternative_for(n) for n in other]).p)
+        p = min(1.0, len(ps) * min(ps))  # Bonferroni over the two kinds (dependent: both read Z)
+        n = res.n_boot if res is not None else self.user.n_mc
+        return JointTest(p=float(p), se=float(math.sqrt(p * (1.0 - p) / n)), statistic=float(-p),
+                         p_stats=np.array([self.p[x] for x in names]), n_mc=n, combine="minp")
 
 
-def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None) -> ScaleTests | None:
+def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates=None,
+                prep=None) -> ScaleTests | None:
     """The bootstrap-t tests of the conditional rule for the statistics ``names`` of a table:
     the scale statistics (ZMS, MZ, VarZ, NLL) by :func:`scale_test` on Z = E/u (with
     :func:`scale_unreliable`, β_GM of Z² by :func:`mcref.shape.skewness_gm`), RCE by
     :func:`rce_test`; ``seed`` (a SeedSequence) gives one child to each. None when no such
-    statistic is listed. Arrays checked by the caller."""
+    statistic is listed. Registered permutation-invariant statistics (no studentized form)
+    keep the rule before, the Monte Carlo test under t(ν̂) (``estimates``: their values on the
+    data; ``prep`` as :func:`mcref._joint.scale_simulation`). Arrays checked by the caller."""
+    from ._joint import scale_simulation, untestable
     from .shape import skewness_gm
 
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     ss_z, ss_r = ss.spawn(2)
     zn = [n for n in names if n in SCALE_TESTED]
-    if not zn and "RCE" not in names:
+    un = [n for n in names if n not in SCALE_TESTED and untestable(n, "permutation")]
+    if not zn and not un and "RCE" not in names:
         return None
+    user, est = None, {}
+    if un:
+        from ._validate import alternative_for
+
+        user = scale_simulation(un, u, E, n_mc=n_boot, seed=ss.spawn(1)[0], prep=prep)
+        est = {n: float(estimates[n]) for n in un}
     E = np.asarray(E, dtype=np.float64)
     u = np.asarray(u, dtype=np.float64)
     p, flags, res, note = {}, {}, None, ""
@@ -387,6 +413,13 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None) -> ScaleT
         flags = {n: bad for n in zn}
     if "RCE" in names:
         p["RCE"] = rce_test(E, u, n_boot=n_boot, seed=ss_r).p["RCE"]
-    label = (f"bootstrap-t and t(fit nu={res.nu:.3g})" if res is not None else "bootstrap-t") + f", B={int(n_boot)}"
-    return ScaleTests(p=p, unreliable=flags, scale=res, label=label,
+    if un:
+        for n in un:
+            if user is None:  # ν̂ ≤ 2
+                p[n], flags[n] = 1.0, True
+            else:
+                p[n] = user.p_value(n, user.dists[0].label, est[n], alternative=alternative_for(n))[0]
+    label = (f"bootstrap-t and t(fit nu={res.nu:.3g})" if res is not None else
+             user.dists[0].label if user is not None else "bootstrap-t") + f", B={int(n_boot)}"
+    return ScaleTests(p=p, unreliable=flags, scale=res, label=label, user=user, estimates=est,
                       note=note)

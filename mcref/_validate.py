@@ -724,7 +724,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     labels = [d.label for d in sim.dists]
     # the conditional rule's scale tests
     # (docs/methods.md, "Scale test"): the studentized bootstrap-t of ZMS, MZ, VarZ, NLL and of RCE, B = N_MC
-    fit = scale_tests(names, E, u, n_boot=n_mc, seed=ss_fit) if rule == "conditional" else None
+    fit = (scale_tests(names, E, u, n_boot=n_mc, seed=ss_fit, estimates={n: boots[n].estimate for n in names},
+                       prep=prep) if rule == "conditional" else None)
     # the generative D (the user's, not the permutation D nor the D the rule added) enter the published rule
     # and the D-sensitivity flag, as before the permutation D existed
     gen = [d for d in labels if d != "permutation" and d not in added] or [d for d in labels if d not in added]

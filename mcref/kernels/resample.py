@@ -15,11 +15,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ._config import NJIT_ORDERED
+from ._config import NJIT_ORDERED, NJIT_ORDERED_PARALLEL
 from .rng import bounded_draws
 from .variates import next_gamma, next_normal
-
-NJIT_ORDERED_PARALLEL = dict(NJIT_ORDERED, parallel=True)
 
 
 @njit(**NJIT_ORDERED)
