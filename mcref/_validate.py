@@ -773,7 +773,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
             name=inf.name, estimate=b.estimate, bias=b.bias, low=b.low, high=b.high, interval_method=b.method,
             reference=ref, zeta_bs=zbs, sim=refs, zeta_sim=zsim, zeta_sim2=zsim2, sensitivity=sens,
             d_sensitive=d_sens, shape_flag=flag, verdict=v_rule,
-            test=decided_by(rule, zeta_bs=zbs, shape_flag=flag, dists=labels, scale=scale), p_test=p_test,
+            test="t(fit)" if scale and not flag and inf.name in fit.estimates else
+            decided_by(rule, zeta_bs=zbs, shape_flag=flag, dists=labels, scale=scale), p_test=p_test,
             p_sim={d: p for d, (p, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()}, alternative=alt,
             verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
             tie_range=ties.get(inf.name),
