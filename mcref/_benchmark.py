@@ -486,7 +486,7 @@ def benchmark(
     >>> res.table["dataset"].tolist(), res.table["verdict"].tolist()
     (['calibrated', 'calibrated', 'too small u', 'too small u'], ['valid', 'valid', 'invalid', 'valid'])
     >>> res.table["test"].tolist()  # ZMS tests the scale, ENCE the consistency (blind to a pure scale error)
-    ['t(fit)', 'permutation', 't(fit)', 'permutation']
+    ['bootstrap-t', 'permutation', 'bootstrap-t', 'permutation']
     """
     file_options = {"E": E, "u": u, "x": x, "pred": pred, "ref": ref, "u_is_variance": u_is_variance,
                     "delimiter": delimiter}

@@ -517,11 +517,13 @@ def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: di
       the pairing of Z with u (all but :func:`permutation_invariant`) under the permutation
       D of ``sim``, p_cons; exact for "Z independent of u" under any D, whatever the shape
       screen says;
-    * **scale part**: :func:`joint_test` of the permutation-invariant statistics (ZMS, MZ,
-      VarZ, NLL) that the shape screen leaves (not in ``flagged``) in ``scale_sim``
-      (:func:`scale_simulation`: the unit-variance t(ν̂) fitted to the data's Z), p_scale: a
-      function of the multiset of Z and of independent random numbers only; left out when
-      ``scale_sim`` is None;
+    * **scale part**: the permutation-invariant statistics (ZMS, MZ, VarZ, NLL) that the
+      screen leaves (not in ``flagged``), p_scale: ``scale_sim`` a
+      :class:`mcref._scale_test.ScaleTests` (validate's default: their studentized bootstrap-t,
+      docs/methods.md "Scale test") or a :class:`mcref.Simulation` (:func:`scale_simulation`,
+      the unit-variance t(ν̂) fitted to Z, the rule before: :func:`joint_test` in it); either
+      way a function of the multiset of Z and of independent random numbers only; left out
+      when ``scale_sim`` is None;
     * p_joint = :func:`sidak` (min(p_cons, p_scale), 2) when both parts are present, else
       the part that is.
 
@@ -562,7 +564,11 @@ def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: di
         p_cons = part(sim, "permutation", cons, pest).p if cons else None
     elif tc is not None:
         p_cons = tc.p
-    ts = part(scale_sim, scale_sim.dists[0].label, scale) if scale else None
+    label = scale_sim.label if hasattr(scale_sim, "joint") else scale_sim.dists[0].label if scale_sim else ""
+    if scale and hasattr(scale_sim, "joint"):  # mcref._scale_test.ScaleTests: the bootstrap-t (default)
+        ts = scale_sim.joint(scale)
+    else:
+        ts = part(scale_sim, label, scale) if scale else None
     if tc is None and ts is None:
         return None
     if tc is not None and ts is not None:
@@ -580,13 +586,13 @@ def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: di
     other = joint_verdict(sim, estimates, alternatives, stats=[s for s in stats if s not in flagged],
                           combine=combine, alpha=alpha, excluded=flagged, perm_estimates=perm_estimates)
     left = tuple(s for s in stats if s not in pairing and s not in scale)
-    return JointVerdict(p=float(p), se=float(se), dist="permutation" + (f"+{scale_sim.dists[0].label}" if ts else ""),
+    return JointVerdict(p=float(p), se=float(se), dist="permutation" + (f"+{label}" if ts else ""),
                         combine=combine, stats=tuple(pairing + scale), verdict="valid" if p > alpha else "invalid",
                         driver=driver, driver_p=per[driver], alpha=alpha,
                         p_dist=other.p_dist if other is not None else {}, excluded=left, rule="conditional",
                         p_consistency=p_cons, p_scale=ts.p if ts is not None else None,
                         consistency_stats=tuple(cons), scale_stats=tuple(scale),
-                        scale_dist=scale_sim.dists[0].label if ts is not None else "",
+                        scale_dist=label if ts is not None else "",
                         p_adaptivity=p_adapt, adaptivity_stats=tuple(adapt), p_pairing=tc.p if tc is not None else None)
 
 

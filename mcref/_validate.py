@@ -35,9 +35,9 @@ For every statistic of the table:
 7. the **joint verdict** (:attr:`ValidationTable.joint`), one test of all the statistics at
    once. Conditional rule: the Šidák combination p = 1 − (1 − min(p_cons, p_scale))² of the
    permutation joint test of every statistic that depends on the pairing of Z with u
-   (p_cons: exact under any D) and the Monte Carlo joint test of the scale statistics (ZMS,
-   MZ, VarZ, NLL) that the shape screen leaves, under the unit-variance Student t fitted to
-   Z (p_scale, a function of the multiset of Z: independent of p_cons under the null
+   (p_cons: exact under any D) and the joint test of the scale statistics (ZMS,
+   MZ, VarZ, NLL) that the scale test's screen leaves, by their studentized bootstrap-t on
+   Z (docs/methods.md, "Scale test"; p_scale, a function of the multiset of Z: independent of p_cons under the null
    hypothesis, so the combination is exact when p_scale is). ``rule="mc"``/``"paper"``: the joint Monte Carlo
    test of the statistics the screen leaves under the empirical D. Either way a calibrated
    model is called invalid about 5 % of the time in all, not 5 % per statistic; the
@@ -67,7 +67,8 @@ from . import _progress
 from .features import Feature, as_features, feature_bins
 from .kernels.stats import finish_binned
 from ._joint import (row_feature, row_statistic, DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
-                     scale_simulation, untestable)
+                     untestable)
+from ._scale_test import scale_tests
 from ._render import csv_text, json_text
 from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
@@ -116,8 +117,8 @@ LEGEND = (
     "  p[permutation] the permutation test: p-value of the estimate among the statistic on the data's Z",
     "                shuffled across u (exact for 'Z independent of u' under any D; 1 for ZMS-type statistics,",
     "                which do not depend on the pairing); p[emp] (compact view): p[empirical]",
-    "  test, p       the test that decided the verdict, and its p-value: perm (permutation), t-fit (Monte Carlo",
-    "                test under the Student t fitted to Z: ZMS), zeta_BS, emp (empirical D), every D, zeta_Sim",
+    "  test, p       the test that decided the verdict, and its p-value: perm (permutation), boot-t (studentized",
+    "                bootstrap-t: ZMS, RCE), zeta_BS, emp (empirical D), every D, zeta_Sim",
     "                (rule='paper') or shape (the shape screen: unreliable)",
     "  verdict       valid / invalid / not testable / unreliable (docs/methods.md, 'Verdicts'); paper: the",
     "                published rule, for comparison",
@@ -167,9 +168,9 @@ class ValidationRow:
         Verdict of the table's rule: ``valid``, ``invalid``, ``not testable``, ``unreliable``.
     test : str
         The test that decided :attr:`verdict`: ``"zeta_BS"`` (predefined reference),
-        ``"permutation"`` and ``"t(fit)"`` (conditional rule: consistency statistics, and the
-        scale statistics ZMS, MZ, VarZ, NLL by their Monte Carlo test under the fitted
-        t(ν̂)), ``"empirical"`` (``rule="mc"``), ``"every D"`` (``rule="mc"`` without the
+        ``"permutation"`` and ``"bootstrap-t"`` (conditional rule: consistency statistics, and
+        the scale statistics ZMS, MZ, VarZ, NLL and RCE by their studentized bootstrap-t),
+        ``"empirical"`` (``rule="mc"``), ``"every D"`` (``rule="mc"`` without the
         empirical D), ``"zeta_Sim"`` (``rule="paper"``) or ``"shape screen"``
         (``unreliable``).
     p_test : float or None
@@ -321,7 +322,7 @@ class ValidationTable:
         dv = self.decisive_dist
         cond = self.rule == "conditional"
         short = {"zeta_BS": "zeta_BS", "permutation": "perm", "shape screen": "shape", "empirical": "emp",
-                 "every D": "every D", "zeta_Sim": "zeta_Sim", "t(fit)": "t-fit"}
+                 "every D": "every D", "zeta_Sim": "zeta_Sim", "bootstrap-t": "boot-t"}
         if wide:
             head = ["stat", "estimate", "BCa 95% CI", "ref", "zeta_BS"]
             for d in self.dists:
@@ -365,8 +366,8 @@ class ValidationTable:
         if cond:
             notes = [f"verdict (column test; p: its p-value, valid when p > {self.alpha:g}): perm, the permutation "
                      "test of consistency (the data's Z shuffled across u; exact for 'Z independent of u' under any "
-                     "D); t-fit, the scale test of ZMS (Monte Carlo test under the unit-variance Student t fitted to "
-                     "Z); zeta_BS, |zeta_BS| <= 1 against the predefined reference (RCE); shape: the shape screen "
+                     "D); boot-t, the scale tests of ZMS and RCE (studentized bootstrap-t of E[Z^2] = 1 and of "
+                     "<E^2> = <u^2>); zeta_BS, |zeta_BS| <= 1 against another predefined reference; shape: the screen "
                      "says unreliable. p[emp]: the Monte Carlo test under the empirical D (rule='mc'); paper: the "
                      "published zeta_Sim rule, for comparison"]
         elif self.rule == "mc" and "empirical" in self.dists:
@@ -449,8 +450,8 @@ def verdict_mc(*, zeta_bs: float | None, p_sim: dict[str, float], shape_flag: bo
 def verdict_conditional(*, zeta_bs: float | None, p_perm: float | None, shape_flag: bool, alpha: float = 0.05,
                         p_scale: float | None = None) -> str:
     """The conditional rule (the default; docs/methods.md, "Verdicts"): ``unreliable`` when the shape
-    screen flags the statistic; a scale statistic (ZMS, MZ, VarZ, NLL: ``p_scale`` given) by its Monte
-    Carlo test under the fitted t(ν̂) (p_scale > α: valid); another predefined reference by ζ_BS
+    screen flags the statistic; a scale statistic (ZMS, MZ, VarZ, NLL, RCE: ``p_scale`` given) by its
+    studentized bootstrap-t (docs/methods.md, "Scale test"; p_scale > α: valid); another predefined reference by ζ_BS
     (|ζ_BS| ≤ 1: valid); else the permutation test (p_perm > α: valid, else invalid)."""
     if shape_flag:
         return "unreliable"
@@ -467,11 +468,11 @@ def verdict_conditional(*, zeta_bs: float | None, p_perm: float | None, shape_fl
 def decided_by(rule: str, *, zeta_bs: float | None, shape_flag: bool, dists: Sequence[str],
                scale: bool = False) -> str:
     """Name of the test that decides a row under ``rule`` (:attr:`ValidationRow.test`); ``scale``: a
-    permutation-invariant statistic (ZMS, MZ, VarZ, NLL) with its t(ν̂) test."""
+    statistic with a bootstrap-t scale test (ZMS, MZ, VarZ, NLL, RCE)."""
     if shape_flag:
         return "shape screen"
     if rule == "conditional" and scale:
-        return "t(fit)"
+        return "bootstrap-t"
     if zeta_bs is not None:
         return "zeta_BS"
     if rule == "conditional":
@@ -601,9 +602,9 @@ def validate(
     rule : {"conditional", "mc", "paper"}, default: "conditional"
         Verdict of the simulated-reference statistics and of the joint verdict:
         ``"conditional"`` decides CC, ENCE, ZMSE, UCE by the permutation test (exact
-        under any D) and the joint verdict by the Šidák combination of the permutation
-        test of every pairing-dependent statistic with the scale test of ZMS under the
-        unit-variance Student t fitted to Z; ``"mc"`` (the default before) by the Monte Carlo test under the
+        under any D), ZMS (MZ, VarZ, NLL) and RCE by their studentized bootstrap-t scale
+        tests, and the joint verdict by the Šidák combination of the permutation test of
+        every pairing-dependent statistic with the scale test of ZMS; ``"mc"`` (the default before) by the Monte Carlo test under the
         empirical D (too liberal under heavy tails); ``"paper"`` by the published ζ_Sim
         rule (see the module docstring and docs/methods.md, "Verdicts"). The published
         verdict is reported in every row, and the row's ``test`` says which test decided.
@@ -642,10 +643,10 @@ def validate(
     >>> tab = validate(E, u, stats=["ZMS", "CC"], n_boot=1000, n_mc=1000, seed=0)
     >>> tab["ZMS"].verdict
     'valid'
-    >>> tab.joint.verdict, tab.joint.stats  # one test of both rows at once: CC permuted, ZMS under the fitted t
+    >>> tab.joint.verdict, tab.joint.stats  # one test of both rows at once: CC permuted, ZMS by its bootstrap-t
     ('valid', ('CC', 'ZMS'))
     >>> tab["CC"].test, tab["ZMS"].test  # the test that decided each row
-    ('permutation', 't(fit)')
+    ('permutation', 'bootstrap-t')
     """
     from ._validation import check_seed
 
@@ -839,8 +840,10 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     labels = [d.label for d in sim.dists]
     centred = {i.name: _binned_value(i.code, _starts_labels(prep.starts), prep.u, prep.u * prep.z, c2)
                for i in infos if i.binned}
-    # the conditional rule's scale test: the permutation-invariant statistics under the fitted t(ν̂)
-    fit = scale_simulation(names, u, E, n_mc=n_mc, seed=ss_fit, prep=prep) if rule == "conditional" else None
+    # the conditional rule's scale tests
+    # (docs/methods.md, "Scale test"): the studentized bootstrap-t of ZMS, MZ, VarZ, NLL and of RCE, B = N_MC
+    fit = (scale_tests(names, E, u, n_boot=n_mc, seed=ss_fit, estimates={n: boots[n].estimate for n in names},
+                       prep=prep) if rule == "conditional" else None)
     # the generative D (the user's, not the permutation D nor the D the rule added) enter the published rule
     # and the D-sensitivity flag, as before the permutation D existed
     gen = [d for d in labels if d != "permutation" and d not in added] or [d for d in labels if d not in added]
@@ -868,18 +871,18 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
         sens = [sim.paired_difference(inf.name, gen[0], d) for d in gen[1:]]
         d_sens = any(p.sensitive(k_sensitivity) for p in sens)
         flag = screen.unreliable(inf.name)
+        if fit is not None and inf.name in fit.unreliable:  # the scale test's own screen (tails, not skewness)
+            flag = fit.unreliable[inf.name]
         v_paper = verdict_for(zeta_bs=zbs, zeta_sim={d: zsim[d] for d in gen}, d_sensitive=d_sens, shape_flag=flag)
-        scale = rule == "conditional" and untestable(inf.name, "permutation")
+        scale = fit is not None and inf.name in fit.p
         p_test = None
-        if scale and fit is not None:
-            p_test = fit.p_value(inf.name, fit.dists[0].label, b.estimate, alternative=alt)[0]
+        if scale:
+            p_test = fit.p[inf.name]
         elif rule == "conditional" and not scale and ref is None:
             p_test = pv["permutation"][0]
         elif rule == "mc" and ref is None and "empirical" in pv:
             p_test = pv["empirical"][0]
-        if scale and fit is None:  # ν̂ ≤ 2: no unit-variance t(ν̂), tails too heavy for a scale test
-            v_rule = "unreliable"
-        elif rule == "conditional":
+        if rule == "conditional":
             v_rule = verdict_conditional(zeta_bs=zbs, p_perm=pv["permutation"][0], shape_flag=flag, alpha=alpha,
                                          p_scale=p_test if scale else None)
         elif rule == "mc":
@@ -890,7 +893,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
             name=inf.name, estimate=b.estimate, bias=b.bias, low=b.low, high=b.high, interval_method=b.method,
             reference=ref, zeta_bs=zbs, sim=refs, zeta_sim=zsim, zeta_sim2=zsim2, sensitivity=sens,
             d_sensitive=d_sens, shape_flag=flag, verdict=v_rule,
-            test=decided_by(rule, zeta_bs=zbs, shape_flag=flag, dists=labels, scale=scale), p_test=p_test,
+            test="t(fit)" if scale and not flag and inf.name in fit.estimates else
+            decided_by(rule, zeta_bs=zbs, shape_flag=flag, dists=labels, scale=scale), p_test=p_test,
             p_sim={d: p for d, (p, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()}, alternative=alt,
             verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
             tie_range=ties.get(inf.name),
@@ -914,7 +918,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     tested_names = names + [xi.name for xi, _, _, _ in xrows]
     if untest:  # constant u: a pairing statistic of u alone (RCE) is constant under the permutation D too
         tested_names = [n for n in tested_names if row_feature(n) is not None or not _degenerate(sim, n)]
-    if rule == "conditional":  # Šidák: permutation test of consistency and adaptivity × scale test under the fitted t
+    if rule == "conditional":  # Šidák: permutation test of consistency and adaptivity × bootstrap-t scale test
         joint = conditional_joint_verdict(sim, estimates, alternatives, stats=tested_names, flagged=flagged,
                                           scale_sim=fit, combine=combine, alpha=alpha,
                                           perm_estimates={**centred, **tested})
@@ -926,9 +930,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
         notes.append(f"{', '.join(untest)}: not testable: {CONSTANT_U_REASON}")
     for g, how in dict((g, how) for _, g, _, how in xrows).items():
         notes.append(f"feature {features[g].name}: {how}")
-    if rule == "conditional" and fit is None and any(untestable(n, "permutation") for n in names):
-        notes.append("scale test: the Student t fitted to Z has nu <= 2 (no unit variance exists), so "
-                     f"{', '.join(n for n in names if untestable(n, 'permutation'))} get no verdict (unreliable)")
+    if fit is not None and fit.note:
+        notes.append(fit.note)
     if added:
         notes.append(f"dists: {' and '.join(added)} added (the conditional rule decides by "
                      f"{'them' if len(added) > 1 else 'it'}; rule='mc' or 'paper' to leave {'them' if len(added) > 1 else 'it'} out)")

@@ -463,18 +463,20 @@ def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table)
     E, u, tab = conditional_table
     E = 1.1 * E
     j = tab.joint
-    from mcref import fit_t
+    from mcref._scale_test import scale_test
 
-    nu = fit_t(E / u).nu  # the scale part's D: the unit-variance t fitted to Z
-    assert tab.rule == "conditional" and j.rule == "conditional" and j.scale_dist == f"t(fit ν={nu:.3g})"
-    assert j.dist == "permutation+" + j.scale_dist and tab["ZMS"].test == "t(fit)"
+    # the scale part: the studentized scale test of ZMS, B = N_MC, on the fourth child of the seed
+    nu = mcref.fit_t(E / u).nu
+    assert tab.rule == "conditional" and j.rule == "conditional"
+    assert j.scale_dist == f"bootstrap-t and t(fit nu={nu:.3g}), B=500"
+    assert j.dist == "permutation+" + j.scale_dist and tab["ZMS"].test == "bootstrap-t"
     assert j.consistency_stats == ("RCE", "CC", "ENCE", "ZMSE") and j.scale_stats == ("ZMS",)
     names = [r.name for r in tab.rows]
     root = np.random.SeedSequence(1)
     ss_sim = root.spawn(3)[1]
     sim = mcref.simulate(names, u, dists=["normal", "t6", "empirical", permutation_distribution(E / u)], n_mc=500,
                          E=E, seed=ss_sim)
-    fit = mcref.simulate(["ZMS"], u, dists=[f"t{nu!r}"], n_mc=500, n_bins=1, min_count=1, seed=root.spawn(1)[0])
+    fit = scale_test(E / u, ["ZMS"], n_boot=500, seed=root.spawn(1)[0].spawn(2)[0])
     # under the permutation D the binned rows are tested against the set's own scale: ENCE and ZMSE
     # of (E, u·c), c² = ZMS, on the same shuffles (the same stream): E* = u·c·perm(Z/c) = u·perm(Z)
     c = math.sqrt(np.mean((E / u) ** 2))
@@ -491,7 +493,7 @@ def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table)
         return naive_joint(X, [est[s] if d == 3 else tab[s].estimate for s in cover],
                            [alternative_for(s) for s in cover], "minp")[0]
 
-    pc, ps = part(sim, 3, j.consistency_stats), part(fit, 0, j.scale_stats)
+    pc, ps = part(sim, 3, j.consistency_stats), fit.p["ZMS"]
     assert tab["ZMS"].p_test == ps and tab["ZMS"].verdict == ("valid" if ps > 0.05 else "invalid")
     assert (j.p_consistency, j.p_scale) == (pc, ps)
     assert j.p == pytest.approx(1 - (1 - min(pc, ps)) ** 2, abs=1e-15)
@@ -500,7 +502,7 @@ def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table)
     ps_row = {s: tab[s].p_sim["permutation"] if s in j.consistency_stats else tab[s].p_test for s in j.stats}
     assert j.driver_p == min(ps_row.values()) and ps_row[j.driver] == j.driver_p
     line = next(l for l in tab.wide_table().splitlines() if l.startswith("joint verdict:"))
-    assert "Sidak combination" in line and "under the permutation D" in line and "ZMS under t(fit ν=" in line
+    assert "Sidak combination" in line and "under the permutation D" in line and "ZMS under bootstrap-t and t(fit nu=" in line
     flat = json.loads(tab.to_json())["joint"]
     assert flat["rule"] == "conditional" and flat["p_consistency"] == pc and flat["scale_stats"] == "ZMS"
 

@@ -142,6 +142,7 @@ def test_validate_row_and_joint(registered):
     assert (b.low, b.high) == pytest.approx((a.low, a.high), rel=1e-12)
     assert b.verdict == a.verdict and b.p_sim == pytest.approx(a.p_sim)
     assert "ZMSc" in tab.joint.stats
+    assert a.test == "bootstrap-t" and b.test == "t(fit)"  # a registered scale statistic: the t(ν̂) test
     # a simulated-reference user statistic is decided by its Monte Carlo test
     S.register_statistic("MAZ", mean_abs_z, replace=True)  # no reference now
     row = mcref.validate(E, u, stats=["MAZ"], n_boot=1000, n_mc=1000, seed=5)["MAZ"]

@@ -171,10 +171,10 @@ def test_table_reports_p_values_both_verdicts_and_biased_intervals():
         assert r.alternative == ("greater" if r.name in ("ENCE", "ZMSE") else "two-sided")
         assert set(r.p_sim) == {"normal", "t(6)", "empirical", "permutation"}
         assert all(0 < p <= 1 for p in r.p_sim.values()) and r.p_sim == m.p_sim  # the same simulation
-        if r.shape_flag:
-            assert r.verdict == m.verdict == "unreliable" and r.test == m.test == "shape screen"
-        elif r.name == "ZMS":  # the scale test: under the fitted t by default, ζ_BS under rule="mc"
-            assert r.verdict == ("valid" if r.p_test > 0.05 else "invalid") and r.test == "t(fit)"
+        if r.shape_flag:  # (the scale statistics: the scale test's own screen, mcref._scale_test)
+            assert r.verdict == "unreliable" and r.test == "shape screen"
+        elif r.name in ("ZMS", "RCE"):  # the scale tests: bootstrap-t by default, ζ_BS under rule="mc"
+            assert r.verdict == ("valid" if r.p_test > 0.05 else "invalid") and r.test == "bootstrap-t"
             assert m.verdict == ("valid" if abs(m.zeta_bs) <= 1 else "invalid") and m.test == "zeta_BS"
         elif r.reference is not None:  # ζ_BS under every rule
             assert r.verdict == m.verdict == ("valid" if abs(r.zeta_bs) <= 1 else "invalid")

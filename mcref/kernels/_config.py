@@ -77,6 +77,8 @@ NJIT_EXACT = dict(cache=CACHE, nogil=True, error_model="numpy")
 #: apart between the main process and loky workers), so it keeps its order
 NJIT_ORDERED = dict(cache=CACHE, fastmath=FASTMATH - {"reassoc"}, nogil=True, error_model="numpy")
 NJIT_EXACT_PARALLEL = dict(cache=CACHE, nogil=True, parallel=True, error_model="numpy")
+#: ``prange`` kernels whose per-chunk sums keep their order (:mod:`.resample`)
+NJIT_ORDERED_PARALLEL = dict(NJIT_ORDERED, parallel=True)
 #: kernels built around a user's function (:mod:`.user`): closures over a dispatcher of the
 #: user's session cannot be cached on disk; exact arithmetic, the user's function keeps its own
 NJIT_USER = dict(nogil=True, error_model="numpy")

@@ -1,0 +1,425 @@
+r"""Studentized bootstrap-t tests of the scale statistics and of RCE (docs/methods.md, "Scale test").
+
+The conditional rule of :func:`mcref.validate` tests the average calibration (the scale) by
+
+* **ZMS, NLL** — H0: E[Z²] = 1, with x = Z², :math:`\bar x` its mean and
+  :math:`s_x^2 = \overline{x^2} - \bar x^2`:
+  :math:`T = (\bar x - 1)/\sqrt{s_x^2/M}`;
+* **MZ** — H0: E[Z] = 0, :math:`T = \bar z/\sqrt{s_z^2/M}`;
+* **VarZ** — H0: Var Z = 1, with central moments m₂, m₄ of Z and V = M·m₂/(M − 1):
+  :math:`T = (V - 1)/(\tfrac{M}{M-1}\sqrt{(m_4 - m_2^2)/M})`;
+* **RCE** — H0: E[E²] = E[u²] (RMV = RMSE), with e = E², v = u², R = Σe/Σv (RCE = 1 − √R)
+  and the delta-method standard error :math:`se_R = \sqrt{\sum_i (e_i - R v_i)^2}/\sum_i v_i`:
+  :math:`T = (R - 1)/se_R`.
+
+For RCE, T is referred to its **studentized bootstrap** distribution (bootstrap-t; Efron &
+Tibshirani 1993, ch. 12; Hall 1992, §3.5): for B resamples of the (E, u) pairs
+:math:`T^*_b = (\hat\theta^*_b - \hat\theta)/se^*_b`, the same studentization on the resample,
+centred at the data's estimate, and the equal-tailed p-value
+
+.. math:: p = \min\Big(1, 2\min\Big(\frac{1 + \#\{T^*_b \ge T\}}{1 + B},
+          \frac{1 + \#\{T^*_b \le T\}}{1 + B}\Big)\Big).
+
+For the scale statistics of Z, T is referred to two laws, and the test rejects only when both
+reject (an **intersection test**, p = max(p_boot, p_t)):
+
+* the bootstrap-t above (resamples of the Z), right whenever Z² has a finite variance and
+  the studentized mean is smooth enough (Laplace, skewed, uniform, normal errors);
+* the same T on B draws of M unit-variance t(ν̂), ν̂ the maximum-likelihood ν of Z
+  (:func:`mcref.fit_t`), θ against its true value: right when the errors are t-like, where
+  the bootstrap of a mean of Z² with infinite or barely finite variance (t(4)) is liberal.
+
+If either reference is the true null law of T, P(max(p_boot, p_t) ≤ α) ≤ α: the intersection
+keeps the size of the better of the two in every cell. Unlike the Monte Carlo test of ZMS
+itself under t(ν̂) (the rule before), T is studentized by the data's own fourth moment, so a
+scale error cannot hide in ν̂: a Laplace Z is fitted by ν̂ ≈ 3, whose ZMS law is wide enough
+to hide a 25 % error, but whose law of T is not. The measured size and power are in
+docs/methods.md ("Scale test", ``benchmarks/study_scale.py``).
+
+Several scale statistics are combined (the scale part of the joint verdict) by
+:func:`mcref._joint.joint_test` on each pool of T (two-sided; the minp rule of the
+consistency part, the dependence between the statistics taken from the pool), and the
+maximum of the two joint p-values.
+
+The resampling is one numba kernel (:func:`mcref.kernels.resample.resampled_sums`) over
+fixed chunks of replicates, each with its own xoshiro256** stream spawned from ``seed``: the
+result depends on the seed only, never on the number of threads.
+
+References
+----------
+.. [1] P. Hall, *The Bootstrap and Edgeworth Expansion*, Springer (1992), §3.5–3.6.
+.. [2] B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall
+   (1993), ch. 12 (bootstrap-t) and ch. 16 (hypothesis tests).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = ["ScaleTest", "bootstrap_sums", "scale_test", "rce_test", "tail_ratio", "scale_unreliable", "SCALE_TESTED",
+           "ALPHA_SIDAK", "TAIL_RATIO_LIMIT"]
+
+#: the statistics with a bootstrap-t scale test (the null value of each)
+SCALE_TESTED = {"ZMS": 1.0, "NLL": 1.0, "MZ": 0.0, "VarZ": 1.0}
+#: per-part level of the Šidák combination of two parts at α = 0.05: 1 − √0.95
+ALPHA_SIDAK = 1.0 - math.sqrt(0.95)
+#: replicates per random stream of the resampling kernel
+CHUNK = 64
+#: a fitted ν̂ beyond this is the normal D
+T_NORMAL_NU = 1e6
+
+
+@dataclass(frozen=True)
+class ScaleTest:
+    """Result of :func:`scale_test` or :func:`rce_test`.
+
+    Attributes
+    ----------
+    t : dict[str, float]
+        The data's studentized statistic T per statistic.
+    p : dict[str, float]
+        Its p-value: max(p_boot, p_t) for the scale statistics, the bootstrap-t p for RCE.
+    p_joint : float
+        The minp combination of the statistics' tests (the larger of
+        :func:`mcref._joint.joint_test` on each pool of T); ``p`` for a single statistic.
+    n_boot : int
+    tstar : ndarray, shape (S, B)
+        The bootstrap T*, one row per statistic.
+    """
+
+    t: dict[str, float]
+    p: dict[str, float]
+    p_joint: float
+    n_boot: int
+    tstar: np.ndarray = field(repr=False)
+    #: the two tests apart: bootstrap-t and t(ν̂) p-values (p = their maximum), and ν̂
+    p_boot: dict[str, float] = field(default_factory=dict)
+    p_t: dict[str, float] = field(default_factory=dict)
+    nu: float = math.nan
+    #: T of the t(ν̂) draws, one row per statistic (None for RCE)
+    tsim: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.t)
+
+
+def bootstrap_sums(X, n_boot: int, seed) -> np.ndarray:
+    """Column sums of ``n_boot`` bootstrap resamples of the rows of X (shape (M, K)):
+    array (n_boot, K); ``seed`` an int or SeedSequence (one child per chunk of replicates)."""
+    from .kernels.resample import resampled_sums
+    from .kernels.rng import chunk_states
+
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 1:
+        raise ValueError(f"`X` must be a 2-D array of rows to resample, got shape {X.shape}")
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    n_chunks = -(-int(n_boot) // CHUNK)
+    return resampled_sums(X, chunk_states(ss, n_chunks), CHUNK, int(n_boot))
+
+
+def _z_columns(z: np.ndarray) -> np.ndarray:
+    x = z * z
+    return np.column_stack([z, x, x * z, x * x])
+
+
+def _z_stat(name: str, sums: np.ndarray, m: int, null):
+    """(θ, se) of a Z statistic from the power sums Σz, Σz², Σz³, Σz⁴ (rows of ``sums``)."""
+    a1, a2, a3, a4 = (sums[..., j] / m for j in range(4))
+    if name in ("ZMS", "NLL"):
+        return a2, np.sqrt(np.maximum(a4 - a2 * a2, 0.0) / m)
+    if name == "MZ":
+        return a1, np.sqrt(np.maximum(a2 - a1 * a1, 0.0) / m)
+    m2 = a2 - a1 * a1
+    m4 = a4 - 4.0 * a1 * a3 + 6.0 * a1 * a1 * a2 - 3.0 * a1 ** 4
+    c = m / (m - 1.0)
+    return c * m2, c * np.sqrt(np.maximum(m4 - m2 * m2, 0.0) / m)
+
+
+def _studentize(theta, se, centre):
+    """(θ − centre)/se, with 0/0 → 0 and x/0 → ±inf (a degenerate resample)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (theta - centre) / se
+    return np.where(theta == centre, 0.0, t)
+
+
+def _check(n_boot, names=None):
+    from ._validation import check_int
+
+    n_boot = check_int(n_boot, "n_boot", minimum=2)
+    if names is not None:
+        bad = [n for n in names if n not in SCALE_TESTED]
+        if bad or not names:
+            raise ValueError(f"`stats` must list statistics among {', '.join(SCALE_TESTED)}, got {list(names)!r}")
+    return n_boot
+
+
+def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=None) -> ScaleTest:
+    r"""Scale test of Z = E/u (module docstring): the intersection of the studentized
+    bootstrap-t and of the studentized Monte Carlo test under the unit-variance t(ν̂).
+
+    Parameters
+    ----------
+    Z : array_like, shape (M,)
+        Finite z-scores, M ≥ 3, not all equal.
+    stats : sequence of {"ZMS", "NLL", "MZ", "VarZ"}
+        The statistics to test (NLL = ½(ZMS + ⟨ln u²⟩ + ln 2π) has the T of ZMS).
+    n_boot : int, default: 5000
+        Bootstrap resamples B, and draws of the t(ν̂) reference.
+    seed : None, int or SeedSequence
+
+    Returns
+    -------
+    ScaleTest
+
+    Raises
+    ------
+    ValueError
+        Bad Z or ``stats``; a fitted ν̂ ≤ 2 (no unit-variance t: :func:`scale_tests` calls
+        the statistics unreliable instead).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> res = scale_test(1.25 * rng.laplace(0, 2 ** -0.5, 2000), n_boot=999, seed=0)
+    >>> res.p["ZMS"] < 0.01  # a 25 % scale error with Laplace errors
+    True
+    """
+    from ._distfit import fit_t
+    from ._validation import as_float_array
+    from .kernels.resample import t_power_sums
+    from .kernels.rng import chunk_states
+
+    stats = [stats] if isinstance(stats, str) else list(stats)
+    n_boot = _check(n_boot, stats)
+    z = as_float_array(Z, "Z")
+    if z.ndim != 1 or z.size < 3:
+        raise ValueError(f"`Z` must be a 1-D array of at least 3 values, got shape {z.shape}")
+    if not np.all(np.isfinite(z)):
+        raise ValueError("`Z` must be finite")
+    if np.all(z == z[0]):
+        raise ValueError("`Z` is constant: no studentized test exists")
+    nu = float(fit_t(z).nu)
+    if not nu > 2.0:
+        raise ValueError(f"the Student t fitted to Z has nu = {nu:.3g} <= 2: no unit-variance t exists")
+    m = z.size
+    X = _z_columns(z)
+    obs = X.sum(axis=0)
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    ss_boot, ss_t = ss.spawn(2)
+    sums = bootstrap_sums(X, n_boot, ss_boot)
+    tsums = t_power_sums(m, nu if nu < T_NORMAL_NU else np.inf, chunk_states(ss_t, -(-n_boot // CHUNK)), CHUNK,
+                         n_boot)
+    return _finish(stats, lambda n, s: _z_stat(n, s, m, SCALE_TESTED[n]), obs, sums,
+                   {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
+
+
+def _finish(names, stat, obs, sums, nulls, n_boot, tsums=None, nu=math.nan) -> ScaleTest:
+    from ._joint import joint_test
+
+    t, tstar, tsim = {}, [], []
+    for n in names:
+        th, se = stat(n, obs)
+        t[n] = float(_studentize(th, se, nulls[n]))
+        ths, ses = stat(n, sums)
+        tstar.append(_studentize(ths, ses, th))
+        if tsums is not None:
+            thn, sen = stat(n, tsums)
+            tsim.append(_studentize(thn, sen, nulls[n]))
+    tstar = np.asarray(tstar)
+    obs_t = [t[n] for n in names]
+    jb = joint_test(tstar, obs_t, "two-sided")
+    p_boot = {n: float(jb.p_stats[i]) for i, n in enumerate(names)}
+    p_joint = jb.p if len(names) > 1 else p_boot[names[0]]
+    p_t = {}
+    if tsums is not None:
+        tsim = np.asarray(tsim)
+        jt = joint_test(tsim, obs_t, "two-sided")
+        p_t = {n: float(jt.p_stats[i]) for i, n in enumerate(names)}
+        p_joint = max(p_joint, jt.p if len(names) > 1 else p_t[names[0]])
+    p = {n: max(p_boot[n], p_t.get(n, 0.0)) for n in names}
+    return ScaleTest(t=t, p=p, p_joint=float(p_joint), n_boot=n_boot, tstar=tstar, p_boot=p_boot, p_t=p_t, nu=nu,
+                     tsim=np.asarray(tsim) if tsums is not None else None)
+
+
+def _rce_stat(sums: np.ndarray):
+    se_, sv, see, svv, sev = (sums[..., j] for j in range(5))
+    r = se_ / sv
+    return r, np.sqrt(np.maximum(see - 2.0 * r * sev + r * r * svv, 0.0)) / sv
+
+
+def rce_test(E, u, *, n_boot: int = 5000, seed=None) -> ScaleTest:
+    r"""Studentized pair-bootstrap-t test of RCE = 0, i.e. R = ΣE²/Σu² = 1 (module docstring).
+
+    Parameters
+    ----------
+    E, u : array_like, shape (M,)
+        Errors and uncertainties (u > 0), M ≥ 3.
+    n_boot : int, default: 5000
+    seed : None, int or SeedSequence
+
+    Returns
+    -------
+    ScaleTest
+        With the single statistic ``"RCE"`` (T of R − 1: RCE = 1 − √R, so T > 0 when RCE < 0).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(2)
+    >>> u = np.sqrt(1 / rng.gamma(4, 0.25, 2000)); E = u * rng.standard_normal(2000)
+    >>> rce_test(E, u, n_boot=999, seed=0).p["RCE"] > 0.05
+    True
+    """
+    from ._validation import check_E_u
+
+    n_boot = _check(n_boot)
+    E, u = check_E_u(E, u, min_size=3)
+    v = u * u
+    scale = v.mean()
+    v = v / scale
+    e = E * E / scale
+    X = np.column_stack([e, v, e * e, v * v, e * v])
+    obs = X.sum(axis=0)
+    sums = bootstrap_sums(X, n_boot, seed if seed is not None else np.random.SeedSequence())
+    return _finish(["RCE"], lambda n, s: _rce_stat(s), obs, sums, {"RCE": 1.0}, n_boot)
+
+
+#: the scale test's tail screen (docs/methods.md, "Scale test"): Z² fails the shape screen
+#: (β_GM > 0.8) *and* the tail ratio of |Z| exceeds this (power-law rather than exponential tails)
+TAIL_RATIO_LIMIT = 1.75
+
+
+def tail_ratio(Z) -> float:
+    r"""Tail ratio of |Z|: :math:`r = (q_{0.995} - q_{0.95})/(q_{0.95} - q_{0.5})` (NumPy's
+    type-7 quantiles of |Z|). Exponential tails (Laplace) give r ≈ 1 for any scale, a normal
+    Z 0.66, power-law tails |Z|^{-α} r → 10^{1/α} (t(4) ≈ 1.4, t(3) ≈ 1.8 at M = 10⁴): the
+    quantity that separates a Laplace Z (finite moments: the bootstrap-t holds) from a t(3)
+    (infinite Var Z²: it does not), which β_GM of Z² cannot (0.81 against 0.84)."""
+    a = np.abs(np.asarray(Z, dtype=np.float64))
+    q = np.quantile(a, [0.5, 0.95, 0.995])
+    den = q[1] - q[0]
+    return float((q[2] - q[1]) / den) if den > 0 else math.inf
+
+
+def scale_unreliable(Z, beta_z2: float) -> bool:
+    """The scale test's screen: ``True`` (the scale statistics are ``unreliable``) when Z² fails
+    the shape screen (``beta_z2`` > 0.8, :class:`mcref.shape.ShapeScreen`) and |Z| has power-law
+    tails (:func:`tail_ratio` > :data:`TAIL_RATIO_LIMIT`)."""
+    return bool(beta_z2 > 0.8 and tail_ratio(Z) > TAIL_RATIO_LIMIT)
+
+
+@dataclass(frozen=True)
+class ScaleTests:
+    """The conditional rule's scale tests of one table (:func:`scale_tests`), what
+    :func:`mcref.validate` and :func:`mcref._joint.conditional_joint_verdict` read.
+
+    Attributes
+    ----------
+    p : dict[str, float]
+        Bootstrap-t p-value per tested statistic (the scale statistics and RCE of the table).
+    unreliable : dict[str, bool]
+        The scale test's screen per scale statistic (:func:`scale_unreliable`).
+    scale : ScaleTest or None
+        The test of the scale statistics (their joint p for the scale part).
+    label : str
+        The scale part's D as the joint verdict names it.
+    note : str
+        A note for the table ("" when none).
+    """
+
+    p: dict[str, float]
+    unreliable: dict[str, bool]
+    scale: ScaleTest | None
+    label: str
+    note: str = ""
+    #: registered permutation-invariant statistics without a studentized form: the rule before,
+    #: their Monte Carlo test under t(ν̂) (:func:`mcref._joint.scale_simulation`), and their estimates
+    user: Any = None
+    estimates: dict[str, float] = field(default_factory=dict)
+
+    def joint(self, names: Sequence[str]):
+        """The scale part as a :class:`mcref._joint.JointTest` of ``names`` (scale statistics)."""
+        from ._joint import JointTest, joint_test
+        from ._validate import alternative_for
+
+        res = self.scale
+        own = [n for n in names if res is not None and n in res.names]
+        ps = []
+        if own:
+            idx = [res.names.index(n) for n in own]
+            if len(idx) == len(res.names):
+                ps.append(res.p_joint)
+            elif len(idx) == 1:
+                ps.append(res.p[own[0]])
+            else:
+                obs = [res.t[n] for n in own]
+                ps.append(max(joint_test(res.tstar[idx], obs).p, joint_test(res.tsim[idx], obs).p))
+        other = [n for n in names if n not in own]
+        if other:  # the registered ones, under t(ν̂) as before
+            sm = self.user
+            ps.append(joint_test(sm.samples[0][[sm.names.index(n) for n in other]],
+                                 [self.estimates[n] for n in other], [alternative_for(n) for n in other]).p)
+        p = min(1.0, len(ps) * min(ps))  # Bonferroni over the two kinds (dependent: both read Z)
+        n = res.n_boot if res is not None else self.user.n_mc
+        return JointTest(p=float(p), se=float(math.sqrt(p * (1.0 - p) / n)), statistic=float(-p),
+                         p_stats=np.array([self.p[x] for x in names]), n_mc=n, combine="minp")
+
+
+def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates=None,
+                prep=None) -> ScaleTests | None:
+    """The bootstrap-t tests of the conditional rule for the statistics ``names`` of a table:
+    the scale statistics (ZMS, MZ, VarZ, NLL) by :func:`scale_test` on Z = E/u (with
+    :func:`scale_unreliable`, β_GM of Z² by :func:`mcref.shape.skewness_gm`), RCE by
+    :func:`rce_test`; ``seed`` (a SeedSequence) gives one child to each. None when no such
+    statistic is listed. Registered permutation-invariant statistics (no studentized form)
+    keep the rule before, the Monte Carlo test under t(ν̂) (``estimates``: their values on the
+    data; ``prep`` as :func:`mcref._joint.scale_simulation`). Arrays checked by the caller."""
+    from ._joint import scale_simulation, untestable
+    from .shape import skewness_gm
+
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    ss_z, ss_r = ss.spawn(2)
+    zn = [n for n in names if n in SCALE_TESTED]
+    un = [n for n in names if n not in SCALE_TESTED and untestable(n, "permutation")]
+    if not zn and not un and "RCE" not in names:
+        return None
+    user, est = None, {}
+    if un:
+        from ._validate import alternative_for
+
+        user = scale_simulation(un, u, E, n_mc=n_boot, seed=ss.spawn(1)[0], prep=prep)
+        est = {n: float(estimates[n]) for n in un}
+    E = np.asarray(E, dtype=np.float64)
+    u = np.asarray(u, dtype=np.float64)
+    p, flags, res, note = {}, {}, None, ""
+    if zn:
+        z = E / u
+        bad = scale_unreliable(z, skewness_gm(z * z))
+        if bad:
+            note = (f"scale test: Z2 fails the shape screen and |Z| has power-law tails (tail ratio "
+                    f"{tail_ratio(z):.2f} > {TAIL_RATIO_LIMIT:g}): {', '.join(zn)} unreliable")
+        try:
+            res = scale_test(z, zn, n_boot=n_boot, seed=ss_z)
+            p.update(res.p)
+        except ValueError:  # ν̂ ≤ 2: no unit-variance t
+            bad = True
+            note = (f"scale test: the Student t fitted to Z has nu <= 2 (no unit variance exists): {', '.join(zn)} "
+                    "unreliable")
+            p.update({n: 1.0 for n in zn})
+        flags = {n: bad for n in zn}
+    if "RCE" in names:
+        p["RCE"] = rce_test(E, u, n_boot=n_boot, seed=ss_r).p["RCE"]
+    if un:
+        for n in un:
+            if user is None:  # ν̂ ≤ 2
+                p[n], flags[n] = 1.0, True
+            else:
+                p[n] = user.p_value(n, user.dists[0].label, est[n], alternative=alternative_for(n))[0]
+    label = (f"bootstrap-t and t(fit nu={res.nu:.3g})" if res is not None else
+             user.dists[0].label if user is not None else "bootstrap-t") + f", B={int(n_boot)}"
+    return ScaleTests(p=p, unreliable=flags, scale=res, label=label, user=user, estimates=est,
+                      note=note)

@@ -1,0 +1,138 @@
+"""The studentized bootstrap-t scale tests (mcref._scale_test; docs/methods.md, "Scale test")."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import pytest
+
+from mcref._scale_test import (bootstrap_sums, rce_test, scale_test, scale_tests, scale_unreliable, tail_ratio,
+                               TAIL_RATIO_LIMIT)
+
+
+def _t_reference(z):
+    """T of ZMS, MZ, VarZ by plain NumPy (plug-in variances, as the docstring's formulas)."""
+    m = z.size
+    x = z ** 2
+    t_zms = (x.mean() - 1) / math.sqrt(x.var() / m)
+    t_mz = z.mean() / math.sqrt(z.var() / m)
+    c = z - z.mean()
+    m2, m4 = np.mean(c ** 2), np.mean(c ** 4)
+    v = np.var(z, ddof=1)
+    t_varz = (v - 1) / (m / (m - 1) * math.sqrt((m4 - m2 ** 2) / m))
+    return {"ZMS": t_zms, "NLL": t_zms, "MZ": t_mz, "VarZ": t_varz}
+
+
+def test_statistics_match_a_numpy_reference():
+    rng = np.random.default_rng(3)
+    z = 1.1 * rng.standard_t(5, 700) + 0.05
+    res = scale_test(z, ["ZMS", "MZ", "VarZ", "NLL"], n_boot=200, seed=0)
+    ref = _t_reference(z)
+    for n in res.t:
+        assert res.t[n] == pytest.approx(ref[n], rel=1e-9)
+    u = np.sqrt(1 / rng.gamma(4, 0.25, 700))
+    E = 0.9 * u * rng.laplace(0, 2 ** -0.5, 700)
+    r = (E ** 2).sum() / (u ** 2).sum()
+    se = math.sqrt(((E ** 2 - r * u ** 2) ** 2).sum()) / (u ** 2).sum()
+    assert rce_test(E, u, n_boot=200, seed=0).t["RCE"] == pytest.approx((r - 1) / se, rel=1e-9)
+
+
+def test_bootstrap_replicates_match_a_numpy_reference():
+    """T*_b from the resampled sums equals the plain formula on an explicit resample: columns
+    (1, i) recover the counts' total and Σ w_i·i, and z-columns give the resample's T*."""
+    rng = np.random.default_rng(4)
+    z = rng.standard_normal(50)
+    X = np.column_stack([np.ones(50), np.arange(50.0), z, z * z])
+    S = bootstrap_sums(X, 300, np.random.SeedSequence(9))
+    assert S.shape == (300, 4) and np.all(S[:, 0] == 50)
+    assert abs(S[:, 1].mean() / 50 - 24.5) < 4 * 14.4 / math.sqrt(50 * 300)  # E Σw·i = Σi, sd of index 14.4
+    # the p-values: equal-tailed against each pool, and their maximum
+    res = scale_test(z, n_boot=300, seed=5)
+
+    def eq(pool, t):
+        return min(1.0, 2 * min(1 + np.count_nonzero(pool >= t), 1 + np.count_nonzero(pool <= t)) / 301)
+
+    assert res.p_boot["ZMS"] == eq(res.tstar[0], res.t["ZMS"]) and res.p_t["ZMS"] == eq(res.tsim[0], res.t["ZMS"])
+    assert res.p["ZMS"] == max(res.p_boot["ZMS"], res.p_t["ZMS"])
+    # the t(ν̂) pool: T of M unit-variance t(ν̂) draws, centred at the true value
+    assert abs(np.median(res.tsim[0])) < 0.5 and np.isfinite(res.nu)
+
+
+def test_determinism_and_threads():
+    rng = np.random.default_rng(6)
+    z = rng.standard_normal(3000)
+    a = scale_test(z, ["ZMS", "VarZ"], n_boot=700, seed=11)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        b = scale_test(z, ["ZMS", "VarZ"], n_boot=700, seed=11)
+    finally:
+        numba.set_num_threads(old)
+    assert np.array_equal(a.tstar, b.tstar) and np.array_equal(a.tsim, b.tsim) and a.p == b.p
+    assert a.p_joint == b.p_joint
+    c = scale_test(z, ["ZMS", "VarZ"], n_boot=700, seed=12)
+    assert not np.array_equal(a.tstar, c.tstar)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="constant"):
+        scale_test(np.ones(10), n_boot=10)
+    with pytest.raises(ValueError):
+        scale_test([1.0, np.nan, 2.0, 3.0], n_boot=10)
+    with pytest.raises(ValueError, match="at least 3"):
+        scale_test([1.0, 2.0], n_boot=10)
+    with pytest.raises(ValueError, match="stats"):
+        scale_test(np.arange(5.0), ["CC"], n_boot=10)
+    with pytest.raises(ValueError, match="n_boot"):
+        scale_test(np.arange(5.0), n_boot=1)
+    with pytest.raises(ValueError):
+        rce_test(np.arange(5.0), -np.ones(5), n_boot=10)
+    assert scale_tests(["CC"], np.ones(5), np.ones(5), n_boot=10, seed=0) is None
+
+
+def test_tail_screen_separates_laplace_from_t3():
+    rng = np.random.default_rng(7)
+    lap = [tail_ratio(rng.laplace(size=10_000)) for _ in range(20)]
+    t3 = [tail_ratio(rng.standard_t(3, 10_000)) for _ in range(20)]
+    assert max(lap) < 1.25 < min(t3) and max(lap) < TAIL_RATIO_LIMIT
+    assert not scale_unreliable(rng.laplace(size=10_000), 0.81) and not scale_unreliable(rng.standard_t(3, 10_000), 0.7)
+    assert scale_unreliable(rng.standard_t(2.2, 10_000), 0.9)
+
+
+def _rate(hits):
+    hits = np.asarray(hits)
+    return hits.mean(), math.sqrt(0.05 * 0.95 / hits.size)
+
+
+def test_power_laplace_scale_error():
+    """A 25 % scale error with Laplace errors, M = 2000: detected at a rate far from the size
+    (the previous t(ν̂) test: 0.17). 40 sets: the rate must exceed 5 % by 10 binomial sd."""
+    root = np.random.SeedSequence(2027)
+    hits = []
+    for ss in root.spawn(40):
+        rng = np.random.default_rng(ss)
+        z = 1.25 * rng.laplace(0, 2 ** -0.5, 2000)
+        hits.append(scale_test(z, n_boot=199, seed=ss.spawn(1)[0]).p["ZMS"] <= 0.05)
+    rate, sd = _rate(hits)
+    assert rate >= 0.05 + 10 * sd
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["normal", "skewed"])
+def test_size_on_calibrated_data(kind):
+    """Size at α = 0.05 within 3 binomial sd (400 sets, M = 500, B = 199): the scale test
+    of ZMS and the bootstrap-t of RCE."""
+    root = np.random.SeedSequence(31)
+    hz, hr = [], []
+    for ss in root.spawn(400):
+        rng = np.random.default_rng(ss)
+        eps = rng.standard_normal(500) if kind == "normal" else (rng.gamma(2.0, 1.0, 500) - 2) / math.sqrt(2)
+        u = np.sqrt(1 / rng.gamma(4, 0.25, 500))
+        a, b = ss.spawn(2)
+        hz.append(scale_test(eps, n_boot=199, seed=a).p["ZMS"] <= 0.05)
+        hr.append(rce_test(u * eps, u, n_boot=199, seed=b).p["RCE"] <= 0.05)
+    for hits in (hz, hr):
+        rate, sd = _rate(hits)
+        assert abs(rate - 0.05) <= 3 * sd, (kind, rate)
