@@ -71,7 +71,8 @@ from ._bootstrap import BootstrapResult, bootstrap_prepared
 from .generative import get_distribution
 from .reference import simulate_prepared
 from .shape import shape_screen_prepared
-from .stats import info, prepare_for, tie_spread_prepared
+from ._prepared import prepare_for
+from .stats import info, tie_spread_prepared
 from ._verdict_table import (MIN_RELIABLE_M, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD,
                              ValidationRow, ValidationTable)
 from ._zeta import zeta, zeta_sim2

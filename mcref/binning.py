@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import as_float_array, check_int
+from ._hd import hd_weights
 from ._warnings import ShrunkBinsWarning
 from .kernels.binning import adaptive_starts_kernel, equal_count_starts
 
@@ -101,9 +102,7 @@ def default_n_bins(m: int, min_count: int = 30) -> int:
 
 def _hd_ranks(m: int, probs: np.ndarray) -> np.ndarray:
     """HD_q(1 … M) = Σ_k k·(I_{k/M}(a, b) − I_{(k−1)/M}(a, b)), a = (M+1)q, b = (M+1)(1−q)
-    (ErrViewLib's ``vhd(1:M, p)``; weights of :func:`mcref.shape.hd_weights`)."""
-    from .shape import hd_weights
-
+    (ErrViewLib's ``vhd(1:M, p)``; weights of :func:`mcref._hd.hd_weights`)."""
     return np.array([w @ np.arange(i0 + 1, i0 + w.size + 1, dtype=np.float64) for i0, w in hd_weights(m, probs)])
 
 

@@ -926,7 +926,7 @@ def _cuts(m: int) -> np.ndarray:
 
 def _q95_weights(m: int, cuts: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """Harrell–Davis weights of the 95th percentile for the M − cut points left at every cut."""
-    from .shape import hd_weights
+    from ._hd import hd_weights
 
     return [hd_weights(int(m - c), np.array([0.95]))[0] for c in cuts]
 
@@ -1126,7 +1126,7 @@ def running_quantiles(x, y, *, p: float = 0.95, n_windows: int | None = None) ->
     r"""Running (1 ∓ p)/2 quantiles of y in sliding windows of ⌊M/n⌋ consecutive points along
     x (step 1; n = ⌈2·M^{0.333}⌉ by default), Harrell–Davis estimates, at the window mid-range
     of x (ErrViewLib ``plotEvsPU`` with ``runQuant=TRUE``)."""
-    from .shape import hd_weights
+    from ._hd import hd_weights
 
     x = as_float_array(x, "x")
     y = as_float_array(y, "y")
@@ -1356,7 +1356,7 @@ def lrr(E, u, x=None, *, p: float = 0.95, dist: Any = "normal", U=None, n_bins: 
     True
     """
     from ._bootstrap import bca_levels
-    from .shape import hd_weights
+    from ._hd import hd_weights
 
     if not 0 < p < 1:
         raise ValueError(f"`p` must be in (0, 1), got {p}")
