@@ -197,12 +197,6 @@ def default_n_mc(m: int) -> int:
     return min(PAPER_N_MC, max(MIN_DEFAULT_N_MC, 100 * ((N_MC_BUDGET // 100) // m)))
 
 
-def n_mc_text(n_mc: int | None) -> str:
-    """How an ``n_mc`` option reads in a summary: the number, or ``default_n_mc(M)`` for None
-    (each dataset's own default)."""
-    return "default_n_mc(M)" if n_mc is None else str(n_mc)
-
-
 def validate(
     E,
     u,

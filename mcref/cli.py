@@ -17,9 +17,9 @@ from typing import Any, Sequence
 
 from . import datasets
 from ._bootstrap import bootstrap_many
-from ._render import atomic_path, csv_text, json_text, text_table
+from ._render import atomic_path, csv_text, json_text, n_mc_text, text_table
 from ._recalibrate import METHODS as _RECAL_METHODS
-from ._validate import RULES, n_mc_text
+from ._validate import RULES
 from .stats import STATISTICS
 
 DEMO_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
