@@ -30,9 +30,10 @@ from .reference import PairedDifference, ReferenceResult, Simulation, simulate, 
 from .shape import ShapeScreen, shape_screen
 from .stats import register_statistic, statistic, statistics, tie_spread, unregister_statistic
 from ._validate import JointVerdict, ValidationTable, default_n_mc, validate
+from ._version import VERSION
 from ._zeta import zeta, zeta_sim2
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 
 def plot_report(E, u, x=None, **kwargs):

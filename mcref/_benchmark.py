@@ -29,7 +29,8 @@ from .binning import default_n_bins, resolve_n_bins
 from .datasets import Dataset
 from .stats import info
 from .studies._runner import RunInfo, StudySpec, run_study
-from ._validate import DEFAULT_STATS, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD, RULES, n_mc_text, validate
+from ._render import n_mc_text
+from ._validate import DEFAULT_STATS, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD, RULES, validate
 
 __all__ = ["BenchmarkResult", "benchmark", "STUDY_NAME", "content_hash", "validate_seed"]
 

@@ -31,8 +31,8 @@ from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
 from .kernels.rng import chunk_states
 from .parallel import batch_ranges, map_chunks
-from .stats import (Prepared, StatInfo, check_defined, evaluate, evaluate_user, info, prepare, prepare_for,
-                    user_kernels)
+from ._prepared import Prepared, prepare, prepare_for
+from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
 
 
 __all__ = ["BootstrapResult", "bootstrap", "bootstrap_many", "bca_levels", "jackknife", "resample_indices"]

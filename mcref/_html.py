@@ -19,6 +19,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
+from . import _version
+from ._render import n_mc_text
+
 __all__ = ["write_report", "write_dataset_report", "MARKER"]
 
 #: file that marks a directory as an mcref report (only such a directory is replaced)
@@ -226,7 +229,6 @@ def write_dataset_report(table, E, u, x, directory: str | os.PathLike, *, seed=N
     ``index.html``."""
     import matplotlib.pyplot as plt
 
-    from . import __version__
     from .plots import plot_report
 
     with _atomic_directory(directory) as tmp:
@@ -252,7 +254,7 @@ def write_dataset_report(table, E, u, x, directory: str | os.PathLike, *, seed=N
 <style>{_CSS}</style>
 </head><body>
 <h1>mcref report: {_e(table.name)}</h1>
-<p class="meta">M = {table.M}, seed = {_e(table.seed)}; mcref {_e(__version__)}.</p>
+<p class="meta">M = {table.M}, seed = {_e(table.seed)}; mcref {_e(_version.VERSION)}.</p>
 <h2>Validation</h2>
 <table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>
 <div class="scroll"><pre>{_e(table.explained())}</pre></div>
@@ -269,8 +271,6 @@ def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = Tr
     path of its ``index.html``."""
     import matplotlib.pyplot as plt
 
-    from . import __version__
-    from ._validate import n_mc_text
     from .plots import plot_benchmark, plot_report
 
     with _atomic_directory(directory) as tmp:
@@ -314,7 +314,7 @@ def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = Tr
 </head><body>
 <h1>mcref benchmark: {len(result.datasets)} datasets × {len(result.stats)} statistics</h1>
 <p class="meta">B = {o['n_boot']} bootstrap replicates, N_MC = {n_mc_text(o['n_mc'])} Monte Carlo repeats, D = {_e(dists)},
-{o['n_bins']} bins, rule = {_e(o['rule'])}, α = {o['alpha']:g}, seed = {result.seed}; mcref {_e(__version__)}.</p>
+{o['n_bins']} bins, rule = {_e(o['rule'])}, α = {o['alpha']:g}, seed = {result.seed}; mcref {_e(_version.VERSION)}.</p>
 <p class="note">Verdicts (docs/methods.md, "Verdicts"): <b>unreliable</b> when the shape screen flags the statistic;
 {_e(_rule_note(o['rule']))} “paper rule”: the published ζ_Sim rule, for comparison. Click a column header to
 sort.</p>

@@ -21,7 +21,7 @@ import os
 import tempfile
 from typing import Any, Iterator, Mapping, Sequence
 
-__all__ = ["plain", "json_text", "csv_text", "text_table", "atomic_path"]
+__all__ = ["plain", "json_text", "csv_text", "text_table", "atomic_path", "n_mc_text"]
 
 
 def plain(x: Any) -> Any:
@@ -84,3 +84,9 @@ def atomic_path(path: str | os.PathLike, *, what: str = "the output file") -> It
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def n_mc_text(n_mc: int | None) -> str:
+    """How an ``n_mc`` option reads in a summary: the number, or ``default_n_mc(M)`` for None
+    (each dataset's own default)."""
+    return "default_n_mc(M)" if n_mc is None else str(n_mc)

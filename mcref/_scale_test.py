@@ -344,7 +344,7 @@ class ScaleTests:
     def joint(self, names: Sequence[str]):
         """The scale part as a :class:`mcref._joint.JointTest` of ``names`` (scale statistics)."""
         from ._joint import JointTest, joint_test
-        from ._validate import alternative_for
+        from .stats import info
 
         res = self.scale
         own = [n for n in names if res is not None and n in res.names]
@@ -362,7 +362,7 @@ class ScaleTests:
         if other:  # the registered ones, under t(ν̂) as before
             sm = self.user
             ps.append(joint_test(sm.samples[0][[sm.names.index(n) for n in other]],
-                                 [self.estimates[n] for n in other], [alternative_for(n) for n in other]).p)
+                                 [self.estimates[n] for n in other], [info(n).alternative for n in other]).p)
         p = min(1.0, len(ps) * min(ps))  # Bonferroni over the two kinds (dependent: both read Z)
         n = res.n_boot if res is not None else self.user.n_mc
         return JointTest(p=float(p), se=float(math.sqrt(p * (1.0 - p) / n)), statistic=float(-p),
@@ -389,7 +389,7 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
         return None
     user, est = None, {}
     if un:
-        from ._validate import alternative_for
+        from .stats import info
 
         user = scale_simulation(un, u, E, n_mc=n_boot, seed=ss.spawn(1)[0], prep=prep)
         est = {n: float(estimates[n]) for n in un}
@@ -418,7 +418,7 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
             if user is None:  # ν̂ ≤ 2
                 p[n], flags[n] = 1.0, True
             else:
-                p[n] = user.p_value(n, user.dists[0].label, est[n], alternative=alternative_for(n))[0]
+                p[n] = user.p_value(n, user.dists[0].label, est[n], alternative=info(n).alternative)[0]
     label = (f"bootstrap-t and t(fit nu={res.nu:.3g})" if res is not None else
              user.dists[0].label if user is not None else "bootstrap-t") + f", B={int(n_boot)}"
     return ScaleTests(p=p, unreliable=flags, scale=res, label=label, user=user, estimates=est,

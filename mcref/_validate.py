@@ -56,10 +56,9 @@ and the scale part of the joint verdict). Measured size and power: docs/methods.
 
 from __future__ import annotations
 
-import math
 import warnings
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Sequence
+from dataclasses import replace
+from typing import Sequence
 
 import numpy as np  # noqa: F401 - the docstring examples use np
 
@@ -69,15 +68,17 @@ from .kernels.stats import finish_binned
 from ._joint import (row_feature, row_statistic, DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
                      untestable)
 from ._scale_test import scale_tests
-from ._render import csv_text, json_text
 from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
 from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
 from ._bootstrap import BootstrapResult, bootstrap_prepared
 from .generative import get_distribution
-from .reference import PairedDifference, ReferenceResult, simulate_prepared
-from .shape import ShapeScreen, shape_screen_prepared
-from .stats import info, prepare_for, tie_spread_prepared
+from .reference import simulate_prepared
+from .shape import shape_screen_prepared
+from ._prepared import prepare_for
+from .stats import info, tie_spread_prepared
+from ._verdict_table import (MIN_RELIABLE_M, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD,
+                             ValidationRow, ValidationTable)
 from ._zeta import zeta, zeta_sim2
 
 __all__ = ["ValidationRow", "ValidationTable", "validate", "default_n_mc", "DEFAULT_STATS", "VALIDATE_DISTS", "RULES",
@@ -96,35 +97,6 @@ VERDICTS = ("valid", "invalid", "not testable", "unreliable")
 RULES = ("conditional", "mc", "paper")
 #: the D the conditional rule decides by (added to ``dists`` when missing)
 CONDITIONAL_DISTS = ("empirical", "permutation")
-#: fewest bootstrap replicates / Monte Carlo repeats from which validate gives a verdict at all
-MIN_VERDICT_REPLICATES_HARD = 100
-#: below this, verdicts are reported as indicative (FewReplicatesWarning)
-MIN_VERDICT_REPLICATES = 1000
-#: below this many points, validate warns that its verdicts are indicative only (SmallSampleWarning)
-MIN_RELIABLE_M = 30
-
-LEGEND = (
-    "legend:",
-    "  estimate      the statistic on the data; BCa 95% CI its bootstrap interval ('!': excludes the estimate)",
-    "  ref, zeta_BS  predefined reference (ZMS 1, RCE 0, ...) and zeta = (estimate - ref) / half-width of the CI on",
-    "                the side of ref; |zeta| <= 1 means ref is inside the CI",
-    "  ref[D]        mean of the statistic over N_MC calibrated datasets E* = u*eps, eps ~ D (± its Monte Carlo se)",
-    "  p[D]          Monte Carlo p-value of the estimate against those simulated values (one-sided for ENCE,",
-    "                ZMSE, UCE: large is bad; two-sided otherwise)",
-    "  zSim[D]       the published zeta of the CI against ref[D] (with its se); zSim2[D] uses the 95% range of",
-    "                the simulated values instead of the CI",
-    "  D-sens        the references of two D differ by more than 2 combined standard uncertainties",
-    "  p[permutation] the permutation test: p-value of the estimate among the statistic on the data's Z",
-    "                shuffled across u (exact for 'Z independent of u' under any D; 1 for ZMS-type statistics,",
-    "                which do not depend on the pairing); p[emp] (compact view): p[empirical]",
-    "  test, p       the test that decided the verdict, and its p-value: perm (permutation), boot-t (studentized",
-    "                bootstrap-t: ZMS, RCE), zeta_BS, emp (empirical D), every D, zeta_Sim",
-    "                (rule='paper') or shape (the shape screen: unreliable)",
-    "  verdict       valid / invalid / not testable / unreliable (docs/methods.md, 'Verdicts'); paper: the",
-    "                published rule, for comparison",
-    "  joint verdict one Monte Carlo test of all the statistics at once (their p-values combined and ranked",
-    "                among the simulated sets'; docs/methods.md, 'Joint verdict'): the model-level verdict",
-)
 
 
 def alternative_for(name: str) -> str:
@@ -133,300 +105,6 @@ def alternative_for(name: str) -> str:
     ENCE, ZMSE, UCE (non-negative, larger is worse, whichever way u is off), ``"two-sided"``
     for the other built-in ones."""
     return info(row_statistic(name)).alternative
-
-
-@dataclass(frozen=True)
-class ValidationRow:
-    """One statistic of a validation table.
-
-    Attributes
-    ----------
-    name : str
-    estimate, bias, low, high : float
-        θ̂, bootstrap bias and the BCa interval I_BS.
-    interval_method : str
-        ``"bca"`` or the fallback used.
-    reference : float or None
-        Predefined reference (None when the statistic has none).
-    zeta_bs : float or None
-        ζ against the predefined reference.
-    sim : dict[str, ReferenceResult]
-        Simulated reference per D label.
-    zeta_sim, zeta_sim2 : dict[str, float]
-        ζ_Sim and ζ_Sim2 per D label.
-    p_sim, p_se : dict[str, float]
-        Monte Carlo p-value of θ̂ per D label and its Monte Carlo standard error.
-    alternative : str
-        Direction of the Monte Carlo test (:func:`alternative_for`).
-    sensitivity : list[PairedDifference]
-        θ_ref(D_first) − θ_ref(D) for the other D, with paired and unpaired se.
-    d_sensitive : bool
-        The D-sensitivity flag.
-    shape_flag : bool
-        The shape screen flags this statistic.
-    verdict : str
-        Verdict of the table's rule: ``valid``, ``invalid``, ``not testable``, ``unreliable``.
-    test : str
-        The test that decided :attr:`verdict`: ``"zeta_BS"`` (predefined reference),
-        ``"permutation"`` and ``"bootstrap-t"`` (conditional rule: consistency statistics, and
-        the scale statistics ZMS, MZ, VarZ, NLL and RCE by their studentized bootstrap-t),
-        ``"empirical"`` (``rule="mc"``), ``"every D"`` (``rule="mc"`` without the
-        empirical D), ``"zeta_Sim"`` (``rule="paper"``) or ``"shape screen"``
-        (``unreliable``).
-    p_test : float or None
-        The p-value of that test when it is a Monte Carlo or permutation test.
-    verdict_paper : str
-        Verdict of the published rule (``rule="paper"``), for comparison.
-    excludes_estimate : bool
-        The bootstrap interval does not contain θ̂ (strong finite-sample bias).
-    tie_range : (float, float) or None
-        For a binned statistic whose tied u straddle a bin cut: its range over 100 random
-        orders of the ties (:func:`mcref.tie_spread`); None otherwise.
-    """
-
-    name: str
-    estimate: float
-    bias: float
-    low: float
-    high: float
-    interval_method: str
-    reference: float | None
-    zeta_bs: float | None
-    sim: dict[str, ReferenceResult]
-    zeta_sim: dict[str, float]
-    zeta_sim2: dict[str, float]
-    sensitivity: list[PairedDifference]
-    d_sensitive: bool
-    shape_flag: bool
-    verdict: str
-    p_sim: dict[str, float] = field(default_factory=dict)
-    p_se: dict[str, float] = field(default_factory=dict)
-    alternative: str = "two-sided"
-    verdict_paper: str = ""
-    excludes_estimate: bool = False
-    tie_range: tuple[float, float] | None = None
-    #: why a row is ``not testable`` (constant u), or how an adaptivity row was binned
-    reason: str = ""
-    test: str = ""
-    p_test: float | None = None
-
-    def flat(self) -> dict[str, Any]:
-        """The row as a flat dict (one column per D for the per-D quantities)."""
-        out: dict[str, Any] = {
-            "stat": self.name, "estimate": self.estimate, "bias": self.bias, "low": self.low, "high": self.high,
-            "interval": self.interval_method, "ref": self.reference, "zeta_BS": self.zeta_bs,
-        }
-        half = 0.5 * (self.high - self.low)
-        for d, r in self.sim.items():
-            out[f"ref_{d}"] = r.mean
-            out[f"u_ref_{d}"] = r.se
-            # the Monte Carlo term should be negligible, 2·u(θ_ref) ≪ half-width of I_BS
-            # (docs/methods.md, "Simulated references")
-            out[f"mc_ratio_{d}"] = 2.0 * r.se / half if half > 0 else float("inf")
-            out[f"p_{d}"] = self.p_sim.get(d)
-            out[f"p_se_{d}"] = self.p_se.get(d)
-            out[f"zeta_Sim_{d}"] = self.zeta_sim[d]
-            out[f"zeta_Sim2_{d}"] = self.zeta_sim2[d]
-        out["alternative"] = self.alternative
-        out["excludes_estimate"] = self.excludes_estimate
-        out["tie_low"], out["tie_high"] = self.tie_range if self.tie_range else (None, None)
-        out["D_sensitive"] = self.d_sensitive
-        out["shape_flag"] = self.shape_flag
-        out["verdict"] = self.verdict
-        out["test"] = self.test
-        out["p_test"] = self.p_test
-        out["verdict_paper"] = self.verdict_paper
-        return out
-
-
-@dataclass(frozen=True)
-class ValidationTable:
-    """Result of :func:`validate`: one :class:`ValidationRow` per statistic, the shape screen,
-    and the model-level :class:`~mcref.JointVerdict` ``joint`` (docs/methods.md,
-    "Joint verdict"; printed under the table, ``"joint"`` in JSON, ``joint_*`` columns in CSV)."""
-
-    rows: list[ValidationRow]
-    shape: ShapeScreen
-    M: int
-    n_bins: int
-    n_boot: int
-    n_mc: int
-    dists: tuple[str, ...]
-    name: str = ""
-    rule: str = "conditional"
-    alpha: float = 0.05
-    seed: int | None = None
-    binned: bool = True
-    explain: bool = False
-    #: the model-level verdict (docs/methods.md, "Joint verdict"); None when no statistic is left to test
-    joint: JointVerdict | None = None
-    #: notes on how the table was computed (e.g. fewer bins than the default), printed under it
-    notes: tuple[str, ...] = ()
-    #: print every column (references, p-values and ζ-scores per D) instead of the compact view
-    wide: bool = False
-
-    def __getitem__(self, stat: str) -> ValidationRow:
-        nm = stat if "|" in stat else info(stat).name  # "ENCE|x": an adaptivity row
-        for r in self.rows:
-            if r.name == nm:
-                return r
-        raise KeyError(stat)
-
-    def records(self) -> list[dict[str, Any]]:
-        return [r.flat() for r in self.rows]
-
-    def to_frame(self):
-        """A pandas DataFrame, one row per statistic (needs pandas)."""
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ImportError("ValidationTable.to_frame() needs pandas: pip install pandas") from None
-        return pd.DataFrame.from_records(self.records()).set_index("stat")
-
-    @property
-    def decisive_dist(self) -> str:
-        """The D whose reference and p-value the short table shows: the empirical D when it
-        decides the verdicts (``rule="mc"``), else the first D."""
-        return "empirical" if (self.rule == "mc" and "empirical" in self.dists) else self.dists[0]
-
-    def to_json(self) -> str:
-        """JSON: the run's settings, the shape screen, one record per statistic and the joint
-        verdict (NaN as null, infinities as "inf"/"-inf": :func:`mcref._render.json_text`)."""
-        return json_text({
-            "dataset": self.name, "seed": self.seed, "M": self.M, "n_bins": self.n_bins if self.binned else None,
-            "n_boot": self.n_boot, "n_mc": self.n_mc, "dists": list(self.dists), "rule": self.rule,
-            "alpha": self.alpha, "shape": asdict(self.shape), "rows": self.records(),
-            "joint": self.joint.flat() if self.joint else None,
-        })
-
-    def to_csv(self) -> str:
-        """CSV, one row per statistic; the dataset name and the seed are the first columns (so
-        that every row says how to reproduce it)."""
-        # the joint verdict is one per table: repeated on every row, as the dataset and the seed
-        jv = {f"joint_{k}": v for k, v in self.joint.flat().items()} if self.joint else {}
-        return csv_text([{"dataset": self.name, "seed": self.seed, **r, **jv} for r in self.records()])
-
-    def __str__(self) -> str:
-        def f(x, nd=4):
-            if x is None:
-                return "-"
-            if isinstance(x, float):
-                return f"{x:.{nd}g}" if math.isfinite(x) else str(x)
-            return str(x)
-
-        def ptxt(p):
-            return "-" if p is None else (f"{p:.3f}" if p >= 0.001 else f"<{1 / (self.n_mc + 1):.1g}")
-
-        wide = self.wide or self.explain
-        # the compact view (fits 100 columns): the D that decides the verdict, or the first D
-        dv = self.decisive_dist
-        cond = self.rule == "conditional"
-        short = {"zeta_BS": "zeta_BS", "permutation": "perm", "shape screen": "shape", "empirical": "emp",
-                 "every D": "every D", "zeta_Sim": "zeta_Sim", "bootstrap-t": "boot-t"}
-        if wide:
-            head = ["stat", "estimate", "BCa 95% CI", "ref", "zeta_BS"]
-            for d in self.dists:
-                head += [f"ref[{d}]", f"p[{d}]", f"zSim[{d}]", f"zSim2[{d}]"]
-            head += ["D-sens", "test", "verdict", "paper"]
-        elif cond:
-            head = ["stat", "estimate", "BCa 95% CI", "zeta_BS", "p", "test", "p[emp]", "verdict", "paper"]
-        else:
-            head = ["stat", "estimate", "BCa 95% CI", "ref", f"ref[{dv}]", f"p[{dv}]", "verdict", "paper"]
-        lines = []
-        for r in self.rows:
-            ci = f"[{f(r.low)}, {f(r.high)}]" + ("!" if r.excludes_estimate else "")
-            if cond and not wide:
-                lines.append([r.name, f(r.estimate), ci, f(r.zeta_bs, 3), ptxt(r.p_test), short.get(r.test, r.test),
-                              ptxt(r.p_sim.get("empirical")), r.verdict, r.verdict_paper])
-                continue
-            if not wide:
-                s = r.sim[dv]
-                lines.append([r.name, f(r.estimate), ci, f(r.reference), f"{s.mean:.4g}±{s.se:.1g}",
-                              ptxt(r.p_sim.get(dv)), r.verdict, r.verdict_paper])
-                continue
-            row = [r.name, f(r.estimate), ci, f(r.reference), f(r.zeta_bs, 3)]
-            for d in self.dists:
-                s = r.sim[d]
-                row += [f"{s.mean:.4g}±{s.se:.1g}", ptxt(r.p_sim.get(d)), f(r.zeta_sim[d], 3), f(r.zeta_sim2[d], 3)]
-            row += ["yes" if r.d_sensitive else "no", short.get(r.test, r.test), r.verdict, r.verdict_paper]
-            lines.append(row)
-        widths = [max(len(h), *(len(l[i]) for l in lines)) for i, h in enumerate(head)]
-        fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-        sh = self.shape
-        bins = f"N={self.n_bins} bins, " if self.binned else ""
-        title = (f"{self.name + ': ' if self.name else ''}M={self.M}, {bins}B={self.n_boot}, "
-                 f"N_MC={self.n_mc}, seed={self.seed}")
-
-        def scr(v, b, t):
-            return f"{v}={b:.3f} ({'fails' if b > t else 'ok'}, threshold {t:g})"
-
-        screen = (f"shape screen (beta_GM): {scr('u2', sh.beta_u2, sh.threshold_u2)}, "
-                  f"{scr('E2', sh.beta_E2, sh.threshold_E2)}, {scr('Z2', sh.beta_Z2, sh.threshold_Z2)}; "
-                  f"kappa_CS u2={sh.kappa_u2:.2f}, E2={sh.kappa_E2:.2f}, Z2={sh.kappa_Z2:.2f}")
-        if cond:
-            notes = [f"verdict (column test; p: its p-value, valid when p > {self.alpha:g}): perm, the permutation "
-                     "test of consistency (the data's Z shuffled across u; exact for 'Z independent of u' under any "
-                     "D); boot-t, the scale tests of ZMS and RCE (studentized bootstrap-t of E[Z^2] = 1 and of "
-                     "<E^2> = <u^2>); zeta_BS, |zeta_BS| <= 1 against another predefined reference; shape: the screen "
-                     "says unreliable. p[emp]: the Monte Carlo test under the empirical D (rule='mc'); paper: the "
-                     "published zeta_Sim rule, for comparison"]
-        elif self.rule == "mc" and "empirical" in self.dists:
-            notes = [f"verdict: Monte Carlo test under the empirical D, valid when p[empirical] > {self.alpha:g} "
-                     "(zeta_BS for a predefined reference); paper: the published zeta_Sim rule, for comparison"]
-        elif self.rule == "mc":
-            notes = [f"verdict: Monte Carlo test, valid when p > {self.alpha:g} under every D (p = Monte Carlo "
-                     "p-value); paper: the published zeta_Sim rule, for comparison"]
-        else:
-            notes = ["verdict: the published zeta_Sim rule (rule='paper'); p = Monte Carlo p-value, for comparison"]
-        notes.extend(self.notes)
-        if self.M < MIN_RELIABLE_M:
-            notes.append(f"indicative only: M={self.M} points (bootstrap intervals and Monte Carlo p-values of fewer "
-                         f"than {MIN_RELIABLE_M} points say little)")
-        if any(r.excludes_estimate for r in self.rows):
-            notes.append("!: the BCa interval excludes its own estimate (strong finite-sample bias of the statistic)")
-        if any(r.shape_flag for r in self.rows):
-            flagged = ", ".join(r.name for r in self.rows if r.shape_flag)
-            notes.append(f"unreliable ({flagged}): the shape screen fails for a variable the statistic averages "
-                         "(ZMS: Z2; RCE: u2 or E2), so its bootstrap interval cannot be trusted")
-        for r in self.rows:
-            if r.tie_range:
-                notes.append(f"{r.name}: tied u straddle bin cuts; over 100 random orders of the ties it ranges "
-                             f"{r.tie_range[0]:.4g} to {r.tie_range[1]:.4g} (this row order: {r.estimate:.4g})")
-        if self.n_boot < MIN_VERDICT_REPLICATES or self.n_mc < MIN_VERDICT_REPLICATES:
-            notes.append(f"indicative only: B={self.n_boot}, N_MC={self.n_mc} (stable verdicts need 1000 or more each)")
-        if self.explain:
-            notes.extend(LEGEND)
-        elif wide:
-            notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
-        elif cond:
-            notes.append("(every D, references, p[permutation] of every row, zeta-scores and D-sensitivity: "
-                         "tab.wide_table(), `mcref validate --wide`; a legend: --explain)")
-        else:
-            notes.append(f"(ref/p: under {dv}; every D, zeta-scores and D-sensitivity: tab.wide_table(), "
-                         "`mcref validate --wide`; a legend: --explain)")
-        joint = (self.joint.line(self.n_mc) if self.joint
-                 else "joint verdict: none (no statistic left to test: the shape screen calls every statistic "
-                      "unreliable, or only ZMS-type statistics under the permutation D)")
-        tail = [joint, screen, *notes]
-        if not wide:  # the compact view fits 100 columns: wrap the lines under the table
-            import textwrap
-
-            tail = [textwrap.fill(t, width=100, subsequent_indent="    ") if not t.startswith(" ") else t for t in tail]
-        return "\n".join([title, *(fmt.format(*l).rstrip() for l in [head, *lines]), *tail])
-
-    def explained(self) -> str:
-        """The table with every column and the legend of its columns."""
-        return str(replace(self, explain=True))
-
-    def wide_table(self) -> str:
-        """The table with every column: references, p-values, ζ_Sim and ζ_Sim2 per D, D-sensitivity."""
-        return str(replace(self, wide=True))
-
-    def _repr_html_(self) -> str:  # pragma: no cover - notebook display
-        try:
-            return self.to_frame()._repr_html_()
-        except ImportError:
-            return "<pre>" + str(self) + "</pre>"
 
 
 def verdict_mc(*, zeta_bs: float | None, p_sim: dict[str, float], shape_flag: bool, alpha: float = 0.05) -> str:
@@ -521,12 +199,6 @@ def default_n_mc(m: int) -> int:
     """
     m = check_int(m, "m", minimum=1)
     return min(PAPER_N_MC, max(MIN_DEFAULT_N_MC, 100 * ((N_MC_BUDGET // 100) // m)))
-
-
-def n_mc_text(n_mc: int | None) -> str:
-    """How an ``n_mc`` option reads in a summary: the number, or ``default_n_mc(M)`` for None
-    (each dataset's own default)."""
-    return "default_n_mc(M)" if n_mc is None else str(n_mc)
 
 
 def validate(
@@ -810,6 +482,39 @@ def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binni
                                       references=float(n_mc) * m * n_dists)
 
 
+def _joint_of(rows, untest, tested_names, sim, fit, perm_estimates, *, rule, combine, alpha):
+    """The model-level verdict: the statistics the rule decides (not unreliable), each by its
+    simulated law (docs/methods.md, "Joint verdict"); conditional rule: Šidák of the permutation
+    test of consistency and adaptivity and the bootstrap-t scale test."""
+    rows_t = [r for r in rows if r.name not in untest]
+    estimates, alternatives = {r.name: r.estimate for r in rows_t}, {r.name: r.alternative for r in rows_t}
+    flagged = [r.name for r in rows_t if r.shape_flag and row_feature(r.name) is None]
+    if untest:  # constant u: a pairing statistic of u alone (RCE) is constant under the permutation D too
+        tested_names = [n for n in tested_names if row_feature(n) is not None or not _degenerate(sim, n)]
+    if rule == "conditional":
+        return conditional_joint_verdict(sim, estimates, alternatives, stats=tested_names, flagged=flagged,
+                                         scale_sim=fit, combine=combine, alpha=alpha, perm_estimates=perm_estimates)
+    return joint_verdict(sim, estimates, alternatives, stats=[s for s in tested_names if s not in flagged],
+                         combine=combine, alpha=alpha, excluded=flagged, perm_estimates=perm_estimates)
+
+
+def _run_notes(auto_notes, untest, feature_hows, fit, added) -> list[str]:
+    """The table's notes: the defaults validate chose for this M (bins, N_MC), the rows not
+    testable, each feature's bins, the scale test's note, the D the rule added."""
+    notes = list(auto_notes)
+    if untest:
+        notes.append(f"{', '.join(untest)}: not testable: {CONSTANT_U_REASON}")
+    for fname, how in dict(feature_hows).items():
+        notes.append(f"feature {fname}: {how}")
+    if fit is not None and fit.note:
+        notes.append(fit.note)
+    if added:
+        them = "them" if len(added) > 1 else "it"
+        notes.append(f"dists: {' and '.join(added)} added (the conditional rule decides by {them}; rule='mc' or "
+                     f"'paper' to leave {them} out)")
+    return notes
+
+
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
                   rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, auto_notes=(),
                   added=(), ss_fit=None, features=()) -> ValidationTable:
@@ -910,31 +615,9 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     for nm in untest:
         rows.append(_untestable_row(nm, labels))
     rows.sort(key=lambda r: (row_feature(r.name) is not None, all_names.index(row_statistic(r.name))))
-    # the model-level verdict: the statistics the rule decides (not unreliable), each by its
-    # simulated law (docs/methods.md, "Joint verdict")
-    rows_t = [r for r in rows if r.name not in untest]
-    estimates, alternatives = {r.name: r.estimate for r in rows_t}, {r.name: r.alternative for r in rows_t}
-    flagged = [r.name for r in rows_t if r.shape_flag and row_feature(r.name) is None]
-    tested_names = names + [xi.name for xi, _, _, _ in xrows]
-    if untest:  # constant u: a pairing statistic of u alone (RCE) is constant under the permutation D too
-        tested_names = [n for n in tested_names if row_feature(n) is not None or not _degenerate(sim, n)]
-    if rule == "conditional":  # Šidák: permutation test of consistency and adaptivity × bootstrap-t scale test
-        joint = conditional_joint_verdict(sim, estimates, alternatives, stats=tested_names, flagged=flagged,
-                                          scale_sim=fit, combine=combine, alpha=alpha,
-                                          perm_estimates={**centred, **tested})
-    else:
-        joint = joint_verdict(sim, estimates, alternatives, stats=[s for s in tested_names if s not in flagged],
-                              combine=combine, alpha=alpha, excluded=flagged, perm_estimates={**centred, **tested})
-    notes = list(auto_notes)  # the defaults validate chose for this M (bins, N_MC)
-    if untest:
-        notes.append(f"{', '.join(untest)}: not testable: {CONSTANT_U_REASON}")
-    for g, how in dict((g, how) for _, g, _, how in xrows).items():
-        notes.append(f"feature {features[g].name}: {how}")
-    if fit is not None and fit.note:
-        notes.append(fit.note)
-    if added:
-        notes.append(f"dists: {' and '.join(added)} added (the conditional rule decides by "
-                     f"{'them' if len(added) > 1 else 'it'}; rule='mc' or 'paper' to leave {'them' if len(added) > 1 else 'it'} out)")
+    joint = _joint_of(rows, untest, names + [xi.name for xi, _, _, _ in xrows], sim, fit, {**centred, **tested},
+                      rule=rule, combine=combine, alpha=alpha)
+    notes = _run_notes(auto_notes, untest, [(features[g].name, how) for _, g, _, how in xrows], fit, added)
     return ValidationTable(rows=rows, shape=screen, M=E.size, n_bins=sim.n_bins, n_boot=n_boot, n_mc=n_mc,
                            dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned,
                            joint=joint, notes=tuple(notes))

@@ -304,3 +304,52 @@ def merged_signature(own, base, *, drop: tuple[str, ...] = ()):
     params += [p for p in inspect.signature(base).parameters.values()
                if p.kind is p.KEYWORD_ONLY and p.name not in names and p.name not in drop]
     return sig.replace(parameters=params)
+
+
+def check_finite_cases(a: np.ndarray, name: str) -> np.ndarray:
+    """``a`` itself when every value is finite; else a ValueError naming the first case (row) with a NaN/inf."""
+    if not np.all(np.isfinite(a)):
+        bad = np.flatnonzero(~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1))
+        raise ValueError(f"`{name}` must be finite ({bad.size} case(s) with NaN/inf, first at index {bad[0]})")
+    return a
+
+
+def check_cases(y, mean, cov) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Check and normalise multivariate cases to y (n, d), mean (n, d), cov (n, d, d); 1-D
+    inputs are d = 1 with cov the variances; (n, d) covariances are diagonal variances
+    (:mod:`mcref.calibration` and :mod:`mcref.scores`)."""
+    try:
+        y = np.asarray(y, dtype=float)
+        mean = np.asarray(mean, dtype=float)
+        cov = np.asarray(cov, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`y`, `mean` and `cov` must be numeric arrays ({exc})") from None
+    if y.ndim == 1:
+        y = y[:, None]
+    if y.ndim != 2 or y.shape[0] == 0:
+        raise ValueError(f"`y` must have shape (n,) or (n, d), got {y.shape}")
+    n, d = y.shape
+    if mean.ndim == 0:
+        mean = np.full((n, d), float(mean))
+    elif mean.ndim == 1 and d == 1 and mean.size == n:
+        mean = mean[:, None]
+    elif mean.ndim == 1 and mean.size == d:
+        mean = np.broadcast_to(mean, (n, d))
+    if cov.ndim == 1 and d == 1:
+        cov = cov[:, None, None]
+    elif cov.ndim == 2 and cov.shape == (n, d):
+        cov = np.einsum("ij,jk->ijk", cov, np.eye(d))
+    elif cov.ndim == 2 and cov.shape == (d, d):
+        cov = np.broadcast_to(cov, (n, d, d))
+    if cov.shape != (n, d, d):
+        raise ValueError(f"`cov` must have shape (n, d, d), (n, d) (variances) or (d, d) for y of shape {(n, d)}, "
+                         f"got {cov.shape}")
+    if mean.shape != (n, d):
+        raise ValueError(f"`mean` must have the shape of `y` {(n, d)}, got {mean.shape}")
+    y, mean, cov = (np.ascontiguousarray(check_finite_cases(a, nm))
+                    for a, nm in ((y, "y"), (mean, "mean"), (cov, "cov")))
+    if not np.allclose(cov, np.swapaxes(cov, 1, 2), rtol=1e-10, atol=0):
+        i = int(np.flatnonzero(~np.isclose(cov, np.swapaxes(cov, 1, 2), rtol=1e-10, atol=0)
+                               .reshape(n, -1).all(axis=1))[0])
+        raise ValueError(f"`cov` must be symmetric; case {i} is not")
+    return y, mean, cov

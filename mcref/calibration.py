@@ -23,59 +23,13 @@ from typing import Any, Callable
 import numpy as np
 from scipy import stats as st
 
-from ._validation import check_int, check_probability, check_seed, renamed_keywords
+from ._validation import check_cases, check_finite_cases, check_int, check_probability, check_seed, renamed_keywords
 from .kernels import calibration as KC
 from .kernels.rng import chunk_states
 
 __all__ = ["QCEResult", "qce", "nees", "rank_calibration", "Uniformity", "uniformity"]
 
 DEFAULT_QUANTILES = np.linspace(0.05, 0.95, 19)
-
-
-def _finite(a: np.ndarray, name: str) -> np.ndarray:
-    if not np.all(np.isfinite(a)):
-        bad = np.flatnonzero(~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1))
-        raise ValueError(f"`{name}` must be finite ({bad.size} case(s) with NaN/inf, first at index {bad[0]})")
-    return a
-
-
-def _as_cases(y, mean, cov) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Normalise to y (n, d), mean (n, d), cov (n, d, d); 1-D inputs are d = 1 with cov the
-    variances; (n, d) covariances are diagonal variances."""
-    try:
-        y = np.asarray(y, dtype=float)
-        mean = np.asarray(mean, dtype=float)
-        cov = np.asarray(cov, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"`y`, `mean` and `cov` must be numeric arrays ({exc})") from None
-    if y.ndim == 1:
-        y = y[:, None]
-    if y.ndim != 2 or y.shape[0] == 0:
-        raise ValueError(f"`y` must have shape (n,) or (n, d), got {y.shape}")
-    n, d = y.shape
-    if mean.ndim == 0:
-        mean = np.full((n, d), float(mean))
-    elif mean.ndim == 1 and d == 1 and mean.size == n:
-        mean = mean[:, None]
-    elif mean.ndim == 1 and mean.size == d:
-        mean = np.broadcast_to(mean, (n, d))
-    if cov.ndim == 1 and d == 1:
-        cov = cov[:, None, None]
-    elif cov.ndim == 2 and cov.shape == (n, d):
-        cov = np.einsum("ij,jk->ijk", cov, np.eye(d))
-    elif cov.ndim == 2 and cov.shape == (d, d):
-        cov = np.broadcast_to(cov, (n, d, d))
-    if cov.shape != (n, d, d):
-        raise ValueError(f"`cov` must have shape (n, d, d), (n, d) (variances) or (d, d) for y of shape {(n, d)}, "
-                         f"got {cov.shape}")
-    if mean.shape != (n, d):
-        raise ValueError(f"`mean` must have the shape of `y` {(n, d)}, got {mean.shape}")
-    y, mean, cov = (np.ascontiguousarray(_finite(a, nm)) for a, nm in ((y, "y"), (mean, "mean"), (cov, "cov")))
-    if not np.allclose(cov, np.swapaxes(cov, 1, 2), rtol=1e-10, atol=0):
-        i = int(np.flatnonzero(~np.isclose(cov, np.swapaxes(cov, 1, 2), rtol=1e-10, atol=0)
-                               .reshape(n, -1).all(axis=1))[0])
-        raise ValueError(f"`cov` must be symmetric; case {i} is not")
-    return y, mean, cov
 
 
 def nees(y, mean, cov) -> tuple[np.ndarray, np.ndarray]:
@@ -88,7 +42,7 @@ def nees(y, mean, cov) -> tuple[np.ndarray, np.ndarray]:
     >>> float(e[0]), round(float(sg[0]), 12)   # 1²/1 + 2²/4; σ_G = (1·4)^(1/4) = √2
     (2.0, 1.414213562373)
     """
-    y, mean, cov = _as_cases(y, mean, cov)
+    y, mean, cov = check_cases(y, mean, cov)
     e = np.empty(y.shape[0])
     lsg = np.empty(y.shape[0])
     KC.nees_kernel(y, mean, cov, e, lsg)
@@ -213,8 +167,8 @@ def rank_calibration(truth, samples, *, seed=None, logpdf: Callable[[np.ndarray,
     if logpdf is not None:
         if t.ndim != 2 or s.ndim != 3 or s.shape[0] != t.shape[0] or s.shape[2] != t.shape[1]:
             raise ValueError(f"surprisal mode needs `truth` (n, d) and `samples` (n, S, d), got {t.shape} and {s.shape}")
-        _finite(t, "truth")
-        _finite(s, "samples")
+        check_finite_cases(t, "truth")
+        check_finite_cases(s, "samples")
         t_score = np.array([-float(np.asarray(logpdf(t[i][None, :], i)).ravel()[0]) for i in range(t.shape[0])])
         s_score = np.stack([-np.asarray(logpdf(s[i], i), dtype=float).ravel() for i in range(t.shape[0])])
         if s_score.shape != s.shape[:2] or not np.all(np.isfinite(s_score)) or not np.all(np.isfinite(t_score)):
@@ -224,8 +178,8 @@ def rank_calibration(truth, samples, *, seed=None, logpdf: Callable[[np.ndarray,
         raise ValueError(f"`truth` must have shape (n,) and `samples` (n, S), got {t.shape} and {s.shape}")
     if s.shape[1] < 1:
         raise ValueError("`samples` must hold at least one sample per case")
-    _finite(t, "truth")
-    _finite(s, "samples")
+    check_finite_cases(t, "truth")
+    check_finite_cases(s, "samples")
     below = (s < t[:, None]).sum(axis=1)
     ties = (s == t[:, None]).sum(axis=1)
     r = below + np.floor(rng.uniform(size=t.size) * (ties + 1))

@@ -24,6 +24,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ._forest import VERDICT_STYLE, plot_benchmark  # noqa: F401 - mcref.plots.VERDICT_STYLE as before
+from ._mpl import pyplot
 from ._validation import check_E_u, renamed_keywords
 
 __all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms", "plot_lzms", "plot_lzisd", "plot_lcp",
@@ -34,14 +36,6 @@ __all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms", "plot_
 #: Safety thresholds of the shape screen (docs/methods.md, "Shape screen").
 _U2_LIMIT = 0.6
 _E2_LIMIT = 0.8
-
-
-def _plt():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError("mcref's plots need matplotlib: pip install 'mcref[plot]'") from None
-    return plt
 
 
 def _datasets(data) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -83,7 +77,7 @@ def plot_skewness_map(data: Any = None, *, ax=None, nu: Sequence[float] | None =
     """
     from .shape import nig_skewness, skewness_gm
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(5.5, 5))
     nus = np.geomspace(1.0, 100.0, 50) if nu is None else np.asarray(nu, dtype=float)
@@ -118,7 +112,7 @@ def plot_skewness_map(data: Any = None, *, ax=None, nu: Sequence[float] | None =
 def plot_decimation(result, *, ax=None, title: str | None = None):
     """Δθ(f) per statistic of a :class:`mcref.decimation.DecimationResult`, each with its
     zero-centred bootstrap interval as a band of the same colour."""
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.6))
     colors = ["tab:blue", "tab:red", "tab:green", "tab:purple", "tab:orange"]
@@ -149,7 +143,7 @@ def plot_fit_histograms(E: Any, u: Any, fit=None, *, axes=None, bins: int = 40, 
 
     from ._distfit import distfit
 
-    plt = _plt()
+    plt = pyplot()
     E, u = check_E_u(E, u, min_size=8)
     if fit is None:
         fit = distfit(E, u, n_boot=0)
@@ -250,22 +244,16 @@ def plot_lzms(E, u, x=None, *, ax=None, xlabel=None, band: int = 0, seed=0, **kw
     ``band`` > 0 shades the 95 % range of ⟨Z²⟩ per bin over that many shuffles of Z across
     the rows (u and x kept): the null of the permutation test of :func:`mcref.validate`'s
     binned rows, around the set's own ⟨Z²⟩ (docs/methods.md, "Adaptivity"); ``seed`` seeds
-    the shuffles."""
-    from .diagnostics import lzms
+    the shuffles (:func:`mcref.diagnostics.lzms_band`)."""
+    from .diagnostics import lzms, lzms_band
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.6))
     d = lzms(E, u, x, **kw)
     if band and not kw.get("slide"):
-        E, u = check_E_u(E, u)
-        var = u if x is None else np.asarray(x, dtype=float)
-        lab = np.empty(E.size, dtype=np.int64)  # the bins are runs of the stable order of the variable
-        lab[np.argsort(var, kind="stable")] = np.repeat(np.arange(d.counts.size), d.counts)
-        z = E / u
-        rng = np.random.default_rng(seed)
-        zms = np.array([np.bincount(lab, rng.permutation(z) ** 2, d.counts.size) for _ in range(int(band))]) / d.counts
-        lo, hi = np.quantile(zms, [0.025, 0.975], axis=0)
+        lo, hi = lzms_band(E, u, x, n_shuffles=band, seed=seed, **{k: v for k, v in kw.items() if k not in
+                                                                   ("method", "n_boot", "seed", "slide")})
         ax.fill_between(d.centers, lo, hi, color="0.85", lw=0, zorder=0,
                         label=f"Z shuffled across rows, 95 % ({int(band)})")
     _binned_panel(d, ax, ylabel=r"$\langle Z^2\rangle$ per bin", xlabel=xlabel or ("u" if x is None else "x"),
@@ -279,7 +267,7 @@ def plot_lzisd(E, u, x=None, *, ax=None, xlabel=None, **kw):
     """1/sd(Z) per bin, target 1 (:func:`mcref.diagnostics.lzisd`)."""
     from .diagnostics import lzisd
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.6))
     d = lzisd(E, u, x, **kw)
@@ -292,7 +280,7 @@ def plot_lcp(E, u, x=None, *, p=(0.25, 0.5, 0.75, 0.95), dist="normal", ax=None,
     (:func:`mcref.diagnostics.lcp`)."""
     from .diagnostics import lcp
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.6))
     colors = ["tab:blue", "tab:green", "tab:purple", "tab:orange", "tab:brown"]
@@ -312,7 +300,7 @@ def plot_reliability(E, u, *, ax=None, **kw):
     """Reliability diagram: RMSE vs RMV per bin of u, identity line (:func:`mcref.diagnostics.reliability_diagram`)."""
     from .diagnostics import reliability_diagram
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.2, 4))
     d = reliability_diagram(E, u, **kw)
@@ -328,7 +316,7 @@ def plot_calibration_curve(E, u, *, dist="normal", ax=None):
     (:func:`mcref.diagnostics.calibration_curve`)."""
     from .diagnostics import calibration_curve
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.2, 4))
     c = calibration_curve(E, u, dist=dist)
@@ -349,7 +337,7 @@ def plot_confidence_curve(E, u, *, stat="RMSE", dist="normal", n_mc=500, seed=No
     (:func:`mcref.diagnostics.confidence_curve`)."""
     from .diagnostics import confidence_curve
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.6))
     cc = confidence_curve(E, u, stat=stat, dist=dist, n_mc=n_mc, seed=seed)
@@ -371,7 +359,7 @@ def plot_e_vs_u(E, u, *, ax=None, p=0.95):
     """E against u with the running 95 % quantiles and the ±k·u guide lines (k = 1, 2, 3)."""
     from .diagnostics import running_quantiles
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.6))
     E, u = check_E_u(E, u, min_size=8)
@@ -397,7 +385,7 @@ def plot_z_vs_x(E, u, x, *, ax=None, p=0.95, xlabel="x"):
     """Z = E/u against x with the running 95 % quantiles and the lines ±1, ±2, ±3."""
     from .diagnostics import running_quantiles
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.6))
     E, u = check_E_u(E, u, min_size=8)
@@ -425,7 +413,7 @@ def plot_report(E, u, x=None, *, name: str = "", seed=None, dist="normal", path=
     when given. Returns the figure."""
     from .shape import shape_screen
 
-    plt = _plt()
+    plt = pyplot()
     E, u = check_E_u(E, u, min_size=100)
     has_x = x is not None
     const_u = bool(np.all(u == u[0]))
@@ -474,7 +462,7 @@ def plot_rank_calibration(c, *, ax=None, n_bins: int = 20, seed=0, title: str | 
     bands, and the rank histogram below it (:func:`mcref.calibration.uniformity`)."""
     from .calibration import uniformity
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         fig, (ax, axh) = plt.subplots(2, 1, figsize=(5, 5), height_ratios=(2, 1), sharex=True)
     else:
@@ -504,7 +492,7 @@ def plot_rank_calibration(c, *, ax=None, n_bins: int = 20, seed=0, title: str | 
 def plot_qce(result, *, ax=None):
     """Observed coverage against the quantile level τ of a :class:`mcref.calibration.QCEResult`
     (and, for C-QCE, one thin line per σ_G bin)."""
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.2, 4))
     if result.bin_coverage is not None:
@@ -522,130 +510,8 @@ def plot_qce(result, *, ax=None):
     return ax
 
 
-# ----------------------------------------------------------------------------------
-# benchmark runs (mcref.benchmark)
-# ----------------------------------------------------------------------------------
-
-#: colour and marker of each verdict in the benchmark figure and report (colour-blind safe pairs)
-VERDICT_STYLE = {
-    "valid": ("#2166ac", "o"),
-    "invalid": ("#b2182b", "X"),
-    "unreliable": ("#e08214", "D"),
-    "not testable": ("#6f6f6f", "s"),
-}
-
-
-def _band_dist(dists: Sequence[str], rule: str = "conditional") -> str:
-    """The D whose simulated band is drawn: the one that decides the consistency rows."""
-    if rule == "conditional" and "permutation" in dists:
-        return "permutation"
-    return "empirical" if "empirical" in dists else dists[0]
-
-
-def plot_benchmark(result, *, ax=None):
-    """Forest plot of a :class:`mcref.BenchmarkResult`: one panel per statistic, one row per dataset.
-
-    Each row shows the estimate with its BCa 95 % interval, coloured (and shaped) by its
-    verdict, against its reference: the predefined value (dashed line, or a black tick when
-    it differs between datasets), or for a simulated reference its mean (black tick) and
-    the central 95 % (2.5–97.5 %) of the statistic simulated on calibrated data (grey band)
-    under the D that decides it: the permutation D (the data's Z shuffled across u) under
-    the default conditional rule, else the empirical D (the first D when neither was run).
-    The verdict of a simulated-reference statistic is its Monte Carlo or permutation test
-    (``docs/methods.md``, "Verdicts"): two-sided for CC, so an estimate outside the band is invalid; one-sided
-    for ENCE, ZMSE, UCE (large is bad), so an estimate above the 95th percentile, the top
-    sliver of the band, is invalid too. The colour always shows the verdict.
-
-    Parameters
-    ----------
-    result : BenchmarkResult
-    ax : sequence of matplotlib Axes, optional
-        One Axes per statistic (a single Axes for one statistic). Default: a new figure
-        sized for the number of datasets.
-
-    Returns
-    -------
-    numpy.ndarray of Axes
-    """
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
-    plt = _plt()
-    t = result.table
-    stats = list(result.stats)
-    names = [d.name for d in result.datasets]
-    n = len(names)
-    band_d = _band_dist(result.dists, result.options.get("rule", "mc"))
-    if ax is None:
-        height = 1.3 + 0.32 * max(n, 4)
-        fig, axes = plt.subplots(1, len(stats), figsize=(max(2.9 * len(stats), 7.0), height), sharey=True,
-                                 squeeze=False)
-        axes = axes[0]
-        own = True
-    else:
-        axes = np.atleast_1d(np.asarray(ax, dtype=object))
-        if axes.size != len(stats):
-            raise ValueError(f"`ax` must hold one Axes per statistic ({len(stats)}), got {axes.size}")
-        fig = axes[0].figure
-        own = False
-    ypos = {name: n - 1 - i for i, name in enumerate(names)}
-    label_size = 9 if n <= 30 else 7
-    for k, (a, s) in enumerate(zip(axes, stats)):
-        sub = t[t["stat"] == s]
-        for i in range(n):
-            if i % 2 == 0:
-                a.axhspan(n - 1 - i - 0.5, n - 1 - i + 0.5, color="0.95", lw=0, zorder=0)
-        refs = sub["reference"].to_numpy(dtype=float)
-        predefined = np.isfinite(refs)
-        common = predefined.all() and np.all(refs == refs[0]) if refs.size else False
-        if common:
-            a.axvline(refs[0], color="0.25", ls="--", lw=1, zorder=1)
-            title = f"{s}  (reference {refs[0]:g})"
-        else:
-            title = f"{s}  (simulated reference)" if not predefined.any() else s
-        for _, r in sub.iterrows():
-            y = ypos[r["dataset"]]
-            if not np.isfinite(r["reference"]):
-                lo, hi = r[f"ref_low_{band_d}"], r[f"ref_high_{band_d}"]
-                if np.isfinite(lo) and np.isfinite(hi):
-                    a.barh(y, hi - lo, left=lo, height=0.62, color="0.78", lw=0, zorder=1)
-                a.plot([r[f"ref_{band_d}"]] * 2, [y - 0.31, y + 0.31], color="0.1", lw=1.4, zorder=2)
-            elif not common:
-                a.plot([r["reference"]] * 2, [y - 0.31, y + 0.31], color="0.1", lw=1.4, zorder=2)
-            color, marker = VERDICT_STYLE.get(r["verdict"], ("k", "o"))
-            est, low, high = r["estimate"], r["low"], r["high"]
-            a.plot([low, high], [y, y], color=color, lw=1.8, solid_capstyle="butt", zorder=3)
-            a.plot([est], [y], marker=marker, color=color, ms=6.5 if marker != "X" else 7.5,
-                   mec="white", mew=0.6, ls="none", zorder=4)
-        a.set_title(title, fontsize=10)
-        a.set_ylim(-0.6, n - 0.4)
-        a.grid(axis="x", alpha=0.35)
-        a.tick_params(axis="x", labelsize=8)
-        a.tick_params(axis="y", length=0)
-        if k == 0:
-            a.set_yticks(range(n))
-            a.set_yticklabels([names[n - 1 - j] for j in range(n)], fontsize=label_size)
-        for side in ("top", "right"):
-            a.spines[side].set_visible(False)
-    if own:
-        handles = [Line2D([], [], color=c, marker=m, lw=1.8, mec="white", label=v)
-                   for v, (c, m) in VERDICT_STYLE.items() if v in set(t["verdict"])]
-        handles += [Patch(color="0.78", label=f"central 95 % of the statistic on calibrated data (D = {band_d})"),
-                    Line2D([], [], color="0.1", lw=1.4, label="reference")]
-        o = result.options
-        fig.suptitle(f"mcref benchmark: {n} dataset{'s' if n != 1 else ''}; estimate with BCa 95 % interval, "
-                     f"colour = verdict  (B = {o['n_boot']}, N_MC = {o['n_mc']}, seed = {result.seed})",
-                     fontsize=11)
-        top = 1 - 0.22 / fig.get_figheight()
-        bottom = 0.3 / fig.get_figheight()
-        fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8.5, frameon=False)
-        fig.tight_layout(rect=(0, bottom, 1, top))
-    return axes
-# --- ErrViewLib parity: local statistics LZV, LZM, LRCE (docs/errviewlib.md) -------------------------------
-
-
 def _local_panel(fn, ylabel, logy, E, u, x, ax, xlabel, kw):
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.6))
     d = fn(E, u, x, **kw)
@@ -684,7 +550,7 @@ def plot_lorenz(*arrays, labels: Sequence[str] | None = None, ax=None):
     ``plotLorenz``)."""
     from .diagnostics import gini, lorenz_curve
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.2, 4))
     for k, a in enumerate(arrays):
@@ -700,7 +566,7 @@ def plot_pit(E, u, *, dist="normal", shape=None, n_bins: int = 10, ax=None):
     (:func:`mcref.diagnostics.pit`; ErrViewLib ``plotPIT``)."""
     from .diagnostics import pit
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.2, 3.6))
     h = pit(E, u, dist=dist, shape=shape, n_bins=n_bins)
@@ -724,7 +590,7 @@ def plot_cc_consistency(E, u, *, stat="RMSE", dist="normal", n_mc=1000, n_boot=5
     ``plotCCVal``)."""
     from .diagnostics import cc_consistency
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.6, 3.8))
     r = cc_consistency(E, u, stat=stat, dist=dist, n_mc=n_mc, n_boot=n_boot, seed=seed)
@@ -758,7 +624,7 @@ def plot_conditional_calibration(E, u, x=None, *, dist="normal", ax=None, xlabel
 
     from .diagnostics import conditional_calibration_curves
 
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 4))
     c = conditional_calibration_curves(E, u, x, dist=dist, **kw)
@@ -788,7 +654,7 @@ def plot_group_calibration(g, *, ax=None, title: str | None = None):
     scale when it spans a decade): the data and the control with ±2 sd bands (:func:`adversarial_group_calibration`,
     ErrViewLib ``plotAGV``) or Wilson-cc intervals (:func:`group_zms_validity`, ErrViewLib
     ``plotAGVZMS``, with the nominal 0.95)."""
-    plt = _plt()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.8, 3.8))
     x = g.fraction

@@ -40,7 +40,8 @@ from .kernels.fastrank import make_rank_scratch
 from .kernels.rng import chunk_states, seed_state
 from .kernels.reference import mc_chunk_kernel
 from .parallel import checkpoint, map_chunks
-from .stats import Prepared, StatInfo, info, tie_starts, user_kernels
+from ._prepared import Prepared, tie_starts
+from .stats import StatInfo, info, user_kernels
 
 __all__ = ["ReferenceResult", "PairedDifference", "Simulation", "simulate", "simulated_reference", "K_SENSITIVITY"]
 

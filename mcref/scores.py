@@ -35,8 +35,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from scipy import special
 
-from ._validation import as_finite_array, check_choice, check_E_u, check_probability
-from .calibration import _as_cases
+from ._validation import as_finite_array, check_cases, check_choice, check_E_u, check_probability
 from .kernels import scores as KS
 
 __all__ = ["crps_normal", "crps_ensemble", "interval_score", "normal_interval", "picp", "mpiw",
@@ -666,7 +665,7 @@ def nll_gaussian(y, mean, cov) -> np.ndarray:
     """
     if np.ndim(y) == 1 and np.ndim(cov) == 0:  # one variance shared by all the cases
         cov = np.broadcast_to(as_finite_array(cov, "cov"), np.shape(y))
-    y, mean, cov = _as_cases(y, mean, cov)
+    y, mean, cov = check_cases(y, mean, cov)
     out = np.empty(y.shape[0])
     KS.nll_gaussian_kernel(y, mean, cov, out)
     bad = np.flatnonzero(np.isnan(out))

@@ -32,10 +32,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import betainc, betaincinv, betainccinv
 
 from ._validation import as_float_array, check_choice, check_E_u, check_probability
-from .stats import Prepared, info
+from ._hd import hd_apply, hd_weights, quantiles_sorted  # noqa: F401 - hd_weights: mcref.shape.hd_weights
+from ._prepared import Prepared
+from .stats import info
 
 __all__ = [
     "hd_quantile",
@@ -54,10 +55,6 @@ MIN_POINTS = 4
 #: (ErrViewLib's convention; the exact normal value is 2.9058...).
 CS_NORMAL = 2.91
 
-#: Beta-CDF values within this distance of 0 or 1 are rounded to 0 / 1 in the
-#: Harrell–Davis weights (see :func:`hd_weights`).
-_HD_TAIL = 1e-30
-
 _QUANTILE_METHODS = ("hd", "plain")
 _CS_PROBS = np.array([0.025, 0.25, 0.75, 0.975])
 _SCREEN_PROBS = np.array([0.5, 0.025, 0.25, 0.75, 0.975])  # median, then _CS_PROBS
@@ -65,43 +62,6 @@ _SCREEN_PROBS = np.array([0.5, 0.025, 0.25, 0.75, 0.975])  # median, then _CS_PR
 # ----------------------------------------------------------------------------------
 # Internal helpers: operate on validated, sorted float64 arrays.
 # ----------------------------------------------------------------------------------
-
-
-def hd_weights(n: int, probs: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """Harrell–Davis weights for ``n`` sorted points, one ``(start, w)`` per probability.
-
-    The estimate at ``probs[k]`` is ``w @ xs[start:start + w.size]``. The beta CDF
-    :math:`I_{i/n}(a, b)` is evaluated only on the grid points where it is not within
-    ``_HD_TAIL`` of 0 or 1 (window from :func:`scipy.special.betaincinv` and
-    :func:`scipy.special.betainccinv`), and set to exactly 0 / 1 outside: the skipped
-    weights add up to at most ``2 * _HD_TAIL``, far below rounding, while only
-    about 23 standard deviations of Beta(a, b), i.e. O(sqrt(n)) points, are evaluated.
-    """
-    out = []
-    for p in probs:
-        a, b = p * (n + 1), (1.0 - p) * (n + 1)
-        lo, hi = betaincinv(a, b, _HD_TAIL), betainccinv(a, b, _HD_TAIL)
-        i0 = min(max(int(np.floor(lo * n)), 0), n - 1) if np.isfinite(lo) else 0
-        i1 = min(max(int(np.ceil(hi * n)), i0 + 1), n) if np.isfinite(hi) else n
-        cdf = betainc(a, b, np.arange(i0, i1 + 1, dtype=np.float64) / n)
-        if not (cdf[0] <= 10 * _HD_TAIL and cdf[-1] == 1.0):  # inverse inaccurate: full grid
-            i0, i1 = 0, n
-            cdf = betainc(a, b, np.arange(n + 1, dtype=np.float64) / n)
-        cdf[0], cdf[-1] = 0.0, 1.0
-        out.append((i0, np.diff(cdf)))
-    return out
-
-
-def _hd_apply(weights: list[tuple[int, np.ndarray]], xs: np.ndarray) -> np.ndarray:
-    """Apply :func:`hd_weights` to the sorted sample ``xs``."""
-    return np.array([w @ xs[i0:i0 + w.size] for i0, w in weights])
-
-
-def _quantiles_sorted(xs: np.ndarray, probs: np.ndarray, method: str) -> np.ndarray:
-    """Quantiles of the sorted sample ``xs``: HD, or numpy's default (linear, type 7)."""
-    if method == "plain":
-        return np.quantile(xs, probs)
-    return _hd_apply(hd_weights(xs.size, probs), xs)
 
 
 def _check_min_points(x: np.ndarray, name: str) -> None:
@@ -145,7 +105,7 @@ def _shape_of(xs: np.ndarray, name: str, method: str,
         median = float(np.median(xs))
         q = np.quantile(xs, _CS_PROBS)
     else:
-        hd = _hd_apply(weights, xs)
+        hd = hd_apply(weights, xs)
         median, q = float(hd[0]), hd[1:]
     return _skewness_from(xs, median), _kurtosis_from(q, name)
 
@@ -215,7 +175,7 @@ def hd_quantile(x: Any, q: Any) -> float | np.ndarray:
     probs = np.array([check_probability(v, "q") for v in q_arr.ravel()], dtype=np.float64)
     if probs.size == 0:
         raise ValueError("`q` must not be empty")
-    est = _quantiles_sorted(np.sort(x), probs, "hd")
+    est = quantiles_sorted(np.sort(x), probs, "hd")
     if scalar:
         return float(est[0])
     return est.reshape(q_arr.shape)
@@ -270,7 +230,7 @@ def skewness_gm(x: Any, *, quantiles: str = "hd") -> float:
     if method == "plain":
         median = float(np.median(xs))
     else:
-        median = float(_quantiles_sorted(xs, np.array([0.5]), "hd")[0])
+        median = float(quantiles_sorted(xs, np.array([0.5]), "hd")[0])
     return _skewness_from(xs, median)
 
 
@@ -321,7 +281,7 @@ def kurtosis_cs(x: Any, *, quantiles: str = "hd") -> float:
     _check_min_points(x, "x")
     xs = np.sort(x)
     _check_not_constant(xs, "x")
-    return _kurtosis_from(_quantiles_sorted(xs, _CS_PROBS, method), "x")
+    return _kurtosis_from(quantiles_sorted(xs, _CS_PROBS, method), "x")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ._validation import check_E_u
-from .binning import adaptive_starts, bin_starts, resolve_n_bins
+from ._prepared import Prepared, prepare, prepare_for, rank_slots, tie_starts  # noqa: F401 - their home is _prepared
 from .kernels import stats as K
 
 __all__ = ["StatInfo", "STATISTICS", "names", "info", "statistic", "statistics", "predefined_reference",
@@ -287,137 +287,6 @@ def predefined_reference(name: str, E, u) -> float | None:
     """The predefined reference value of ``name`` for data (E, u), or None (simulate)."""
     ref = info(name).reference
     return None if ref is None else float(ref(np.asarray(E, float), np.asarray(u, float)))
-
-
-def rank_slots(eord: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(slot, eslot)`` of :func:`mcref.kernels.stats.rank_corr` from ``eord`` (u-sorted
-    positions in |E| order).
-
-    Block b holds the |E| positions [b·B, (b + 1)·B), B = ``RANK_BLOCK``; ``slot[i]`` is
-    the block of point i times B plus the rank of i, in u order, among that block's
-    points; ``eslot[k] = slot[eord[k]]`` lies in the block of k. Once per dataset.
-    """
-    m = eord.size
-    slot = np.empty(m, dtype=np.int32)  # M < 2**31: half the index traffic of int64
-    for b0 in range(0, m, K.RANK_BLOCK):  # block b's points are eord[b0:b1]; u order = position order
-        b1 = min(b0 + K.RANK_BLOCK, m)
-        slot[np.sort(eord[b0:b1])] = np.arange(b0, b1, dtype=np.int32)
-    return slot, np.ascontiguousarray(slot[eord])
-
-
-def tie_starts(sorted_values: np.ndarray) -> np.ndarray:
-    """Starts of the runs of equal values in a sorted array, with the length appended."""
-    m = sorted_values.size
-    brk = np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1
-    return np.concatenate(([0], brk, [m])).astype(np.int64)
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A dataset sorted by u (stable) with everything the kernels need (computed once).
-
-    ``order`` maps sorted positions to input indices. ``eord`` is the stable order of
-    |E| over sorted positions and ``egs``/``ugs`` the starts of the tie groups of |E|
-    and u; ``slot``/``eslot`` place the points for the rank pass (:func:`rank_slots`).
-    ``starts`` are the equal-count bin starts (None when no binned statistic).
-    """
-
-    order: np.ndarray
-    E: np.ndarray
-    u: np.ndarray
-    z: np.ndarray
-    z2: np.ndarray
-    E2: np.ndarray
-    u2: np.ndarray
-    lnu2: np.ndarray
-    zshift: float
-    starts: np.ndarray
-    ugs: np.ndarray
-    eord: np.ndarray
-    egs: np.ndarray
-    n_bins: int
-    slot: np.ndarray = None
-    eslot: np.ndarray = None
-    binning: str = "equal"
-    log: bool = True
-    n_bins_requested: int = 0
-    min_count: int = 30
-
-    @property
-    def M(self) -> int:
-        return self.z.size
-
-    @property
-    def tie_groups(self) -> np.ndarray:
-        """(start, end) of the runs of equal u holding two or more points, shape (G, 2)."""
-        size = np.diff(self.ugs)
-        multi = np.flatnonzero(size > 1)
-        return np.ascontiguousarray(np.stack([self.ugs[multi], self.ugs[multi + 1]], axis=1)).astype(np.int64)
-
-    def kernel_args(self) -> tuple:
-        """Arguments shared by :func:`eval_weighted` and the bootstrap kernel."""
-        return (self.z, self.zshift, self.z2, self.E2, self.u2, self.lnu2,
-                self.starts, self.ugs, self.slot, self.eslot, self.egs)
-
-
-def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int = 30, shrink: bool = False,
-            binning: str = "equal", log: bool | None = None, ranks: bool = True) -> Prepared:
-    """Sort a validated dataset by u and precompute bins and tie groups.
-
-    ``n_bins=None`` means that no binned statistic is evaluated (one dummy bin).
-    ``ranks=False`` skips the order of |E| (only CC needs it): ``eord`` is then empty.
-    ``binning="adaptive"`` cuts the bins of :func:`mcref.binning.adaptive_starts` (``log``
-    grid by default) instead of equal counts.
-    """
-    from ._validation import check_choice, check_int
-
-    binning = check_choice(binning, "binning", ("equal", "adaptive"))
-    log = True if log is None else bool(log)
-    m = E.size
-    order = np.argsort(u, kind="stable").astype(np.int64)
-    if n_bins is None:
-        nb = 1
-        starts = bin_starts(m, 1)
-    elif binning == "adaptive":
-        n_bins = check_int(n_bins, "n_bins", minimum=1)
-        min_count = check_int(min_count, "min_count", minimum=1)
-        if np.all(u == u[0]):
-            raise ValueError(
-                "all uncertainties are equal, so bins of u are arbitrary splits of the rows: the binned "
-                "statistics (ENCE, ZMSE, UCE) are undefined for homoscedastic data; use ZMS or RCE"
-            )
-        starts = adaptive_starts(u[order], n_bins, min_count=min_count, log=log)
-        nb = starts.size - 1
-    else:
-        nb = resolve_n_bins(m, n_bins, min_count=min_count, shrink=shrink)
-        starts = bin_starts(m, nb)
-        if nb > 1 and np.all(u == u[0]):
-            raise ValueError(
-                "all uncertainties are equal, so bins of u are arbitrary splits of the rows: the binned "
-                "statistics (ENCE, ZMSE, UCE) are undefined for homoscedastic data; use ZMS or RCE"
-            )
-    Es = np.ascontiguousarray(E[order])
-    us = np.ascontiguousarray(u[order])
-    z = Es / us
-    ae = np.abs(Es)
-    eord = np.argsort(ae, kind="stable").astype(np.int64) if ranks else np.empty(0, dtype=np.int64)
-    slot, eslot = rank_slots(eord) if ranks else (np.empty(0, np.int32), np.empty(0, np.int32))
-    return Prepared(
-        order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),
-        zshift=float(np.mean(z)), starts=starts, ugs=tie_starts(us), eord=eord,
-        egs=tie_starts(ae[eord]) if ranks else np.array([0, m], dtype=np.int64), n_bins=nb, binning=binning, log=log,
-        n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count), slot=slot, eslot=eslot,
-    )
-
-
-def prepare_for(infos: Sequence[StatInfo], E: np.ndarray, u: np.ndarray, *, n_bins: int, min_count: int = 30,
-                shrink: bool = False, binning: str = "equal", log: bool | None = None) -> Prepared:
-    """The prepared data that every step on the statistics ``infos`` needs (checked ``E``, ``u``):
-    the bins only for a binned statistic, the order of |E| only for CC. One call serves the
-    estimate, the bootstrap, the references, the shape screen and the tie spread of a dataset
-    (:func:`mcref.validate` prepares once)."""
-    return prepare(E, u, n_bins if any(i.binned for i in infos) else None, min_count=min_count, shrink=shrink,
-                   binning=binning, log=log, ranks=any(i.kind == "rank" for i in infos))
 
 
 _TINY = float(np.finfo(np.float64).tiny)

@@ -146,7 +146,6 @@ def test_categorical_feature():
 
 
 def test_bad_x():
-    E, u = np.ones(100), np.ones(100)
     with pytest.raises(ValueError, match="has 99 values"):
         as_features(np.arange(99.0), 100)
     x = np.arange(100.0)

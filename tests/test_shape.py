@@ -90,7 +90,7 @@ def test_hd_quantile_window_matches_full_grid():
 
 def test_hd_quantile_falls_back_to_full_grid(monkeypatch):
     # A wrong tail window (bad inverse) must be detected and the full grid used.
-    import mcref.shape as shape
+    import mcref._hd as shape  # the HD weights' home
 
     monkeypatch.setattr(shape, "betaincinv", lambda a, b, y: 0.49)
     monkeypatch.setattr(shape, "betainccinv", lambda a, b, y: np.nan)

@@ -237,6 +237,7 @@ def test_validate_checks_and_prepares_the_data_once(monkeypatch):
     """One check at the public boundary, one prepared dataset (sort by u, bins, tie runs, |E|
     order) for the bootstrap, the references, the shape screen and the tie spread."""
     import mcref._bootstrap as B
+    import mcref._prepared as P
     import mcref._validate as V
     import mcref.reference as R
     import mcref.shape as SH
@@ -256,7 +257,7 @@ def test_validate_checks_and_prepares_the_data_once(monkeypatch):
         for name in ("check_E_u", "check_u"):
             if hasattr(mod, name):
                 counting(mod, name)
-    counting(ST, "prepare")
+    counting(P, "prepare")
     counting(R, "_prepare_u")
     rng = np.random.default_rng(8)
     u = rng.uniform(0.5, 2.0, 4000)  # no ties: the tie spread prepares nothing more

@@ -418,40 +418,15 @@ def spearman_bucketed(a, xu, sxx, scratch):
     if m < 2:
         return np.nan
     bits = a.view(np.uint64)
-    kmin = _ALL
-    kmax = _ZERO
-    for i in range(m):  # read only: the keys are recomputed in the next two passes
-        k = _key(bits[i])
-        kmin = min(kmin, k)
-        kmax = max(kmax, k)
+    kmin, kmax = _key_range(bits)
     if kmax > _KEY_PINF or kmin < _KEY_NINF or kmin == kmax:
         return np.nan
     nt = hist.shape[1]
     nb = 64
     while nb < nt and nb * _BUCKET_POINTS < m:
         nb *= 2
-    r = kmax - kmin
-    s = _ZERO
-    while (r >> s) >= uint64(nb):
-        s += _ONE
     h = hist[0]
-    hs = hist[1]
-    for b in range(nb):
-        h[b] = 0
-    for i in range(m):
-        h[(_key(bits[i]) - kmin) >> s] += _ONE
-    c = _ZERO
-    for b in range(nb):
-        x = h[b]
-        h[b] = c
-        c += x
-    for i in range(m):  # scatter (key, xu): afterwards h[b] is the end of bucket b
-        k = _key(bits[i])
-        b = (k - kmin) >> s
-        j = h[b]
-        h[b] = j + _ONE
-        rec[2 * j] = k
-        recx[2 * j + 1] = xu[i]
+    _scatter_buckets(bits, xu, kmin, kmax, nb, h, rec, recx)
     c0 = 0.5 * (np.float64(m) + 1.0)
     num = 0.0
     ts = 0.0
@@ -462,90 +437,153 @@ def spearman_bucketed(a, xu, sxx, scratch):
         if n == 1:
             num += (np.float64(lo) + 1.0 - c0) * recx[2 * lo + 1]
         elif n > 1:
-            bmin = _ALL
-            bmax = _ZERO
-            for q in range(lo, hi):
-                k = rec[2 * q]
-                bmin = min(bmin, k)
-                bmax = max(bmax, k)
-            if bmin == bmax:  # one value: one tie group
-                sx = 0.0
-                for q in range(lo, hi):
-                    sx += recx[2 * q + 1]
-                fn = np.float64(n)
-                num += (np.float64(lo) + 0.5 * (fn + 1.0) - c0) * sx
-                ts += fn * fn * fn - fn
-            else:
-                ns = 1
-                while ns < n and ns < nt:
-                    ns *= 2
-                rb = bmax - bmin
-                s2 = _ZERO
-                while (rb >> s2) >= uint64(ns):
-                    s2 += _ONE
-                for q in range(ns):
-                    hs[q] = 0
-                for q in range(lo, hi):
-                    hs[(rec[2 * q] - bmin) >> s2] += _ONE
-                c = _ZERO
-                for q in range(ns):
-                    x = hs[q]
-                    hs[q] = c
-                    c += x
-                for q in range(lo, hi):  # counting sort of the bucket into tk, tx [0, n)
-                    k = rec[2 * q]
-                    g = (k - bmin) >> s2
-                    j = hs[g]
-                    hs[g] = j + _ONE
-                    tk[j] = k
-                    tx[j] = recx[2 * q + 1]
-                budget = 8 * n + 64
-                # insertion sort on the full key (nearly sorted), with a move budget and a heapsort
-                # fallback: not the run sort of spearman_fixed_u (values, no budget), kept apart
-                for q in range(1, n):
-                    k = tk[q]
-                    x = tx[q]
-                    p = q
-                    while p > 0 and k < tk[p - 1]:
-                        tk[p] = tk[p - 1]
-                        tx[p] = tx[p - 1]
-                        p -= 1
-                    tk[p] = k
-                    tx[p] = x
-                    budget -= q - p
-                    if budget < 0:
-                        break
-                if budget < 0:
-                    _heapsort2(tk, tx, n)
-                eq = 0  # equal neighbours (exact ties): a compare loop without branches
-                for q in range(n - 1):
-                    eq += tk[q + 1] == tk[q]
-                base = np.float64(lo) + 1.0 - c0
-                if eq == 0:  # the rule: ranks lo + 1 + q, so Σ (rank − c0)·xu = base·Σ xu + Σ q·xu
-                    sx = 0.0
-                    sqx = 0.0
-                    for q in range(n):
-                        sx += tx[q]
-                        sqx += np.float64(q) * tx[q]
-                    num += base * sx + sqx
-                else:
-                    q = 0
-                    while q < n:  # runs of equal keys share the average of their ranks
-                        q0 = q
-                        k = tk[q]
-                        sx = tx[q]
-                        while q + 1 < n and tk[q + 1] == k:
-                            q += 1
-                            sx += tx[q]
-                        num += (base + 0.5 * np.float64(q0 + q)) * sx
-                        if q > q0:
-                            fn = np.float64(q - q0 + 1)
-                            ts += fn * fn * fn - fn
-                        q += 1
+            num, ts = _bucket_terms(rec, recx, lo, hi, c0, nt, hist[1], tk, tx, num, ts)
         lo = hi
     mf = np.float64(m)
     syy = (mf * mf * mf - mf - ts) / 12.0
     return num / np.sqrt(sxx * syy)
+
+
+@njit(**NJIT, inline="always")
+def _key_range(bits):
+    """(min, max) of the keys (:func:`_key`) of ``bits``: step 1 of :func:`spearman_bucketed`
+    (read only: the keys are recomputed in the next two passes)."""
+    kmin = _ALL
+    kmax = _ZERO
+    for i in range(bits.shape[0]):
+        k = _key(bits[i])
+        kmin = min(kmin, k)
+        kmax = max(kmax, k)
+    return kmin, kmax
+
+
+@njit(**NJIT, inline="always")
+def _scatter_buckets(bits, xu, kmin, kmax, nb, h, rec, recx):
+    """Step 2 of :func:`spearman_bucketed`: the histogram of the top bits of ``key − kmin`` into
+    ``nb`` buckets, then one scatter of the pairs ``(key, xu_i)`` into ``rec``/``recx``
+    (interleaved); afterwards ``h[b]`` is the end of bucket b."""
+    m = bits.shape[0]
+    r = kmax - kmin
+    s = _ZERO
+    while (r >> s) >= uint64(nb):
+        s += _ONE
+    for b in range(nb):
+        h[b] = 0
+    for i in range(m):
+        h[(_key(bits[i]) - kmin) >> s] += _ONE
+    c = _ZERO
+    for b in range(nb):
+        x = h[b]
+        h[b] = c
+        c += x
+    for i in range(m):  # scatter (key, xu)
+        k = _key(bits[i])
+        b = (k - kmin) >> s
+        j = h[b]
+        h[b] = j + _ONE
+        rec[2 * j] = k
+        recx[2 * j + 1] = xu[i]
+
+
+@njit(**NJIT, inline="always")
+def _bucket_terms(rec, recx, lo, hi, c0, nt, hs, tk, tx, num, ts):
+    """Step 3 of :func:`spearman_bucketed` for the bucket ``[lo, hi)`` of two or more pairs:
+    ``num`` and ``ts`` plus its terms of Σ (r_i − c0)·xu_i and Σ (c³ − c) over its tie groups
+    (added in the order of the single loop it was, so the sums round alike)."""
+    n = hi - lo
+    bmin = _ALL
+    bmax = _ZERO
+    for q in range(lo, hi):
+        k = rec[2 * q]
+        bmin = min(bmin, k)
+        bmax = max(bmax, k)
+    if bmin == bmax:  # one value: one tie group
+        sx = 0.0
+        for q in range(lo, hi):
+            sx += recx[2 * q + 1]
+        fn = np.float64(n)
+        return num + (np.float64(lo) + 0.5 * (fn + 1.0) - c0) * sx, ts + (fn * fn * fn - fn)
+    _sort_bucket(rec, recx, lo, hi, bmin, bmax, nt, hs, tk, tx)
+    return _sorted_bucket_terms(tk, tx, n, np.float64(lo) + 1.0 - c0, num, ts)
+
+
+@njit(**NJIT, inline="always")
+def _sort_bucket(rec, recx, lo, hi, bmin, bmax, nt, hs, tk, tx):
+    """The pairs of the bucket ``[lo, hi)`` sorted by key into ``tk``, ``tx`` [0, n): a counting
+    sort on ``≈ n`` levels of its own key range, then an insertion sort on the full key with a
+    move budget (8n + 64) and a heapsort fallback."""
+    n = hi - lo
+    ns = 1
+    while ns < n and ns < nt:
+        ns *= 2
+    rb = bmax - bmin
+    s2 = _ZERO
+    while (rb >> s2) >= uint64(ns):
+        s2 += _ONE
+    for q in range(ns):
+        hs[q] = 0
+    for q in range(lo, hi):
+        hs[(rec[2 * q] - bmin) >> s2] += _ONE
+    c = _ZERO
+    for q in range(ns):
+        x = hs[q]
+        hs[q] = c
+        c += x
+    for q in range(lo, hi):  # counting sort of the bucket into tk, tx [0, n)
+        k = rec[2 * q]
+        g = (k - bmin) >> s2
+        j = hs[g]
+        hs[g] = j + _ONE
+        tk[j] = k
+        tx[j] = recx[2 * q + 1]
+    budget = 8 * n + 64
+    # insertion sort on the full key (nearly sorted), with a move budget and a heapsort
+    # fallback: not the run sort of spearman_fixed_u (values, no budget), kept apart
+    for q in range(1, n):
+        k = tk[q]
+        x = tx[q]
+        p = q
+        while p > 0 and k < tk[p - 1]:
+            tk[p] = tk[p - 1]
+            tx[p] = tx[p - 1]
+            p -= 1
+        tk[p] = k
+        tx[p] = x
+        budget -= q - p
+        if budget < 0:
+            break
+    if budget < 0:
+        _heapsort2(tk, tx, n)
+
+
+@njit(**NJIT, inline="always")
+def _sorted_bucket_terms(tk, tx, n, base, num, ts):
+    """``num`` + Σ (rank − c0)·xu and ``ts`` + Σ (c³ − c) over a sorted bucket whose first rank
+    is ``base`` + c0."""
+    eq = 0  # equal neighbours (exact ties): a compare loop without branches
+    for q in range(n - 1):
+        eq += tk[q + 1] == tk[q]
+    if eq == 0:  # the rule: ranks lo + 1 + q, so Σ (rank − c0)·xu = base·Σ xu + Σ q·xu
+        sx = 0.0
+        sqx = 0.0
+        for q in range(n):
+            sx += tx[q]
+            sqx += np.float64(q) * tx[q]
+        return num + (base * sx + sqx), ts
+    q = 0
+    while q < n:  # runs of equal keys share the average of their ranks
+        q0 = q
+        k = tk[q]
+        sx = tx[q]
+        while q + 1 < n and tk[q + 1] == k:
+            q += 1
+            sx += tx[q]
+        num += (base + 0.5 * np.float64(q0 + q)) * sx
+        if q > q0:
+            fn = np.float64(q - q0 + 1)
+            ts += fn * fn * fn - fn
+        q += 1
+    return num, ts
 
 
 @njit(**NJIT)

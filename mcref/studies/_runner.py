@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, TypedDict
 
 import numpy as np
 
+from .. import _version
 from .._validation import check_int, check_n_jobs, check_study_seed, fresh_seed
 from ..store import StudyStore, canonical_json, to_plain
 from ..stats import install_user_statistics, user_statistics
@@ -471,9 +472,7 @@ def _table(keys: list[dict], rows_of: list[list[dict]]):
 
 
 def _mcref_version() -> str:
-    import mcref
-
-    return str(mcref.__version__)
+    return str(_version.VERSION)
 
 
 def run_study(spec: StudySpec, *, seed: int | None = 0, n_jobs: int = -1, backend: str = "loky",

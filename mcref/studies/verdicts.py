@@ -185,42 +185,10 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
         pvals: dict[str, dict[str, float]] = {d: {} for d in pooled}
         invalid_any, n_verdicts = False, 0
         for s in stats:
-            alt = alternative_for(s)
-            th = est[s]
-            pv = {d: sim.p_value(s, d, th, alternative=alt)[0] for d in labels}
-            for d in labels:
-                flag(s, "p", d, i, pv[d] <= alpha)
-            if emp is not None:  # the default rule of validate decides with the empirical D
-                pv["empirical"] = emp.p_value(s, "empirical", th, alternative=alt)[0]
-                flag(s, "p", "empirical", i, pv["empirical"] <= alpha)
-            if perm is not None:  # ZMS is constant under permutations: p = 1, as validate reports it
-                pvals["permutation"][s] = (1.0 if untestable(s, "permutation")
-                                           else perm.p_value(s, "permutation", th, alternative=alt)[0])
-                flag(s, "p", "permutation", i, pvals["permutation"][s] <= alpha)
-            for d in pv:
-                pvals[d][s] = pv[d]
-            ref_fn = info(s).reference
-            zbs = None
-            shape_flag = screen.unreliable(s)
-            if s in boots:
-                b = boots[s]
-                if ref_fn is not None:
-                    zbs = zeta(th, ref_fn(E, u_rep), b.low, b.high)
-                    flag(s, "BS", "", i, abs(zbs) > 1)
-                zs = {}
-                for d in labels:
-                    r = refs[s, d]
-                    zs[d] = zeta(th, r.mean, b.low, b.high, u_ref=r.se)
-                    flag(s, "Sim", d, i, abs(zs[d]) > 1)
-                    flag(s, "Sim2", d, i, abs(zeta_sim2(th, r.mean, r.low, r.high)) > 1)
-                vp = verdict_for(zeta_bs=zbs, zeta_sim=zs, d_sensitive=d_sens[s], shape_flag=shape_flag)
-                flag(s, "verdict", "paper", i, vp != "valid")
-                flag(s, "invalid", "paper", i, vp == "invalid")
-            if ref_fn is None or s in boots:
-                vm = verdict_mc(zeta_bs=zbs, p_sim=pv, shape_flag=shape_flag, alpha=alpha)
-                flag(s, "verdict", "mc", i, vm != "valid")
-                flag(s, "invalid", "mc", i, vm == "invalid")
-                invalid_any |= vm == "invalid"
+            decided_mc = _stat_flags(flag, i, s, est[s], sim, labels, refs, d_sens[s], emp, perm, pvals, screen,
+                                     boots, E, u_rep, alpha)
+            if decided_mc is not None:
+                invalid_any |= decided_mc
                 n_verdicts += 1
         if n_verdicts:  # the table read as a model verdict: at least one statistic declared invalid ...
             flag("any", "invalid", "mc", i, invalid_any)
@@ -231,23 +199,74 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
             scale = [s for s in stats if untestable(s, "permutation")]
             fit = scale_simulation(scale, u_rep, E, n_mc=n_emp, seed=child.spawn(1)[0], n_threads=n_threads)
             _candidate_rules(flag, i, stats, est, pvals, screen, perm, emp, fit, boots, E, u_rep, alpha)
-        for d, (sm, lab) in pooled.items():
-            flag("any", "p", d, i, min(pvals[d].values()) <= alpha)
-            dd = [x.label for x in sm.dists].index(lab)
-            for cover, suffix in ((decided, ""), (stats, ":all")):
-                cover = [s for s in cover if not untestable(s, d)]
-                if not cover:  # validate gives no joint verdict: counted as not rejected
-                    continue
-                x = sm.samples[dd][[sm.names.index(s) for s in cover]]
-                jts = joint_tests(x, [est[s] for s in cover], [alternative_for(s) for s in cover])
-                for comb, jt in jts.items():
-                    flag(comb + suffix, "joint", d, i, jt.p <= alpha)
+        _joint_flags(flag, i, pooled, pvals, stats, decided, est, alpha)
     rows = []
     for (s, score, d), arr in flags.items():
         rate, lo, hi = _rate(arr)
         rows.append({"M_eff": M, "stat": s, "score": score, "dist": d, "reject": rate, "low": lo, "high": hi,
                      "n_rep": n_rep})
     return rows
+
+
+def _stat_flags(flag, i, s, th, sim, labels, refs, d_sens, emp, perm, pvals, screen, boots, E, u_rep,
+                alpha) -> bool | None:
+    """The flags of statistic ``s`` (estimate ``th``) on dataset ``i`` of a cell: its p-values
+    under each D, its ζ scores and the paper's verdict (with a bootstrap), the verdict of
+    ``rule="mc"``; fills ``pvals``. Returns whether that verdict is invalid, or None when the
+    statistic gets none (a predefined reference without a bootstrap)."""
+    alt = alternative_for(s)
+    pv = {d: sim.p_value(s, d, th, alternative=alt)[0] for d in labels}
+    for d in labels:
+        flag(s, "p", d, i, pv[d] <= alpha)
+    if emp is not None:  # the default rule of validate decides with the empirical D
+        pv["empirical"] = emp.p_value(s, "empirical", th, alternative=alt)[0]
+        flag(s, "p", "empirical", i, pv["empirical"] <= alpha)
+    if perm is not None:  # ZMS is constant under permutations: p = 1, as validate reports it
+        pvals["permutation"][s] = (1.0 if untestable(s, "permutation")
+                                   else perm.p_value(s, "permutation", th, alternative=alt)[0])
+        flag(s, "p", "permutation", i, pvals["permutation"][s] <= alpha)
+    for d in pv:
+        pvals[d][s] = pv[d]
+    ref_fn = info(s).reference
+    zbs = None
+    shape_flag = screen.unreliable(s)
+    if s in boots:
+        b = boots[s]
+        if ref_fn is not None:
+            zbs = zeta(th, ref_fn(E, u_rep), b.low, b.high)
+            flag(s, "BS", "", i, abs(zbs) > 1)
+        zs = {}
+        for d in labels:
+            r = refs[s, d]
+            zs[d] = zeta(th, r.mean, b.low, b.high, u_ref=r.se)
+            flag(s, "Sim", d, i, abs(zs[d]) > 1)
+            flag(s, "Sim2", d, i, abs(zeta_sim2(th, r.mean, r.low, r.high)) > 1)
+        vp = verdict_for(zeta_bs=zbs, zeta_sim=zs, d_sensitive=d_sens, shape_flag=shape_flag)
+        flag(s, "verdict", "paper", i, vp != "valid")
+        flag(s, "invalid", "paper", i, vp == "invalid")
+    if ref_fn is None or s in boots:
+        vm = verdict_mc(zeta_bs=zbs, p_sim=pv, shape_flag=shape_flag, alpha=alpha)
+        flag(s, "verdict", "mc", i, vm != "valid")
+        flag(s, "invalid", "mc", i, vm == "invalid")
+        return vm == "invalid"
+    return None
+
+
+def _joint_flags(flag, i, pooled, pvals, stats, decided, est, alpha) -> None:
+    """The joint flags of dataset ``i``: any p-value ≤ α under each D, and the joint tests of
+    validate on the statistics the shape screen leaves (``decided``) and on all of them
+    (``:all``)."""
+    for d, (sm, lab) in pooled.items():
+        flag("any", "p", d, i, min(pvals[d].values()) <= alpha)
+        dd = [x.label for x in sm.dists].index(lab)
+        for cover, suffix in ((decided, ""), (stats, ":all")):
+            cover = [s for s in cover if not untestable(s, d)]
+            if not cover:  # validate gives no joint verdict: counted as not rejected
+                continue
+            x = sm.samples[dd][[sm.names.index(s) for s in cover]]
+            jts = joint_tests(x, [est[s] for s in cover], [alternative_for(s) for s in cover])
+            for comb, jt in jts.items():
+                flag(comb + suffix, "joint", d, i, jt.p <= alpha)
 
 
 def _candidate_rules(flag, i, stats, est, pvals, screen, perm, emp, fit, boots, E, u_rep, alpha) -> None:

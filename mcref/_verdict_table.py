@@ -1,0 +1,385 @@
+"""The verdict table of :func:`mcref.validate`: its rows, and how it is written (text, JSON, CSV).
+
+:class:`ValidationTable` is the result; this module owns its rendering (the compact and the
+wide text views, the notes under the table, the legend), while ``_validate.py`` owns the
+workflow that fills it (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from ._joint import JointVerdict
+from ._render import csv_text, json_text
+from .reference import PairedDifference, ReferenceResult
+from .shape import ShapeScreen
+from .stats import info
+
+__all__ = ["ValidationRow", "ValidationTable", "LEGEND", "MIN_RELIABLE_M", "MIN_VERDICT_REPLICATES",
+           "MIN_VERDICT_REPLICATES_HARD"]
+
+#: fewest bootstrap replicates / Monte Carlo repeats from which validate gives a verdict at all
+MIN_VERDICT_REPLICATES_HARD = 100
+#: below this, verdicts are reported as indicative (FewReplicatesWarning)
+MIN_VERDICT_REPLICATES = 1000
+#: below this many points, validate warns that its verdicts are indicative only (SmallSampleWarning)
+MIN_RELIABLE_M = 30
+
+LEGEND = (
+    "legend:",
+    "  estimate      the statistic on the data; BCa 95% CI its bootstrap interval ('!': excludes the estimate)",
+    "  ref, zeta_BS  predefined reference (ZMS 1, RCE 0, ...) and zeta = (estimate - ref) / half-width of the CI on",
+    "                the side of ref; |zeta| <= 1 means ref is inside the CI",
+    "  ref[D]        mean of the statistic over N_MC calibrated datasets E* = u*eps, eps ~ D (± its Monte Carlo se)",
+    "  p[D]          Monte Carlo p-value of the estimate against those simulated values (one-sided for ENCE,",
+    "                ZMSE, UCE: large is bad; two-sided otherwise)",
+    "  zSim[D]       the published zeta of the CI against ref[D] (with its se); zSim2[D] uses the 95% range of",
+    "                the simulated values instead of the CI",
+    "  D-sens        the references of two D differ by more than 2 combined standard uncertainties",
+    "  p[permutation] the permutation test: p-value of the estimate among the statistic on the data's Z",
+    "                shuffled across rows, u and features x kept (exact for 'Z independent of (u, x)' under any",
+    "                D; 1 for ZMS-type statistics, which do not depend on the pairing); p[emp] (compact view):",
+    "                p[empirical]",
+    "  ENCE|x, ...   adaptivity rows: the statistic over bins of the feature x (validate(x=...)); no bootstrap",
+    "                interval ('-'), decided by the permutation test with the rows of u",
+    "  test, p       the test that decided the verdict, and its p-value: perm (permutation), boot-t (studentized",
+    "                bootstrap-t: ZMS, RCE), zeta_BS, emp (empirical D), every D, zeta_Sim",
+    "                (rule='paper') or shape (the shape screen: unreliable)",
+    "  verdict       valid / invalid / not testable / unreliable (docs/methods.md, 'Verdicts'); paper: the",
+    "                published rule, for comparison",
+    "  joint verdict one Monte Carlo test of all the statistics at once (their p-values combined and ranked",
+    "                among the simulated sets'; docs/methods.md, 'Joint verdict'): the model-level verdict",
+)
+
+
+@dataclass(frozen=True)
+class ValidationRow:
+    """One statistic of a validation table.
+
+    Attributes
+    ----------
+    name : str
+    estimate, bias, low, high : float
+        θ̂, bootstrap bias and the BCa interval I_BS.
+    interval_method : str
+        ``"bca"`` or the fallback used.
+    reference : float or None
+        Predefined reference (None when the statistic has none).
+    zeta_bs : float or None
+        ζ against the predefined reference.
+    sim : dict[str, ReferenceResult]
+        Simulated reference per D label.
+    zeta_sim, zeta_sim2 : dict[str, float]
+        ζ_Sim and ζ_Sim2 per D label.
+    p_sim, p_se : dict[str, float]
+        Monte Carlo p-value of θ̂ per D label and its Monte Carlo standard error.
+    alternative : str
+        Direction of the Monte Carlo test (:func:`alternative_for`).
+    sensitivity : list[PairedDifference]
+        θ_ref(D_first) − θ_ref(D) for the other D, with paired and unpaired se.
+    d_sensitive : bool
+        The D-sensitivity flag.
+    shape_flag : bool
+        The shape screen flags this statistic.
+    verdict : str
+        Verdict of the table's rule: ``valid``, ``invalid``, ``not testable``, ``unreliable``.
+    test : str
+        The test that decided :attr:`verdict`: ``"zeta_BS"`` (predefined reference),
+        ``"permutation"`` and ``"bootstrap-t"`` (conditional rule: consistency statistics, and
+        the scale statistics ZMS, MZ, VarZ, NLL and RCE by their studentized bootstrap-t),
+        ``"empirical"`` (``rule="mc"``), ``"every D"`` (``rule="mc"`` without the
+        empirical D), ``"zeta_Sim"`` (``rule="paper"``) or ``"shape screen"``
+        (``unreliable``).
+    p_test : float or None
+        The p-value of that test when it is a Monte Carlo or permutation test.
+    verdict_paper : str
+        Verdict of the published rule (``rule="paper"``), for comparison.
+    excludes_estimate : bool
+        The bootstrap interval does not contain θ̂ (strong finite-sample bias).
+    tie_range : (float, float) or None
+        For a binned statistic whose tied u straddle a bin cut: its range over 100 random
+        orders of the ties (:func:`mcref.tie_spread`); None otherwise.
+    """
+
+    name: str
+    estimate: float
+    bias: float
+    low: float
+    high: float
+    interval_method: str
+    reference: float | None
+    zeta_bs: float | None
+    sim: dict[str, ReferenceResult]
+    zeta_sim: dict[str, float]
+    zeta_sim2: dict[str, float]
+    sensitivity: list[PairedDifference]
+    d_sensitive: bool
+    shape_flag: bool
+    verdict: str
+    p_sim: dict[str, float] = field(default_factory=dict)
+    p_se: dict[str, float] = field(default_factory=dict)
+    alternative: str = "two-sided"
+    verdict_paper: str = ""
+    excludes_estimate: bool = False
+    tie_range: tuple[float, float] | None = None
+    #: why a row is ``not testable`` (constant u), or how an adaptivity row was binned
+    reason: str = ""
+    test: str = ""
+    p_test: float | None = None
+
+    def flat(self) -> dict[str, Any]:
+        """The row as a flat dict (one column per D for the per-D quantities)."""
+        out: dict[str, Any] = {
+            "stat": self.name, "estimate": self.estimate, "bias": self.bias, "low": self.low, "high": self.high,
+            "interval": self.interval_method, "ref": self.reference, "zeta_BS": self.zeta_bs,
+        }
+        half = 0.5 * (self.high - self.low)
+        for d, r in self.sim.items():
+            out[f"ref_{d}"] = r.mean
+            out[f"u_ref_{d}"] = r.se
+            # the Monte Carlo term should be negligible, 2·u(θ_ref) ≪ half-width of I_BS
+            # (docs/methods.md, "Simulated references")
+            out[f"mc_ratio_{d}"] = 2.0 * r.se / half if half > 0 else float("inf")
+            out[f"p_{d}"] = self.p_sim.get(d)
+            out[f"p_se_{d}"] = self.p_se.get(d)
+            out[f"zeta_Sim_{d}"] = self.zeta_sim[d]
+            out[f"zeta_Sim2_{d}"] = self.zeta_sim2[d]
+        out["alternative"] = self.alternative
+        out["excludes_estimate"] = self.excludes_estimate
+        out["tie_low"], out["tie_high"] = self.tie_range if self.tie_range else (None, None)
+        out["D_sensitive"] = self.d_sensitive
+        out["shape_flag"] = self.shape_flag
+        out["verdict"] = self.verdict
+        out["test"] = self.test
+        out["p_test"] = self.p_test
+        out["verdict_paper"] = self.verdict_paper
+        return out
+
+
+@dataclass(frozen=True)
+class ValidationTable:
+    """Result of :func:`validate`: one :class:`ValidationRow` per statistic, the shape screen,
+    and the model-level :class:`~mcref.JointVerdict` ``joint`` (docs/methods.md,
+    "Joint verdict"; printed under the table, ``"joint"`` in JSON, ``joint_*`` columns in CSV)."""
+
+    rows: list[ValidationRow]
+    shape: ShapeScreen
+    M: int
+    n_bins: int
+    n_boot: int
+    n_mc: int
+    dists: tuple[str, ...]
+    name: str = ""
+    rule: str = "conditional"
+    alpha: float = 0.05
+    seed: int | None = None
+    binned: bool = True
+    explain: bool = False
+    #: the model-level verdict (docs/methods.md, "Joint verdict"); None when no statistic is left to test
+    joint: JointVerdict | None = None
+    #: notes on how the table was computed (e.g. fewer bins than the default), printed under it
+    notes: tuple[str, ...] = ()
+    #: print every column (references, p-values and ζ-scores per D) instead of the compact view
+    wide: bool = False
+
+    def __getitem__(self, stat: str) -> ValidationRow:
+        nm = stat if "|" in stat else info(stat).name  # "ENCE|x": an adaptivity row
+        for r in self.rows:
+            if r.name == nm:
+                return r
+        raise KeyError(stat)
+
+    def records(self) -> list[dict[str, Any]]:
+        return [r.flat() for r in self.rows]
+
+    def to_frame(self):
+        """A pandas DataFrame, one row per statistic (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("ValidationTable.to_frame() needs pandas: pip install pandas") from None
+        return pd.DataFrame.from_records(self.records()).set_index("stat")
+
+    @property
+    def decisive_dist(self) -> str:
+        """The D whose reference and p-value the short table shows: the empirical D when it
+        decides the verdicts (``rule="mc"``), else the first D."""
+        return "empirical" if (self.rule == "mc" and "empirical" in self.dists) else self.dists[0]
+
+    def to_json(self) -> str:
+        """JSON: the run's settings, the shape screen, one record per statistic and the joint
+        verdict (NaN as null, infinities as "inf"/"-inf": :func:`mcref._render.json_text`)."""
+        return json_text({
+            "dataset": self.name, "seed": self.seed, "M": self.M, "n_bins": self.n_bins if self.binned else None,
+            "n_boot": self.n_boot, "n_mc": self.n_mc, "dists": list(self.dists), "rule": self.rule,
+            "alpha": self.alpha, "shape": asdict(self.shape), "rows": self.records(),
+            "joint": self.joint.flat() if self.joint else None,
+        })
+
+    def to_csv(self) -> str:
+        """CSV, one row per statistic; the dataset name and the seed are the first columns (so
+        that every row says how to reproduce it)."""
+        # the joint verdict is one per table: repeated on every row, as the dataset and the seed
+        jv = {f"joint_{k}": v for k, v in self.joint.flat().items()} if self.joint else {}
+        return csv_text([{"dataset": self.name, "seed": self.seed, **r, **jv} for r in self.records()])
+
+    def __str__(self) -> str:
+        wide = self.wide or self.explain
+        head, lines = _columns(self, wide)
+        widths = [max(len(h), *(len(l[i]) for l in lines)) for i, h in enumerate(head)]
+        fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+        joint = (self.joint.line(self.n_mc) if self.joint
+                 else "joint verdict: none (no statistic left to test: the shape screen calls every statistic "
+                      "unreliable, or only ZMS-type statistics under the permutation D)")
+        tail = [joint, _screen_line(self.shape), *_notes(self, wide)]
+        if not wide:  # the compact view fits 100 columns: wrap the lines under the table
+            tail = [textwrap.fill(t, width=100, subsequent_indent="    ") if not t.startswith(" ") else t for t in tail]
+        return "\n".join([_title(self), *(fmt.format(*l).rstrip() for l in [head, *lines]), *tail])
+
+    def explained(self) -> str:
+        """The table with every column and the legend of its columns."""
+        return str(replace(self, explain=True))
+
+    def wide_table(self) -> str:
+        """The table with every column: references, p-values, ζ_Sim and ζ_Sim2 per D, D-sensitivity."""
+        return str(replace(self, wide=True))
+
+    def _repr_html_(self) -> str:  # pragma: no cover - notebook display
+        try:
+            return self.to_frame()._repr_html_()
+        except ImportError:
+            return "<pre>" + str(self) + "</pre>"
+
+
+#: the short names of the deciding tests in the text table's ``test`` column
+_SHORT_TEST = {"zeta_BS": "zeta_BS", "permutation": "perm", "shape screen": "shape", "empirical": "emp",
+               "every D": "every D", "zeta_Sim": "zeta_Sim", "bootstrap-t": "boot-t"}
+
+
+def _num(x, nd=4) -> str:
+    """A cell of the text table: ``-`` for None, ``nd`` significant digits for a finite float."""
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{nd}g}" if math.isfinite(x) else str(x)
+    return str(x)
+
+
+def _p_text(p, n_mc: int) -> str:
+    """A p-value cell: three decimals, or ``<1/(N_MC+1)`` below 0.001."""
+    return "-" if p is None else (f"{p:.3f}" if p >= 0.001 else f"<{1 / (n_mc + 1):.1g}")
+
+
+def _columns(tab: ValidationTable, wide: bool) -> tuple[list[str], list[list[str]]]:
+    """The header and the cells of the text table: every column (``wide``), the conditional
+    rule's compact view, or the compact view under the deciding D."""
+    dv = tab.decisive_dist
+    cond = tab.rule == "conditional"
+    if wide:
+        head = ["stat", "estimate", "BCa 95% CI", "ref", "zeta_BS"]
+        for d in tab.dists:
+            head += [f"ref[{d}]", f"p[{d}]", f"zSim[{d}]", f"zSim2[{d}]"]
+        head += ["D-sens", "test", "verdict", "paper"]
+    elif cond:
+        head = ["stat", "estimate", "BCa 95% CI", "zeta_BS", "p", "test", "p[emp]", "verdict", "paper"]
+    else:
+        head = ["stat", "estimate", "BCa 95% CI", "ref", f"ref[{dv}]", f"p[{dv}]", "verdict", "paper"]
+    f = _num
+
+    def ptxt(p):
+        return _p_text(p, tab.n_mc)
+
+    lines = []
+    for r in tab.rows:
+        # no interval: an adaptivity row (decided by permutation only) or a row that is not testable
+        ci = (f"[{f(r.low)}, {f(r.high)}]" + ("!" if r.excludes_estimate else "")
+              if math.isfinite(r.low) or math.isfinite(r.high) else "-")
+        if cond and not wide:
+            lines.append([r.name, f(r.estimate), ci, f(r.zeta_bs, 3), ptxt(r.p_test), _SHORT_TEST.get(r.test, r.test),
+                          ptxt(r.p_sim.get("empirical")), r.verdict, r.verdict_paper])
+            continue
+        if not wide:
+            s = r.sim[dv]
+            lines.append([r.name, f(r.estimate), ci, f(r.reference), f"{s.mean:.4g}±{s.se:.1g}",
+                          ptxt(r.p_sim.get(dv)), r.verdict, r.verdict_paper])
+            continue
+        row = [r.name, f(r.estimate), ci, f(r.reference), f(r.zeta_bs, 3)]
+        for d in tab.dists:
+            s = r.sim[d]
+            row += [f"{s.mean:.4g}±{s.se:.1g}", ptxt(r.p_sim.get(d)), f(r.zeta_sim[d], 3), f(r.zeta_sim2[d], 3)]
+        row += ["yes" if r.d_sensitive else "no", _SHORT_TEST.get(r.test, r.test), r.verdict, r.verdict_paper]
+        lines.append(row)
+    return head, lines
+
+
+def _title(tab: ValidationTable) -> str:
+    """The first line: dataset, M, bins, B, N_MC, seed."""
+    bins = f"N={tab.n_bins} bins, " if tab.binned else ""
+    return (f"{tab.name + ': ' if tab.name else ''}M={tab.M}, {bins}B={tab.n_boot}, "
+            f"N_MC={tab.n_mc}, seed={tab.seed}")
+
+
+def _screen_line(sh: ShapeScreen) -> str:
+    """The shape screen's line under the table (β_GM against its thresholds, κ_CS)."""
+
+    def scr(v, b, t):
+        return f"{v}={b:.3f} ({'fails' if b > t else 'ok'}, threshold {t:g})"
+
+    return (f"shape screen (beta_GM): {scr('u2', sh.beta_u2, sh.threshold_u2)}, "
+            f"{scr('E2', sh.beta_E2, sh.threshold_E2)}, {scr('Z2', sh.beta_Z2, sh.threshold_Z2)}; "
+            f"kappa_CS u2={sh.kappa_u2:.2f}, E2={sh.kappa_E2:.2f}, Z2={sh.kappa_Z2:.2f}")
+
+
+def _rule_note(tab: ValidationTable) -> str:
+    """What decided the verdict column, by rule."""
+    if tab.rule == "conditional":
+        return (f"verdict (column test; p: its p-value, valid when p > {tab.alpha:g}): perm, the permutation "
+                "test of consistency and adaptivity (the data's Z shuffled across rows, u and any feature x kept; "
+                "exact for 'Z independent of (u, x)' under any D); boot-t, the scale tests of ZMS and RCE "
+                "(studentized bootstrap-t of E[Z^2] = 1 and of <E^2> = <u^2>); zeta_BS, |zeta_BS| <= 1 against "
+                "another predefined reference; shape: the screen says unreliable. p[emp]: the Monte Carlo test "
+                "under the empirical D (rule='mc'); paper: the published zeta_Sim rule, for comparison")
+    if tab.rule == "mc" and "empirical" in tab.dists:
+        return (f"verdict: Monte Carlo test under the empirical D, valid when p[empirical] > {tab.alpha:g} "
+                "(zeta_BS for a predefined reference); paper: the published zeta_Sim rule, for comparison")
+    if tab.rule == "mc":
+        return (f"verdict: Monte Carlo test, valid when p > {tab.alpha:g} under every D (p = Monte Carlo "
+                "p-value); paper: the published zeta_Sim rule, for comparison")
+    return "verdict: the published zeta_Sim rule (rule='paper'); p = Monte Carlo p-value, for comparison"
+
+
+def _notes(tab: ValidationTable, wide: bool) -> list[str]:
+    """The notes under the table: the rule, the run's own notes, the warnings worth
+    repeating (few points or replicates, biased intervals, the shape screen, ties) and a
+    pointer to the other views (or the legend)."""
+    notes = [_rule_note(tab), *tab.notes]
+    rows = tab.rows
+    if tab.M < MIN_RELIABLE_M:
+        notes.append(f"indicative only: M={tab.M} points (bootstrap intervals and Monte Carlo p-values of fewer "
+                     f"than {MIN_RELIABLE_M} points say little)")
+    if any(r.excludes_estimate for r in rows):
+        notes.append("!: the BCa interval excludes its own estimate (strong finite-sample bias of the statistic)")
+    if any(r.shape_flag for r in rows):
+        flagged = ", ".join(r.name for r in rows if r.shape_flag)
+        notes.append(f"unreliable ({flagged}): the shape screen fails for a variable the statistic averages "
+                     "(ZMS: Z2; RCE: u2 or E2), so its bootstrap interval cannot be trusted")
+    for r in rows:
+        if r.tie_range:
+            notes.append(f"{r.name}: tied u straddle bin cuts; over 100 random orders of the ties it ranges "
+                         f"{r.tie_range[0]:.4g} to {r.tie_range[1]:.4g} (this row order: {r.estimate:.4g})")
+    if tab.n_boot < MIN_VERDICT_REPLICATES or tab.n_mc < MIN_VERDICT_REPLICATES:
+        notes.append(f"indicative only: B={tab.n_boot}, N_MC={tab.n_mc} (stable verdicts need 1000 or more each)")
+    if tab.explain:
+        notes.extend(LEGEND)
+    elif wide:
+        notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
+    elif tab.rule == "conditional":
+        notes.append("(every D, references, p[permutation] of every row, zeta-scores and D-sensitivity: "
+                     "tab.wide_table(), `mcref validate --wide`; a legend: --explain)")
+    else:
+        notes.append(f"(ref/p: under {tab.decisive_dist}; every D, zeta-scores and D-sensitivity: tab.wide_table(), "
+                     "`mcref validate --wide`; a legend: --explain)")
+    return notes

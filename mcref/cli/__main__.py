@@ -1,0 +1,8 @@
+"""``python -m mcref.cli``: the ``mcref`` command."""
+
+import sys
+
+from . import main
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""What the commands share: reading the data (FILE or --dataset), the bin count, the statistics
+and D lists, the seed, the data and progress options.
+
+Part of :mod:`mcref.cli`; the CLI calls only the public API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Sequence
+
+from .. import datasets
+from .._bootstrap import bootstrap_many
+from .._render import text_table
+from ..stats import STATISTICS
+
+__all__ = ["DEMO_STATS", "features_of", "load_data", "bins_of", "stats_list", "fmt", "stats_table", "print_stats", "seed_of",
+           "dists_of", "add_progress_flag", "data_args", "AUTO_MC"]
+
+
+DEMO_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
+
+
+def load_data(args) -> datasets.Dataset:
+    if (args.file is None) == (args.dataset is None):
+        raise ValueError("give either a FILE or --dataset NAME (one of: " + ", ".join(datasets.names()) + ")")
+    if args.dataset is not None:
+        return datasets.load(args.dataset)
+    return datasets.from_file(args.file, E=args.E, u=args.u, pred=args.pred, ref=args.ref,
+                              u_is_variance=args.u_is_variance, delimiter=getattr(args, "delimiter", None))
+
+
+def bins_of(args, ds: datasets.Dataset) -> int:
+    """--bins, or the default for this dataset (20, fewer for small data: binning.default_n_bins)."""
+    if args.bins is not None:
+        return args.bins
+    from ..binning import default_n_bins
+
+    return default_n_bins(ds.M, args.min_count)
+
+
+def stats_list(s: str | None, default: Sequence[str]) -> list[str]:
+    if not s:
+        return list(default)
+    return [x.strip() for x in s.split(",") if x.strip()]
+
+
+def fmt(x: float) -> str:
+    return f"{x:.5g}" if math.isfinite(x) else str(x)
+
+
+def stats_table(ds: datasets.Dataset, stats: list[str], n_bins: int, n_boot: int, seed, method: str,
+                 min_count: int = 30, shrink: bool = False, binning: str = "equal", log: bool = True) -> list[dict]:
+    import warnings
+
+    from .._warnings import BiasedIntervalWarning
+
+    with warnings.catch_warnings():  # marked in the table instead ("!")
+        warnings.simplefilter("ignore", BiasedIntervalWarning)
+        res = bootstrap_many(stats, ds.E, ds.u, n_boot=n_boot, n_bins=n_bins, seed=seed, method=method,
+                             min_count=min_count, shrink=shrink, binning=binning, log=log)
+    return [{"dataset": ds.name, "stat": r.name, "estimate": r.estimate, "bias": r.bias, "se": r.se, "low": r.low,
+             "high": r.high, "method": r.method, "n_boot": r.n_boot,
+             "excludes_estimate": not r.low <= r.estimate <= r.high} for r in res.values()]
+
+
+def print_stats(rows: list[dict]) -> None:
+    head = ["dataset", "stat", "estimate", "bias", "se", "95% CI", "method"]
+    body = [[r["dataset"], r["stat"], fmt(r["estimate"]), fmt(r["bias"]), fmt(r["se"]),
+             f"[{fmt(r['low'])}, {fmt(r['high'])}]" + ("!" if r["excludes_estimate"] else ""), r["method"]]
+            for r in rows]
+    print("\n".join(text_table(head, body)))
+    if any(r["excludes_estimate"] for r in rows):
+        print("!: the interval excludes its own estimate (strong finite-sample bias of the statistic)")
+
+
+def seed_of(args) -> int:
+    """The run's seed: --seed, or one drawn from the OS (printed with the results)."""
+    if getattr(args, "seed", None) is None:
+        from .._validation import fresh_seed
+
+        args.seed = fresh_seed()
+    return args.seed
+
+
+def dists_of(args) -> list[str]:
+    """--dists as a list (default: validate's), refused when given empty."""
+    from .._validate import VALIDATE_DISTS
+
+    if args.dists is not None and not args.dists.strip(", "):
+        raise ValueError("--dists is empty: give comma-separated distributions (e.g. normal,t6,empirical) or "
+                         "leave it out for the default")
+    return [d.strip() for d in args.dists.split(",") if d.strip()] if args.dists else list(VALIDATE_DISTS)
+
+
+def add_progress_flag(sp: argparse.ArgumentParser) -> None:
+    """``--progress/--no-progress`` on a data command; :func:`main` makes it the default
+    ``progress=`` of every library call the command makes (mcref._progress)."""
+    sp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bars on stderr (default: only on a terminal, for work longer than a few "
+                         "seconds; --progress also into a pipe or a log)")
+
+
+def data_args(sp: argparse.ArgumentParser) -> None:
+    """The data-file and statistics options shared by the data commands."""
+    sp.add_argument("file", nargs="?", help="CSV or NPZ file with errors and uncertainties")
+    sp.add_argument("--dataset", help="built-in data set (see `mcref datasets`)")
+    sp.add_argument("--E", help="error column (default: E or error)")
+    sp.add_argument("--u", help="uncertainty column (default: u, uE or uncertainty)")
+    sp.add_argument("--pred", help="prediction column (E = ref - pred)")
+    sp.add_argument("--ref", help="reference-value column (E = ref - pred)")
+    sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
+    sp.add_argument("--delimiter", help="field delimiter of a text file (default: guessed; tab for .tsv)")
+    sp.add_argument("--stat", help="comma-separated statistics (" + ",".join(STATISTICS) + ")")
+    sp.add_argument("--bins", type=int, default=None,
+                    help="equal-count bins (default 20, fewer when M/20 < --min-count so that every bin keeps --min-count points; an explicit --bins is kept or refused)")
+    sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
+    sp.add_argument("--min-count", type=int, default=30,
+                    help="fewest points per bin (default 30); with fewer, an error unless --shrink")
+    sp.add_argument("--shrink", action="store_true",
+                    help="reduce the number of bins instead of failing when M/bins < --min-count")
+    sp.add_argument("--binning", default="equal", choices=["equal", "adaptive"],
+                    help="bins of u for ENCE, ZMSE, UCE: equal counts (default) or adaptive (equal-width "
+                         "cells of ln u, merged below --min-count and split when too large)")
+    sp.add_argument("--linear-bins", action="store_true", help="adaptive bins on u instead of ln u")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="random seed (default: drawn from the OS and printed, so the run can be repeated)")
+    out = sp.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print JSON")
+    out.add_argument("--csv", action="store_true", help="print CSV")
+    add_progress_flag(sp)
+
+
+#: help of the --mc options that run validate (its default N_MC depends on M)
+AUTO_MC = "(default: 10000 up to M = 20000 points, fewer above, at least 2000: mcref.default_n_mc)"
+
+
+def features_of(args, ds: datasets.Dataset) -> dict | None:
+    """The features of --x-column NAMES: columns of the file (numbers, or text: categorical), or
+    the built-in set's covariate x."""
+    if args.x_column is None:
+        return None
+    names = [n.strip() for n in args.x_column.split(",") if n.strip()]
+    if not names:
+        raise ValueError("--x-column: give one or more column names, comma-separated")
+    if args.file is None:
+        if names != ["x"] or ds.x is None:
+            raise ValueError(f"--x-column: the built-in data set {ds.name!r} has "
+                             + ("one covariate, named x" if ds.x is not None else "no covariate"))
+        return {"x": ds.x}
+    cols = datasets.read_columns(args.file, delimiter=getattr(args, "delimiter", None))
+    missing = [n for n in names if n not in cols]
+    if missing:
+        raise ValueError(f"--x-column: no column {', '.join(map(repr, missing))} in {args.file}; columns: "
+                         f"{', '.join(cols)}")
+    import numpy as np
+
+    out = {}
+    for n in names:
+        v = np.asarray(cols[n])
+        if v.dtype.kind == "O":  # text cells: numbers when every cell parses, else categories
+            try:
+                v = v.astype(np.float64)
+            except ValueError:
+                v = v.astype(str)
+        out[n] = v
+    return out

@@ -1,0 +1,115 @@
+"""The verdict commands: ``mcref validate`` (the validation table) and ``mcref report`` (the
+diagnostics figure, the HTML report).
+
+Part of :mod:`mcref.cli`; the CLI calls only the public API.
+"""
+
+from __future__ import annotations
+
+from .._render import atomic_path
+from .._validate import RULES
+from ._common import AUTO_MC, data_args, DEMO_STATS, dists_of, features_of, load_data, seed_of, stats_list
+
+__all__ = ["cmd_validate", "cmd_report", "parser_validate", "parser_report"]
+
+
+def cmd_validate(args) -> int:
+    from .._validate import validate
+
+    ds = load_data(args)
+    dists = dists_of(args)
+    x = features_of(args, ds)
+    import warnings
+
+    from .._warnings import FewReplicatesWarning, TieOrderWarning
+
+    with warnings.catch_warnings():  # both are notes of the printed table
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        warnings.simplefilter("ignore", TieOrderWarning)
+        tab = validate(ds.E, ds.u, x=x, stats=stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
+                       n_boot=args.boot, n_mc=args.mc, seed=seed_of(args), name=ds.name, rule=args.rule,
+                       min_count=args.min_count, shrink=args.shrink, binning=args.binning,
+                       log=not args.linear_bins, combine=args.combine)
+    if args.json:
+        print(tab.to_json())
+    elif args.csv:
+        print(tab.to_csv(), end="")
+    else:
+        print(tab.explained() if args.explain else tab.wide_table() if args.wide else tab)
+    return 0
+
+
+def cmd_report(args) -> int:
+    """The diagnostics figure (and, with --html, a page with it and the validation table)."""
+    import os
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .._html import write_dataset_report
+    from .._validate import validate
+    from .._warnings import FewReplicatesWarning, TieOrderWarning
+    from ..plots import plot_report
+
+    ds = load_data(args)
+    seed = seed_of(args)
+    x = None if args.no_x else ds.x
+    if args.html:  # _html writes the directory atomically: an interrupted run leaves none
+        final = os.path.abspath(args.html)
+        if not os.path.isdir(os.path.dirname(final)):
+            raise ValueError(f"--html: the directory {os.path.dirname(final)!r} that should hold {args.html!r} "
+                             "does not exist")
+        if os.path.exists(final) and not os.path.isdir(final):
+            raise ValueError(f"--html: {args.html!r} exists and is not a directory")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FewReplicatesWarning)
+            warnings.simplefilter("ignore", TieOrderWarning)
+            tab = validate(ds.E, ds.u, n_boot=args.boot, n_mc=args.mc, seed=seed, name=ds.name,
+                           min_count=args.min_count, shrink=args.shrink)
+        write_dataset_report(tab, ds.E, ds.u, x, args.html, seed=seed)
+        print(f"wrote {os.path.join(args.html, 'report.png')}\nwrote {os.path.join(args.html, 'index.html')}")
+        return 0
+    with atomic_path(args.out, what="--out") as tmp:
+        fig = plot_report(ds.E, ds.u, x, name=ds.name, seed=seed)
+        fig.savefig(tmp, format=os.path.splitext(args.out)[1].lstrip(".") or "png", dpi=90)
+    plt.close(fig)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def parser_validate(sub) -> None:
+    sp = sub.add_parser("validate", help="full validation table (references, zeta-scores, verdicts)")
+    data_args(sp)
+    sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats " + AUTO_MC)
+    sp.add_argument("--dists", help="comma-separated generative distributions (default "
+                    "normal,t6,empirical,permutation; the default rule adds empirical and permutation when missing)")
+    sp.add_argument("--explain", action="store_true", help="print every column and a legend of them")
+    sp.add_argument("--wide", action="store_true",
+                    help="every column: references, p-values and zeta-scores under each D, D-sensitivity")
+    sp.add_argument("--rule", default=RULES[0], choices=list(RULES),
+                    help="verdict of simulated-reference statistics and the joint verdict: conditional (default: "
+                         "permutation test of consistency, Sidak-combined with the scale test in the joint verdict), "
+                         "mc (Monte Carlo test under the empirical D, the default before) or the published "
+                         "zeta_Sim rule; the published verdict is always printed")
+    sp.add_argument("--combine", default="minp", choices=["minp", "fisher", "cauchy"],
+                    help="how the joint verdict combines the statistics' Monte Carlo p-values (default minp)")
+    sp.add_argument("--x-column", metavar="NAMES",
+                    help="comma-separated feature columns of FILE (or the prediction column, for the predicted "
+                         "value V): adaptivity rows ENCE|NAME, ZMSE|NAME over bins of each, tested by permutation "
+                         "and part of the joint verdict; text columns are categorical (one bin per level)")
+    sp.set_defaults(func=cmd_validate)
+
+
+def parser_report(sub) -> None:
+    sp = sub.add_parser("report", help="diagnostics figure (consistency along u, adaptivity along x)",
+                        description="One figure with the conditional-calibration diagnostics: E vs u, calibration "
+                        "curve, reliability diagram, <Z^2> and coverage per bin of u and of x, confidence curve.")
+    data_args(sp)
+    sp.add_argument("--out", default="report.png", help="figure file (default report.png; .png, .pdf, .svg)")
+    sp.add_argument("--html", metavar="DIR", help="write DIR/report.png and DIR/index.html with the validation table")
+    sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats of the table (--html) " + AUTO_MC)
+    sp.add_argument("--no-x", action="store_true", help="ignore the data set's x (no adaptivity panels)")
+    sp.set_defaults(func=cmd_report)
