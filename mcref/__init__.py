@@ -36,9 +36,10 @@ from ._zeta import zeta, zeta_sim2
 __version__ = VERSION
 
 
-def plot_report(E, u, x=None, **kwargs):
+def plot_report(E, u=None, x=None, **kwargs):
     """All the conditional-calibration diagnostics in one figure: see
-    :func:`mcref.plots.plot_report` (needs matplotlib: ``pip install "mcref[plot]"``)."""
+    :func:`mcref.plots.plot_report` (needs matplotlib: ``pip install "mcref[plot]"``).
+    ``E`` may be a :class:`~mcref.datasets.Dataset` (then no ``u``)."""
     from .plots import plot_report as _plot_report
 
     return _plot_report(E, u, x, **kwargs)

@@ -64,7 +64,7 @@ import numpy as np  # noqa: F401 - the docstring examples use np
 from . import _progress
 from ._joint import (DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
                      scale_simulation, untestable)
-from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
+from ._validation import dataset_args, check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
 from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
 from ._bootstrap import BootstrapResult, bootstrap_prepared
@@ -197,6 +197,7 @@ def default_n_mc(m: int) -> int:
     return min(PAPER_N_MC, max(MIN_DEFAULT_N_MC, 100 * ((N_MC_BUDGET // 100) // m)))
 
 
+@dataset_args
 def validate(
     E,
     u,

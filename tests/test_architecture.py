@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        "mcref._bootstrap", "mcref.generative", "mcref.reference", "mcref.exact", "mcref._zeta",
                        "mcref.intervals", "mcref.calibration", "mcref.scores", "mcref.diagnostics",
                        "mcref._distfit", "mcref.parallel", "mcref._progress",
-                       "mcref.synthetic", "mcref.datasets", "mcref.data")),
+                       "mcref.synthetic", "mcref._tables", "mcref.datasets", "mcref.data")),
     ("figures and reports", ("mcref.plots", "mcref._html")),
     ("workflows", ("mcref._joint", "mcref._verdict_table", "mcref._validate", "mcref._recalibrate", "mcref._decimation",
                    "mcref.store", "mcref.studies", "mcref._benchmark")),
