@@ -187,3 +187,73 @@ def test_dataset_argument_errors(ds):
     with pytest.raises(TypeError, match=r"missing the argument `u`"):
         mcref.statistic("ZMS", ds.E)
 
+
+# ------------------------------------------------------------------ many models in one table
+BENCH = dict(stats=["ZMS", "RCE"], n_boot=200, n_mc=200, seed=11, n_jobs=1, progress=False)
+
+
+@pytest.fixture(scope="module")
+def long_frame():
+    rng = np.random.default_rng(99)
+    m = 600
+    parts = []
+    for model, scale in (("gp", 1.0), ("ens", 1.7), ("nn", 0.8)):
+        s = rng.lognormal(-1, 0.3, m)
+        y = rng.normal(size=m)
+        parts.append(pd.DataFrame({"model": model, "y": y, "yhat": y - scale * s * rng.normal(size=m), "s": s}))
+    return pd.concat(parts, ignore_index=True).sample(frac=1.0, random_state=3).reset_index(drop=True)
+
+
+def _bench(*args, **kw):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.FewReplicatesWarning)
+        return mcref.benchmark(*args, **kw)
+
+
+def test_by_model_equals_separate_runs_bit_for_bit(long_frame, tmp_path):
+    cols = dict(ref="y", pred="yhat", u="s")
+    long_frame.to_parquet(tmp_path / "preds.parquet")
+    together = _bench(tmp_path / "preds.parquet", by="model", **cols, **BENCH)
+    assert [d.name for d in together.datasets] == list(dict.fromkeys(long_frame["model"]))  # first-row order
+    alone = [_bench(datasets.from_frame(long_frame[long_frame["model"] == g], name=g, **cols), **BENCH).table
+             for g in dict.fromkeys(long_frame["model"])]
+    pd.testing.assert_frame_equal(together.table.reset_index(drop=True),
+                                  pd.concat(alone, ignore_index=True), check_exact=True)
+    # the in-memory frame and the Parquet file give the same table
+    pd.testing.assert_frame_equal(_bench(long_frame, by="model", **cols, **BENCH).table, together.table,
+                                  check_exact=True)
+    # the verdicts see the miscalibrated model
+    v = together.verdicts()
+    assert v.loc["ens", "ZMS"] == "invalid" and v.loc["gp", "ZMS"] == "valid"
+
+
+def test_pairs_equal_separate_runs_and_resume_from_the_store(long_frame, tmp_path):
+    g = {k: d.reset_index(drop=True) for k, d in long_frame.groupby("model", sort=False)}
+    wide = pd.DataFrame({"y": g["gp"]["y"], "p_gp": g["gp"]["yhat"], "s_gp": g["gp"]["s"],
+                         "p_nn": g["nn"]["yhat"], "s_nn": g["nn"]["s"]})
+    store = tmp_path / "bench.sqlite"
+    first = _bench(wide, pairs="gp=p_gp:s_gp", ref="y", store=store, **BENCH)
+    both = _bench(wide, pairs="gp=p_gp:s_gp,nn=p_nn:s_nn", ref="y", store=store, **BENCH)
+    assert (both.run.n_loaded, both.run.n_computed) == (1, 1)
+    pd.testing.assert_frame_equal(both.table[both.table["dataset"] == "gp"].reset_index(drop=True), first.table,
+                                  check_exact=True)
+    nn_alone = _bench(datasets.Dataset("nn", wide["y"] - wide["p_nn"], wide["s_nn"]), **BENCH)  # E = y - pred
+    pd.testing.assert_frame_equal(both.table[both.table["dataset"] == "nn"].reset_index(drop=True),
+                                  nn_alone.table, check_exact=True)
+
+
+def test_group_errors_name_the_group(long_frame):
+    cols = dict(ref="y", pred="yhat", u="s")
+    with pytest.raises(ValueError, match=r"DataFrame: .*`by` names column 'method', which is missing"):
+        _bench(long_frame, by="method", **cols, **BENCH)
+    tiny = pd.concat([long_frame, long_frame.iloc[:2].assign(model="tiny")], ignore_index=True)
+    with pytest.raises(ValueError, match=r"group 'tiny' \(by='model'\): a dataset needs at least 3 points, got 2"):
+        _bench(tiny, by="model", **cols, **BENCH)
+    with pytest.raises(ValueError, match=r"`by` splits a table .*built-in|`by` splits a table"):
+        _bench("QM9_E", by="model", **BENCH)
+    with pytest.raises(ValueError, match="not both"):
+        _bench(long_frame, by="model", pairs="yhat:s", **BENCH)
+    with pytest.raises(ValueError, match=r"with `pairs`, the columns come from `pairs`"):
+        _bench(long_frame, pairs="yhat:s", u="s", **BENCH)
