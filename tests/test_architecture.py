@@ -44,8 +44,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        "mcref.synthetic", "mcref._tables", "mcref.datasets", "mcref.data")),
     ("figures and reports", ("mcref.plots", "mcref._html")),
     ("workflows", ("mcref._joint", "mcref._verdict_table", "mcref._validate", "mcref._recalibrate", "mcref._decimation",
-                   "mcref.store", "mcref.studies", "mcref._benchmark")),
-    ("interfaces", ("mcref.cli", "mcref")),
+                   "mcref.store", "mcref.studies", "mcref._benchmark", "mcref.predictive", "mcref.sklearn")),
+    ("interfaces", ("mcref.cli", "mcref", "mcref.__main__")),
 )
 
 
