@@ -32,13 +32,16 @@ from .stats import register_statistic, statistic, statistics, tie_spread, unregi
 from ._validate import JointVerdict, ValidationTable, default_n_mc, validate
 from ._version import VERSION
 from ._zeta import zeta, zeta_sim2
+from . import predictive
+from .predictive import PredictiveCheck, from_estimator, from_intervals, from_quantiles, from_samples
 
 __version__ = VERSION
 
 
-def plot_report(E, u, x=None, **kwargs):
+def plot_report(E, u=None, x=None, **kwargs):
     """All the conditional-calibration diagnostics in one figure: see
-    :func:`mcref.plots.plot_report` (needs matplotlib: ``pip install "mcref[plot]"``)."""
+    :func:`mcref.plots.plot_report` (needs matplotlib: ``pip install "mcref[plot]"``).
+    ``E`` may be a :class:`~mcref.datasets.Dataset` (then no ``u``)."""
     from .plots import plot_report as _plot_report
 
     return _plot_report(E, u, x, **kwargs)
@@ -58,4 +61,6 @@ __all__ = [
     # whole-set calibration scores of mcref.diagnostics (the binned, local diagnostics stay there)
     "calib_scores", "CalibScores", "calibration_curve", "CalibrationCurve", "confidence_curve", "ConfidenceCurve",
     "cc_consistency", "CCConsistency",
+    # predictive forms to a verdict (mcref.predictive)
+    "predictive", "PredictiveCheck", "from_samples", "from_quantiles", "from_intervals", "from_estimator",
 ]

@@ -182,9 +182,15 @@ class BenchmarkResult:
 
 
 # ---------------------------------------------------------------------- sources
+def _is_frame(src: Any) -> bool:
+    return hasattr(src, "columns") and hasattr(src, "iloc")
+
+
 def _describe(src: Any) -> str:
     if isinstance(src, Dataset):
         return f"Dataset {src.name!r}"
+    if _is_frame(src):
+        return "DataFrame"
     if isinstance(src, tuple):
         return f"tuple {src[0]!r}" if src and isinstance(src[0], str) else "tuple"
     return repr(os.fspath(src)) if isinstance(src, (str, os.PathLike)) else type(src).__name__
@@ -202,9 +208,42 @@ def _from_path(path: str, where: str, file_options: Mapping[str, Any]) -> Datase
         raise ValueError(f"`sources`: {where}: {exc}") from None
 
 
-def _expand(src: Any, file_options: Mapping[str, Any]) -> list[tuple[Dataset, str]]:
+def _split(src: Any, where: str, file_options: Mapping[str, Any], by: str | None,
+           pairs: Any) -> list[tuple[Dataset, str]]:
+    """The datasets of one table (a file or a DataFrame): its groups (``by``), its column pairs
+    (``pairs``), or the table as one dataset (a DataFrame)."""
+    opts = dict(file_options)
+    try:
+        if by is not None:
+            sets = _datasets.from_groups(src, by, **opts)
+            return [(d, f"{where}, group {d.name!r} (by={by!r})") for d in sets]
+        if pairs is not None:
+            extra = sorted(k for k in ("E", "u", "pred") if opts[k] is not None)
+            if extra:
+                raise ValueError(f"with `pairs`, the columns come from `pairs` (errors or predictions : "
+                                 f"uncertainties) and `ref`; `{extra[0]}` is not used")
+            sets = _datasets.from_pairs(src, pairs, x=opts["x"], ref=opts["ref"],
+                                        u_is_variance=opts["u_is_variance"], delimiter=opts["delimiter"])
+            return [(d, f"{where}, pair {d.name!r}") for d in sets]
+        opts.pop("delimiter")
+        return [(_datasets.from_frame(src, **opts), where)]
+    except ValueError as exc:
+        raise ValueError(f"`sources`: {where}: {exc}") from None
+
+
+def _expand(src: Any, file_options: Mapping[str, Any], by: str | None = None,
+            pairs: Any = None) -> list[tuple[Dataset, str]]:
     """One source → [(dataset, description of where it came from)]."""
     where = _describe(src)
+    if _is_frame(src):
+        return _split(src, where, file_options, by, pairs)
+    if by is not None or pairs is not None:
+        p = Path(os.fspath(src)) if isinstance(src, (str, os.PathLike)) else None
+        if p is None or not p.is_file():
+            what = "`by`" if by is not None else "`pairs`"
+            raise ValueError(f"`sources`: {what} splits a table (a data file or a DataFrame) into datasets; "
+                             f"{where} is not one")
+        return _split(os.fspath(src), where, file_options, by, pairs)
     if isinstance(src, Dataset):
         return [(src, where)]
     if isinstance(src, tuple):
@@ -217,7 +256,7 @@ def _expand(src: Any, file_options: Mapping[str, Any]) -> list[tuple[Dataset, st
             raise ValueError(f"`sources`: {where}: {exc}") from None
     if not isinstance(src, (str, os.PathLike)):
         raise ValueError(f"`sources`: each source must be a file path, a glob, a directory, a built-in dataset "
-                         f"name, a Dataset or a (name, E, u) tuple; got {type(src).__name__}")
+                         f"name, a Dataset, a DataFrame or a (name, E, u) tuple; got {type(src).__name__}")
     text = os.fspath(src)
     if not isinstance(text, str):
         raise ValueError(f"`sources`: paths must be text, got {text!r}")
@@ -244,14 +283,15 @@ def _expand(src: Any, file_options: Mapping[str, Any]) -> list[tuple[Dataset, st
                      f"('all' or one of {', '.join(_datasets.names())})")
 
 
-def _resolve_sources(sources: Any, file_options: Mapping[str, Any]) -> list[tuple[Dataset, str]]:
-    if isinstance(sources, (str, os.PathLike, Dataset)) or _is_triple(sources):
+def _resolve_sources(sources: Any, file_options: Mapping[str, Any], by: str | None = None,
+                     pairs: Any = None) -> list[tuple[Dataset, str]]:
+    if isinstance(sources, (str, os.PathLike, Dataset)) or _is_triple(sources) or _is_frame(sources):
         sources = [sources]
     if isinstance(sources, Mapping) or not isinstance(sources, (list, tuple)) and not hasattr(sources, "__iter__"):
         raise ValueError(f"`sources` must be a source or a list of sources, got {type(sources).__name__}")
     items: list[tuple[Dataset, str]] = []
     for src in list(sources):
-        items += _expand(src, file_options)
+        items += _expand(src, file_options, by, pairs)
     if not items:
         raise ValueError("`sources` is empty: give at least one dataset")
     seen: dict[str, str] = {}
@@ -385,6 +425,8 @@ def benchmark(
     ref: str | None = None,
     u_is_variance: bool = False,
     delimiter: str | None = None,
+    by: str | None = None,
+    pairs: Any = None,
     n_jobs: int = -1,
     backend: Literal["loky", "threading", "sequential", "dask"] = "loky",
     scheduler: Any = None,
@@ -405,8 +447,9 @@ def benchmark(
         Each source is a CSV file path (read with :func:`mcref.datasets.from_file`; ``.txt``,
         ``.tsv`` and ``.npz`` files too), a glob (``"runs/*.csv"``, sorted), a directory (every
         ``*.csv`` inside, sorted), a built-in dataset name (:func:`mcref.datasets.names`;
-        ``"all"``: the nine), a :class:`~mcref.datasets.Dataset` or a ``(name, E, u)`` tuple.
-        Sources may be mixed; dataset names must be unique.
+        ``"all"``: the nine), a :class:`~mcref.datasets.Dataset`, a ``(name, E, u)`` tuple or
+        a pandas DataFrame (:func:`mcref.datasets.from_frame`). Files may also be Parquet or
+        Feather. Sources may be mixed; dataset names must be unique.
     stats : sequence of str, default: ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
         Statistics of every dataset.
     store : str or os.PathLike, optional
@@ -420,6 +463,16 @@ def benchmark(
         The files' ``u`` column holds variances.
     delimiter : str, optional
         Field delimiter of the text files (default: guessed).
+    by : str, optional
+        Many models in one long table: each file or DataFrame of ``sources`` is split by the
+        values of this column (:func:`mcref.datasets.from_groups`), each group a dataset
+        named by its value, with the column options above. A group's row in the table
+        (seed included) is the row of that group run alone under that name.
+    pairs : str or list of tuples, optional
+        Many models in one wide table: one dataset per (errors or predictions, uncertainties)
+        column pair, ``"pred_A:sigma_A,pred_B:sigma_B"`` (``"A=pred_A:sigma_A"`` names it) or
+        ``[("pred_A", "sigma_A"), ...]`` (:func:`mcref.datasets.from_pairs`); with ``ref`` the
+        first column holds predictions (E = ref − pred), else errors; ``x`` is shared.
     n_jobs : int, default: -1
         Worker processes (-1: every core), as :func:`mcref.studies._runner.run_study`.
     backend : {"loky", "threading", "sequential", "dask"}, default: "loky"
@@ -492,7 +545,10 @@ def benchmark(
     file_options = {"E": E, "u": u, "x": x, "pred": pred, "ref": ref, "u_is_variance": u_is_variance,
                     "delimiter": delimiter}
     names, opts = _check_options(stats, validate_options)
-    items = _resolve_sources(sources, file_options)
+    if by is not None and pairs is not None:
+        raise ValueError("give `by` (a long table: one group column) or `pairs` (a wide table: column pairs), "
+                         "not both")
+    items = _resolve_sources(sources, file_options, by, pairs)
     binned = any(info(s).binned for s in names)
     for ds, where in items:  # fail before any work, naming the source
         if ds.M < 3:

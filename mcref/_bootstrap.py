@@ -22,7 +22,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from . import _progress
-from ._validation import (as_float_array, check_choice, check_E_u, check_int, check_probability, check_progress,
+from ._validation import (dataset_args, as_float_array, check_choice, check_E_u, check_int, check_probability, check_progress,
                           check_keywords, check_seed, signature_of)
 from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .binning import bin_starts
@@ -287,6 +287,7 @@ def _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins):
     return infos, E, u, n_boot, method, level, n_bins
 
 
+@dataset_args
 def bootstrap_many(
     names: Sequence[str],
     E,
@@ -443,6 +444,7 @@ def _finite_replicates(b: np.ndarray, name: str) -> np.ndarray:
     return b[ok]
 
 
+@dataset_args
 def bootstrap(name: str, E, u, **options) -> BootstrapResult:
     r"""Bootstrap confidence interval of a calibration statistic (BCa by default).
 

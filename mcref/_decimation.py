@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._validation import check_E_u, check_int, check_probability, check_seed
+from ._validation import dataset_args, check_E_u, check_int, check_probability, check_seed
 from ._warnings import BiasedIntervalWarning
 from ._bootstrap import bootstrap
 from .stats import info, statistic
@@ -105,6 +105,7 @@ class DecimationResult:
         return plot_decimation(self, ax=ax)
 
 
+@dataset_args
 def decimation(
     E: Any,
     u: Any,

@@ -48,7 +48,7 @@ import numpy as np
 from scipy import optimize, special
 
 from . import _progress
-from ._validation import as_float_array, check_E_u, check_int, check_progress, check_seed
+from ._validation import dataset_args, as_float_array, check_E_u, check_int, check_progress, check_seed
 from .kernels import fit as KF
 from .kernels.rng import chunk_states
 from .kernels.special import FAMILY_F1, FAMILY_IG
@@ -361,6 +361,7 @@ def _robust_se(x: np.ndarray) -> float:
     return float(0.5 * (q84 - q16))
 
 
+@dataset_args
 def distfit(E: Any, u: Any, *, n_boot: int = DEFAULT_N_BOOT, seed: Any = None,
             progress: bool | None = None) -> DistFit:
     """Fit the distributions of u², E², Z² and Z of a dataset (see the module docstring).

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._validation import as_float_array, check_choice, check_E_u, check_int, check_seed, check_u
+from ._validation import dataset_args, as_float_array, check_choice, check_E_u, check_int, check_seed, check_u
 from ._warnings import MCRefWarning
 
 #: the recalibration methods of :func:`recalibrate`
@@ -156,6 +156,7 @@ def _scale_se(y: np.ndarray) -> tuple[float, float]:
     return s, se_s2 / (2.0 * s) if s > 0 else float("nan")
 
 
+@dataset_args(x=False)
 def recalibrate(
     E,
     u,
@@ -372,6 +373,7 @@ def _cross_fit(E, u, x, folds, fit):
     return u_cv, fitted
 
 
+@dataset_args(x=False)
 def recalibrate_cv(
     E,
     u,

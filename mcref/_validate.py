@@ -68,7 +68,7 @@ from .kernels.stats import finish_binned
 from ._joint import (row_feature, row_statistic, DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
                      untestable)
 from ._scale_test import scale_tests
-from ._validation import check_choice, check_E_u, check_int, check_probability, check_progress
+from ._validation import dataset_args, check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
 from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
 from ._bootstrap import BootstrapResult, bootstrap_prepared
@@ -201,6 +201,7 @@ def default_n_mc(m: int) -> int:
     return min(PAPER_N_MC, max(MIN_DEFAULT_N_MC, 100 * ((N_MC_BUDGET // 100) // m)))
 
 
+@dataset_args(x=False)  # a Dataset's x enters the verdict only when passed: validate(ds, x=ds.x)
 def validate(
     E,
     u,
@@ -241,7 +242,9 @@ def validate(
         Numeric features get ``n_bins`` equal-count bins (``binning``, shrunk to keep
         ``min_count`` points per bin); strings, booleans and integers with few levels one
         bin per level, small levels merged; so are numbers with at most 20 distinct values
-        (docs/methods.md, "Adaptivity").
+        (docs/methods.md, "Adaptivity"). A :class:`mcref.datasets.Dataset` given as ``E``
+        brings its u and name, not its x: ``validate(ds, x=ds.x)`` adds the rows of its
+        covariate.
     stats : sequence of str, default: ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
     dists : sequence, default: ("normal", "t6", "empirical", "permutation")
         Generative distributions for the simulated references (at least one).

@@ -353,3 +353,98 @@ def check_cases(y, mean, cov) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                                .reshape(n, -1).all(axis=1))[0])
         raise ValueError(f"`cov` must be symmetric; case {i} is not")
     return y, mean, cov
+
+
+def is_dataset(obj: Any) -> bool:
+    """Whether ``obj`` is a :class:`mcref.datasets.Dataset` (its class sets ``__mcref_dataset__``;
+    read here, below the datasets module, so that every layer can take one)."""
+    return bool(getattr(type(obj), "__mcref_dataset__", False))
+
+
+def dataset_args(fn=None, *, x: bool = True):
+    """Decorator: the data argument of ``fn`` may be a :class:`mcref.datasets.Dataset`.
+
+    ``f(E, u, ...)``: a Dataset in place of ``E`` stands for ``E`` and ``u`` (the positional
+    arguments after it are the parameters after ``u``); ``f(u, *, E=None)`` (the simulations):
+    a Dataset in place of ``u`` gives ``u`` and ``E``. The Dataset's ``x`` fills the
+    parameter ``x`` when ``fn`` has one, ``x=True`` and it is not given; its name fills
+    ``name`` when ``fn`` has that parameter and it is not given. Passing ``u`` beside a
+    Dataset is an error (the Dataset carries its own); a pandas DataFrame as the data gets a
+    message pointing to :func:`mcref.datasets.from_frame`. One definition for every public
+    function that takes (E, u).
+    """
+    import functools
+    import inspect
+
+    if fn is None:
+        return lambda f: dataset_args(f, x=x)
+    sig = inspect.signature(fn)
+    names = list(sig.parameters)
+    u_first = "E" not in names or ("u" in names and names.index("u") < names.index("E"))
+    data_arg = "u" if u_first else "E"
+    i_data = names.index(data_arg)
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    fill_x = x and "x" in names
+    fill_name = "name" in names and sig.parameters["name"].kind is not inspect.Parameter.POSITIONAL_ONLY
+    fill_E = u_first and "E" in names
+    has_varargs = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in sig.parameters.values())
+    n_positional = sum(p.kind in positional for p in sig.parameters.values())
+
+    def given(arg: str, args: tuple, kwargs: dict) -> bool:
+        if arg in kwargs:
+            return kwargs[arg] is not None
+        i = names.index(arg)
+        return sig.parameters[arg].kind in positional and i < len(args) and args[i] is not None
+
+    @functools.wraps(fn)
+    def inner(*args, **kwargs):
+        in_args = len(args) > i_data
+        data = args[i_data] if in_args else kwargs.get(data_arg)
+        if not is_dataset(data):
+            if hasattr(data, "columns") and hasattr(data, "iloc"):
+                raise ValueError(f"{fn.__name__}(): `{data_arg}` is a DataFrame; make a Dataset of its columns "
+                                 "with mcref.datasets.from_frame(df, E=..., u=...) (or pass the columns as arrays)")
+            if not u_first and data is not None and not given("u", args, kwargs):
+                raise TypeError(f"{fn.__name__}() missing the argument `u`: give E and u, or a Dataset "
+                                "(mcref.datasets) as E alone")
+            return fn(*args, **kwargs)
+        if u_first:
+            args = args[:i_data] + (data.u,) + args[i_data + 1:] if in_args else args
+        else:
+            if "u" in kwargs:
+                if kwargs["u"] is not None:
+                    raise ValueError(f"{fn.__name__}(): `E` is the Dataset {data.name!r}, which carries its own u; "
+                                     "do not pass `u` too")
+                del kwargs["u"]
+            args = args[:i_data] + (data.E, data.u) + args[i_data + 1:] if in_args else args
+            if not has_varargs and len(args) > n_positional:
+                raise ValueError(f"{fn.__name__}(): `E` is the Dataset {data.name!r}, which carries its own u; "
+                                 "do not pass `u` too")
+        if not in_args:
+            kwargs[data_arg] = data.u if u_first else data.E
+            if not u_first:
+                kwargs["u"] = data.u
+        if fill_E and not given("E", args, kwargs):
+            kwargs["E"] = data.E
+        if fill_x and data.x is not None and not given("x", args, kwargs):
+            kwargs.pop("x", None)
+            kwargs["x"] = data.x
+        if fill_name and not _has_value(kwargs.get("name")) and not (
+                "name" not in kwargs and given("name", args, kwargs)):
+            kwargs["name"] = data.name
+        return fn(*args, **kwargs)
+
+    # the data argument's u may be left out: show u=None where the signature allows it
+    params = list(sig.parameters.values())
+    if not u_first:
+        i_u = names.index("u")
+        later = params[i_u + 1:]
+        if all(p.default is not p.empty or p.kind not in positional for p in later):
+            params[i_u] = params[i_u].replace(default=None)
+            inner.__signature__ = sig.replace(parameters=params)
+    inner.__dataset_args__ = True
+    return inner
+
+
+def _has_value(v: Any) -> bool:
+    return v is not None and v != ""

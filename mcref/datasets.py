@@ -6,7 +6,10 @@ conditioning variable ``x`` (an input feature or the prediction), used for adapt
 
 * :func:`names` lists the packaged sets in the papers' order (set #1 to #9),
 * :func:`load` returns one of them,
-* :func:`from_file` reads a user CSV or NPZ file with validation,
+* :func:`from_file` reads a user file (CSV, NPZ, Parquet, Feather) with validation,
+* :func:`from_frame` takes the columns of a pandas DataFrame,
+* :func:`from_groups` and :func:`from_pairs` split one table of many models into datasets
+  (long format: a group column; wide format: one column pair per model),
 * :func:`read_columns` gives every column of such a file as it is (to write them back).
 
 The packaged sets come from GitHub ``ppernot/2024_SimRef`` (commit ``f73a3b0``); see
@@ -15,22 +18,21 @@ The packaged sets come from GitHub ``ppernot/2024_SimRef`` (commit ``f73a3b0``);
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import os
 import warnings
-import zipfile
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ._tables import (DEFAULT_E, DEFAULT_U, DEFAULT_X, NeedsTextReader, Table, frame_table, numeric_column,
+                      open_table, resolve, text_column)
 from ._validation import as_float_array, check_E_u
 
-__all__ = ["Dataset", "names", "load", "from_file", "read_columns"]
+__all__ = ["Dataset", "names", "load", "from_file", "from_frame", "from_groups", "from_pairs", "parse_pairs",
+           "read_columns"]
 
 _NAMES: tuple[str, ...] = (
     "Diffusion_RF",
@@ -44,13 +46,6 @@ _NAMES: tuple[str, ...] = (
     "logP_150k_LS-GCN",
 )
 
-# Default column names for from_file (compared case-insensitively).
-_DEFAULT_E = ("E", "error")
-_DEFAULT_U = ("u", "uE", "uncertainty")
-_DEFAULT_X = ("x",)
-# Text cells read as NaN (then refused by the finiteness check, with a count).
-_NAN_TOKENS = frozenset({"", "na", "nan", "-nan", "+nan", "null", "none"})
-_TEXT_EXTENSIONS = {".csv": None, ".txt": None, ".tsv": "\t"}
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -92,6 +87,9 @@ class Dataset:
     u: np.ndarray
     x: np.ndarray | None = None
     source: str = ""
+
+    #: read by ``_validation.dataset_args``: a function's ``E`` may be a Dataset
+    __mcref_dataset__ = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -224,13 +222,16 @@ def from_file(
     delimiter: str | None = None,
     name: str | None = None,
 ) -> Dataset:
-    """Read a dataset from a CSV file (with a header line) or a NumPy ``.npz`` file.
+    """Read a dataset from a CSV file (with a header line), a NumPy ``.npz``, a Parquet or a
+    Feather file.
 
     Parameters
     ----------
     path : str or path-like
         File to read. ``.csv``, ``.txt`` and ``.tsv`` files are read as delimited text with
-        a header line; ``.npz`` files as named 1-D arrays (the column names are the keys).
+        a header line; ``.npz`` files as named 1-D arrays (the column names are the keys);
+        ``.parquet``/``.pq`` and ``.feather``/``.arrow`` files through pyarrow
+        (``pip install "mcref[parquet]"``).
     E : str, optional
         Name of the column holding the errors. Default: the column named ``E`` or
         ``error`` (case-insensitive), unless ``ref`` and ``pred`` are given.
@@ -272,7 +273,11 @@ def from_file(
     Notes
     -----
     Numbers are parsed with Python's ``float`` (correctly rounded), so the values are
-    bit-identical to the decimal text of the file. The cells ``NA``, ``NaN``, ``null``
+    bit-identical to the decimal text of the file; a text file of 1 MiB or more is read by
+    ``pyarrow.csv`` when pyarrow is installed (multithreaded, also correctly rounded: the
+    same bits; a file with a comment line, or a requested column with a missing or
+    non-numeric cell, is read the slow way, whose messages name the row).
+    Parquet and Feather columns are taken as stored (float64 bits; integers converted). The cells ``NA``, ``NaN``, ``null``
     and empty cells are read as NaN and refused by the finiteness check. Row order is
     kept. Beware of the sign convention: a column named ``error`` may hold
     ``pred - ref`` (the logP files of Rasmussen et al. 2023 do); use ``ref`` and
@@ -287,40 +292,295 @@ def from_file(
     >>> ds, ds.E.tolist(), ds.u.tolist()
     (Dataset(name='mine', M=2), [0.5, -0.5], [0.5, 1.0])
     """
+    _check_column_args(E=E, u=u, x=x, pred=pred, ref=ref, name=name, u_is_variance=u_is_variance)
+    delimiter = _check_delimiter(delimiter)
+    cols = dict(E=E, u=u, x=x, pred=pred, ref=ref, u_is_variance=u_is_variance)
+    try:
+        p, table, source = open_table(path, delimiter)
+        return _dataset_from_table(table, p.name, name if name is not None else p.stem, source, **cols)
+    except NeedsTextReader:  # the fast reader met a cell it does not read as the text reader does
+        p, table, source = open_table(path, delimiter, fast=False)
+        return _dataset_from_table(table, p.name, name if name is not None else p.stem, source, **cols)
+
+
+def from_frame(
+    df: Any,
+    *,
+    E: str | None = None,
+    u: str | None = None,
+    x: str | None = None,
+    pred: str | None = None,
+    ref: str | None = None,
+    u_is_variance: bool = False,
+    name: str | None = None,
+) -> Dataset:
+    """A dataset from the columns of a pandas DataFrame (or a mapping of column name to 1-D array).
+
+    The column options and their defaults are those of :func:`from_file`: ``E`` (default: the
+    column ``E`` or ``error``) or ``ref`` and ``pred`` (``E = ref - pred``, the convention of
+    the packaged sets), ``u`` (default: ``u``, ``uE`` or ``uncertainty``), ``x`` (default:
+    ``x`` if there is one), ``u_is_variance``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame or mapping of str to array_like
+        The table; its row order is kept (the index is not used).
+    E, u, x, pred, ref : str, optional
+        Column names, as :func:`from_file`.
+    u_is_variance : bool, default: False
+        The ``u`` column holds variances: ``u = sqrt(column)``.
+    name : str, optional
+        Name of the dataset. Default: ``df.attrs["name"]`` if set, else ``"frame"``.
+
+    Returns
+    -------
+    Dataset
+        The values of the columns as float64 (no parsing: a column written to a CSV file by
+        pandas and read back by :func:`from_file` gives the same bits).
+
+    Raises
+    ------
+    ValueError
+        A missing column (the message lists the available ones), a non-numeric column, a
+        missing value (``NaN``, ``None``, ``pd.NA``: count and first row given), ``u`` not > 0,
+        conflicting arguments.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"y": [1.0, 2.0, 3.0], "yhat": [0.5, 2.5, 3.0], "sigma": [0.5, 0.5, 1.0]})
+    >>> ds = from_frame(df, ref="y", pred="yhat", u="sigma", name="mine")
+    >>> ds, ds.E.tolist()
+    (Dataset(name='mine', M=3), [0.5, -0.5, 0.0])
+    """
+    _check_column_args(E=E, u=u, x=x, pred=pred, ref=ref, name=name, u_is_variance=u_is_variance)
+    table = frame_table(df)
+    if name is None:
+        attrs = getattr(df, "attrs", None)
+        name = str(attrs["name"]) if isinstance(attrs, dict) and "name" in attrs else "frame"
+    return _dataset_from_table(table, "frame", name, "DataFrame", E=E, u=u, x=x, pred=pred, ref=ref,
+                               u_is_variance=u_is_variance)
+
+
+def _open_any(data: Any, delimiter: str | None, text_columns=()) -> tuple[Table, str, str, str | None]:
+    """(table, where, source, file stem or None) of a path or a frame."""
+    if isinstance(data, (str, os.PathLike)):
+        p, table, source = open_table(data, delimiter, text_columns=text_columns)
+        return table, p.name, source, p.stem
+    return frame_table(data), "frame", "DataFrame", None
+
+
+def from_groups(
+    data: Any,
+    by: str,
+    *,
+    E: str | None = None,
+    u: str | None = None,
+    x: str | None = None,
+    pred: str | None = None,
+    ref: str | None = None,
+    u_is_variance: bool = False,
+    delimiter: str | None = None,
+) -> list[Dataset]:
+    """The datasets of a long table: one per value of the column ``by`` (e.g. ``"model"``).
+
+    Parameters
+    ----------
+    data : str, path-like, pandas.DataFrame or mapping of str to array_like
+        A file (as :func:`from_file`) or a frame (as :func:`from_frame`).
+    by : str
+        The column whose values name the groups.
+    E, u, x, pred, ref, u_is_variance, delimiter
+        As :func:`from_file`, the same columns for every group.
+
+    Returns
+    -------
+    list of Dataset
+        One per group, in the order of the groups' first rows; each named by its group value
+        (as text), with its rows in table order: the dataset :func:`from_frame` gives for
+        the group's rows alone (``df[df[by] == value]``) named by its value.
+
+    Raises
+    ------
+    ValueError
+        ``by`` missing from the table (the available columns listed), a row without a group
+        value, or a group's data refused (the message names the group).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"model": ["a", "b", "a", "b"], "E": [0.1, -0.2, 0.3, 0.0],
+    ...                    "u": [0.1, 0.2, 0.3, 0.4]})
+    >>> [(d.name, d.E.tolist()) for d in from_groups(df, "model")]
+    [('a', [0.1, 0.3]), ('b', [-0.2, 0.0])]
+    """
+    if not isinstance(by, str) or not by:
+        raise ValueError(f"`by` must be a column name (a non-empty string), got {by!r}")
+    _check_column_args(E=E, u=u, x=x, pred=pred, ref=ref, name=None, u_is_variance=u_is_variance)
+    cols = dict(E=E, u=u, x=x, pred=pred, ref=ref, u_is_variance=u_is_variance)
+    delimiter = _check_delimiter(delimiter)
+    try:
+        return _groups(_open_any(data, delimiter, (by,)), by, cols)
+    except NeedsTextReader:
+        p, table, source = open_table(data, delimiter, fast=False)
+        return _groups((table, p.name, source, p.stem), by, cols)
+
+
+def _groups(opened, by: str, cols: dict) -> list[Dataset]:
+    table, where, source, _stem = opened
+    labels = text_column(table, by, "by", where)
+    names, first = np.unique(labels.astype(str), return_index=True)
+    out = []
+    for k in np.argsort(first, kind="stable"):
+        rows = np.flatnonzero(labels == names[k])
+        name = str(names[k])
+        out.append(_dataset_from_table(table.subset(rows), f"{where}, group {name!r} (by={by!r})", name,
+                                       f"{source}, {by} = {name}", **cols))
+    return out
+
+
+def from_pairs(
+    data: Any,
+    pairs: Any,
+    *,
+    x: str | None = None,
+    ref: str | None = None,
+    u_is_variance: bool = False,
+    delimiter: str | None = None,
+) -> list[Dataset]:
+    """The datasets of a wide table: one per (errors or predictions, uncertainties) column pair.
+
+    Parameters
+    ----------
+    data : str, path-like, pandas.DataFrame or mapping of str to array_like
+        A file (as :func:`from_file`) or a frame (as :func:`from_frame`).
+    pairs : str or sequence of tuples
+        ``"pred_A:sigma_A,pred_B:sigma_B"`` (an item may start with ``name=``:
+        ``"A=pred_A:sigma_A"``), or a list of ``(col, u_col)`` or ``(name, col, u_col)``.
+        Without ``ref`` the first column of a pair holds the errors E; with ``ref`` it holds
+        predictions and ``E = ref - pred``. Default name: the first column's.
+    x, ref : str, optional
+        Columns shared by every pair: the conditioning variable and the reference values.
+    u_is_variance : bool, default: False
+        The uncertainty columns hold variances.
+    delimiter : str, optional
+        As :func:`from_file`.
+
+    Returns
+    -------
+    list of Dataset
+        One per pair, in the order given.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"y": [1.0, 2.0], "p_A": [0.5, 2.5], "s_A": [0.5, 0.5],
+    ...                    "p_B": [1.0, 1.0], "s_B": [1.0, 2.0]})
+    >>> [(d.name, d.E.tolist()) for d in from_pairs(df, "A=p_A:s_A,B=p_B:s_B", ref="y")]
+    [('A', [0.5, -0.5]), ('B', [0.0, 1.0])]
+    """
+    specs = parse_pairs(pairs)
+    _check_column_args(E=None, u=None, x=x, pred=None, ref=None, name=None, u_is_variance=u_is_variance)
+    if ref is not None and not isinstance(ref, str):
+        raise ValueError(f"`ref` must be a string (a column name) or None, got {ref!r}")
+    delimiter = _check_delimiter(delimiter)
+
+    def build(opened):
+        table, where, source, _stem = opened
+        out = []
+        for name, col, ucol in specs:
+            e_args = {"E": col} if ref is None else {"pred": col, "ref": ref}
+            out.append(_dataset_from_table(table, f"{where}, pair {name!r}", name, f"{source}, {col}:{ucol}",
+                                           u=ucol, x=x, u_is_variance=u_is_variance,
+                                           **{"E": None, "pred": None, "ref": None, **e_args}))
+        return out
+
+    try:
+        return build(_open_any(data, delimiter))
+    except NeedsTextReader:
+        p, table, source = open_table(data, delimiter, fast=False)
+        return build((table, p.name, source, p.stem))
+
+
+def parse_pairs(pairs: Any) -> list[tuple[str, str, str]]:
+    """``pairs`` of :func:`from_pairs` as ``[(name, column, u column)]``, or ValueError.
+
+    Examples
+    --------
+    >>> parse_pairs("A=p_A:s_A, p_B:s_B")
+    [('A', 'p_A', 's_A'), ('p_B', 'p_B', 's_B')]
+    """
+    rule = ("`pairs` must be 'col:u_col,...' (an item may start with 'name='), or a list of (col, u_col) or "
+            "(name, col, u_col)")
+    if isinstance(pairs, str):
+        items = []
+        for item in (t.strip() for t in pairs.split(",")):
+            if not item:
+                continue
+            name, _, rest = item.rpartition("=")
+            cols = rest.split(":")
+            if len(cols) != 2 or not all(c.strip() for c in cols):
+                raise ValueError(f"{rule}; got the item {item!r}")
+            items.append(((name.strip() or cols[0].strip()), cols[0].strip(), cols[1].strip()))
+    elif isinstance(pairs, (list, tuple)):
+        items = []
+        for item in pairs:
+            if not isinstance(item, (list, tuple)) or len(item) not in (2, 3) or not all(
+                    isinstance(c, str) and c for c in item):
+                raise ValueError(f"{rule}; got the item {item!r}")
+            items.append(tuple(item) if len(item) == 3 else (item[0], item[0], item[1]))
+    else:
+        raise ValueError(f"{rule}; got {type(pairs).__name__}")
+    if not items:
+        raise ValueError(f"{rule}; got no pair")
+    names = [n for n, _, _ in items]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"`pairs`: two pairs are named {dup[0]!r}; name them ('A=col:u_col')")
+    return items
+
+
+def _check_column_args(*, E, u, x, pred, ref, name, u_is_variance) -> None:
     for arg, value in (("E", E), ("u", u), ("x", x), ("pred", pred), ("ref", ref), ("name", name)):
         if value is not None and not isinstance(value, str):
             raise ValueError(f"`{arg}` must be a string (a column name) or None, got {value!r}")
     if not isinstance(u_is_variance, (bool, np.bool_)):
         raise ValueError(f"`u_is_variance` must be True or False, got {u_is_variance!r}")
-    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
-        raise ValueError(f"`delimiter` must be a single character or None, got {delimiter!r}")
     if E is not None and (ref is not None or pred is not None):
         raise ValueError("give either `E` or both `ref` and `pred` (E = ref - pred), not both")
     if (ref is None) != (pred is None):
         raise ValueError("`ref` and `pred` must be given together (E = ref - pred)")
 
-    p, table, source = _open_table(path, delimiter)
-    where = p.name
+
+def _check_delimiter(delimiter: Any) -> str | None:
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
+        raise ValueError(f"`delimiter` must be a single character or None, got {delimiter!r}")
+    return delimiter
+
+
+def _dataset_from_table(table: Table, where: str, name: str, source: str, *, E, u, x, pred, ref,
+                        u_is_variance) -> Dataset:
+    """The dataset of a table's columns (arguments checked by :func:`_check_column_args`)."""
     if ref is not None and pred is not None:
-        r = _numeric_column(table, ref, "ref", where)
-        q = _numeric_column(table, pred, "pred", where)
+        r = numeric_column(table, ref, "ref", where)
+        q = numeric_column(table, pred, "pred", where)
         err = r - q
     else:
-        col_E = _resolve(table, E, "E", _DEFAULT_E, where, required=True)
-        err = _numeric_column(table, col_E, "E", where)
-    col_u = _resolve(table, u, "u", _DEFAULT_U, where, required=True)
-    unc = _numeric_column(table, col_u, "u", where)
-    col_x = _resolve(table, x, "x", _DEFAULT_X, where, required=False)
+        col_E = resolve(table, E, "E", DEFAULT_E, where, required=True)
+        err = numeric_column(table, col_E, "E", where)
+    col_u = resolve(table, u, "u", DEFAULT_U, where, required=True)
+    unc = numeric_column(table, col_u, "u", where)
+    col_x = resolve(table, x, "x", DEFAULT_X, where, required=False)
     cond = None
     if col_x is not None:
         try:
-            cond = _numeric_column(table, col_x, "x", where)
+            cond = numeric_column(table, col_x, "x", where)
         except ValueError:
             if x is not None:  # asked for: its problems are errors
                 raise
             # a default-named x column that is empty or not numeric: E and u are still usable
             warnings.warn(f"{where}: the {table.kind} {col_x!r} (conditioning variable x) is empty or not "
-                          "numeric; loaded without x", stacklevel=2)
+                          "numeric; loaded without x", stacklevel=3)
 
     try:
         err, unc = check_E_u(err, unc, min_size=1)
@@ -330,7 +590,7 @@ def from_file(
     if u_is_variance:
         unc = np.sqrt(unc)
     try:
-        return Dataset(name if name is not None else p.stem, err, unc, cond, source)
+        return Dataset(name, err, unc, cond, source)
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
 
@@ -368,9 +628,7 @@ def read_columns(path: str | os.PathLike[str], *, delimiter: str | None = None) 
     >>> {k: v.tolist() for k, v in read_columns(p).items()}
     {'id': ['a', 'b'], 'E': ['0.5', '-0.25'], 'u': ['1.0', '0.5']}
     """
-    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
-        raise ValueError(f"`delimiter` must be a single character or None, got {delimiter!r}")
-    table = _open_table(path, delimiter)[1]
+    table = open_table(path, _check_delimiter(delimiter), fast=False)[1]
     if table.arrays is not None:
         return {k: v for k, v in table.arrays.items() if v.ndim == 1}
     assert table.rows is not None
@@ -380,152 +638,3 @@ def read_columns(path: str | os.PathLike[str], *, delimiter: str | None = None) 
         col[:] = [row[j].strip() for row in table.rows]
         out[name] = col
     return out
-
-
-def _open_table(path, delimiter: str | None) -> tuple[Path, _Table, str]:
-    """The checked path, its table (text with the extension's default delimiter, or npz)
-    and its source (an npz file's ``source`` entry, else the path)."""
-    try:
-        p = Path(path)
-    except TypeError:
-        raise ValueError(f"`path` must be a string or a path, got {path!r}") from None
-    if p.is_dir():
-        raise ValueError(f"`path`: {str(p)!r} is a directory; give a data file (.csv, .tsv, .txt or .npz)")
-    if not p.is_file():
-        raise ValueError(f"`path`: file not found: {str(p)!r}")
-    ext = p.suffix.lower()
-    if ext == ".npz":
-        return (p, *_read_npz(p))
-    if ext in _TEXT_EXTENSIONS:
-        return p, _read_text(p, _TEXT_EXTENSIONS[ext] if delimiter is None else delimiter), str(p)
-    raise ValueError(f"`path` must end in .csv, .txt, .tsv or .npz, got {p.name!r} (unsupported extension)")
-
-
-@dataclass(frozen=True)
-class _Table:
-    """Raw content of a user file: text cells (``rows``) or named arrays (``arrays``)."""
-
-    kind: str  # "column" (text file) or "key" (npz)
-    names: list[str]
-    rows: list[list[str]] | None = None
-    arrays: dict[str, np.ndarray] | None = None
-
-
-def _read_text(path: Path, delimiter: str | None) -> _Table:
-    """Read a delimited text file with a header line (blank lines and lines starting with
-    ``#`` are skipped)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path.name}: cannot read as UTF-8 text ({exc})") from None
-    # comment lines ('#' first) are dropped, as numpy.loadtxt and pandas (comment='#') do
-    text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))
-    first = next((ln for ln in text.splitlines() if ln.strip()), None)
-    if first is None:
-        raise ValueError(f"{path.name}: the file is empty (a header line is required)")
-    if delimiter is None:
-        try:
-            delimiter = csv.Sniffer().sniff(first, delimiters=",;\t|").delimiter
-        except csv.Error:
-            delimiter = ","
-    try:
-        rows = [
-            r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
-                                  skipinitialspace=True)
-            if any(c.strip() for c in r)
-        ]
-    except csv.Error as exc:
-        raise ValueError(f"{path.name}: malformed delimited text ({exc})") from None
-    header = [h.strip() for h in rows[0]]
-    for i, row in enumerate(rows[1:]):
-        if len(row) != len(header):
-            raise ValueError(
-                f"{path.name}, line {i + 2}: {len(row)} fields but the header has "
-                f"{len(header)} (delimiter {delimiter!r}; pass `delimiter` if it is wrong)"
-            )
-    return _Table("column", header, rows=rows[1:])
-
-
-def _read_npz(path: Path) -> tuple[_Table, str]:
-    """Open an ``.npz`` file; return its arrays and its ``source`` string (else the path)."""
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    except (OSError, ValueError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"{path.name}: cannot read as a .npz file ({exc})") from None
-    source = str(path)
-    src = arrays.get("source")
-    if src is not None and src.ndim == 0 and src.dtype.kind == "U":
-        source = str(arrays.pop("source"))
-    return _Table("key", list(arrays), arrays=arrays), source
-
-
-def _resolve(
-    table: _Table,
-    given: str | None,
-    arg: str,
-    defaults: tuple[str, ...],
-    where: str,
-    *,
-    required: bool,
-) -> str | None:
-    """Column name for argument ``arg``: the given one, or the unique default match."""
-    if given is not None:
-        return given  # checked by _numeric_column
-    wanted = {d.lower() for d in defaults}
-    found = [c for c in table.names if c.lower() in wanted]
-    if len(found) > 1:
-        raise ValueError(
-            f"{where}: several {table.kind}s could hold `{arg}` ({', '.join(map(repr, found))}); "
-            f"pass `{arg}=` to choose"
-        )
-    if found:
-        return found[0]
-    if not required:
-        return None
-    hint = " or `ref` and `pred`" if arg == "E" else ""
-    raise ValueError(
-        f"{where}: missing {table.kind} for `{arg}`: looked for "
-        f"{' / '.join(map(repr, defaults))} (case-insensitive); available {table.kind}s: "
-        f"{', '.join(map(repr, table.names))}. Pass `{arg}=`{hint}"
-    )
-
-
-def _numeric_column(table: _Table, col: str, arg: str, where: str) -> np.ndarray:
-    """Column ``col`` (argument ``arg``) as a finite 1-D float64 array, or ValueError."""
-    matches = [c for c in table.names if c == col] or [
-        c for c in table.names if c.lower() == col.lower()
-    ]
-    if not matches:
-        raise ValueError(
-            f"{where}: `{arg}` names {table.kind} {col!r}, which is missing; available "
-            f"{table.kind}s: {', '.join(map(repr, table.names))}"
-        )
-    if len(matches) > 1:
-        raise ValueError(f"{where}: `{arg}` = {col!r} matches several {table.kind}s {matches}")
-    label = f"{table.kind} {matches[0]!r} (`{arg}`)"
-    values: Any
-    if table.arrays is not None:
-        values = table.arrays[matches[0]]
-        if values.dtype.kind not in "biuf":
-            raise ValueError(
-                f"{where}: {label} must hold numbers (non-numeric array of dtype {values.dtype})"
-            )
-    else:
-        assert table.rows is not None
-        j = table.names.index(matches[0])
-        values = np.empty(len(table.rows), dtype=np.float64)
-        for i, row in enumerate(table.rows):
-            cell = row[j].strip()
-            try:
-                values[i] = float(cell)
-            except ValueError:
-                if cell.lower() not in _NAN_TOKENS:
-                    raise ValueError(
-                        f"{where}: {label} holds a non-numeric value {cell!r} at data row {i}"
-                    ) from None
-                values[i] = np.nan
-    try:
-        return as_float_array(values, arg)
-    except ValueError as exc:
-        raise ValueError(f"{where}: {label}: {exc}") from None

@@ -26,7 +26,7 @@ import numpy as np
 
 from ._forest import VERDICT_STYLE, plot_benchmark  # noqa: F401 - mcref.plots.VERDICT_STYLE as before
 from ._mpl import pyplot
-from ._validation import check_E_u, renamed_keywords
+from ._validation import dataset_args, check_E_u, renamed_keywords
 
 __all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms", "plot_lzms", "plot_lzisd", "plot_lcp",
            "plot_reliability", "plot_calibration_curve", "plot_confidence_curve", "plot_e_vs_u", "plot_z_vs_x",
@@ -679,3 +679,7 @@ def plot_group_calibration(g, *, ax=None, title: str | None = None):
     ax.set_title(title or (f"Worst-group calibration error ({g.n_rep} repeats)" if g.low is None
                            else f"Random groups: valid ⟨Z²⟩ intervals ({g.n_rep} per size)"), fontsize=9)
     return ax
+
+
+for _name in [n for n in __all__ if {"E", "u"} <= set(__import__("inspect").signature(globals()[n]).parameters)]:
+    globals()[_name] = dataset_args(globals()[_name])  # a Dataset in place of E (_validation.dataset_args)

@@ -31,7 +31,7 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 
 from . import _progress
-from ._validation import (as_float_array, check_choice, check_int, check_progress, check_seed, check_u,
+from ._validation import (dataset_args, as_float_array, check_choice, check_int, check_progress, check_seed, check_u,
                           check_keywords, merged_signature)
 from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
@@ -319,6 +319,7 @@ def _n_threads(n_threads: int | None) -> int:
     return check_int(n_threads, "n_threads", minimum=1)
 
 
+@dataset_args
 def simulate(
     names: Sequence[str] | str,
     u,
@@ -504,6 +505,7 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     return Simulation(names=tuple(i.name for i in infos), dists=dlist, samples=samples, n_bins=nb)
 
 
+@dataset_args
 def simulated_reference(name: str | Sequence[str] | None, u, *, names: Sequence[str] | None = None, dist="normal",
                         method: Method = "mc", keep_samples: bool = False, **options):
     r"""Simulated reference value of a statistic for the uncertainties ``u``

@@ -35,7 +35,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from scipy import special
 
-from ._validation import as_finite_array, check_cases, check_choice, check_E_u, check_probability
+from ._validation import dataset_args, as_finite_array, check_cases, check_choice, check_E_u, check_probability
 from .kernels import scores as KS
 
 __all__ = ["crps_normal", "crps_ensemble", "interval_score", "normal_interval", "picp", "mpiw",
@@ -544,6 +544,7 @@ class CoverageTable:
                              "high": self.high, "mpiw": self.mpiw, "interval_score": self.interval_score})
 
 
+@dataset_args
 def coverage_table(E, u, levels: Sequence[float] = DEFAULT_LEVELS, dist: Any = "normal") -> CoverageTable:
     r"""PICP, MPIW and mean interval score of the central intervals ±q·u of errors E, per level.
 

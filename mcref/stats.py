@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._validation import check_E_u
+from ._validation import dataset_args, check_E_u
 from ._prepared import Prepared, prepare, prepare_for, rank_slots, tie_starts  # noqa: F401 - their home is _prepared
 from .kernels import stats as K
 
@@ -283,6 +283,7 @@ def info(name: str) -> StatInfo:
     raise ValueError(f"unknown statistic {name!r}; known statistics: {', '.join(STATISTICS)}")
 
 
+@dataset_args
 def predefined_reference(name: str, E, u) -> float | None:
     """The predefined reference value of ``name`` for data (E, u), or None (simulate)."""
     ref = info(name).reference
@@ -374,6 +375,7 @@ def _warn_ties(infos, prep: Prepared) -> None:
             "random tie orders and their mean"), stacklevel=4)
 
 
+@dataset_args
 def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int = 30, shrink: bool = False,
                binning: str = "equal", log: bool | None = None) -> dict[str, float]:
     """Several statistics of one dataset in one pass; see :func:`statistic`.
@@ -429,6 +431,7 @@ def _builtin_values(infos: list[StatInfo], E, u, *, n_bins, min_count, shrink, b
     return {i.name: float(v) for i, v in zip(infos, vals)}
 
 
+@dataset_args
 def statistic(name: str, E, u, *, n_bins: int = 20, min_count: int = 30, shrink: bool = False,
               binning: str = "equal", log: bool | None = None) -> float:
     r"""Calibration statistic ``name`` of the dataset (E, u).
@@ -516,6 +519,7 @@ class TieSpread:
     n_straddling: int
 
 
+@dataset_args
 def tie_spread(name: str, E, u, *, n_orders: int = 100, seed=None, n_bins: int = 20, min_count: int = 30,
                shrink: bool = False) -> TieSpread:
     """The spread of a binned statistic over random orders of the tied u values.

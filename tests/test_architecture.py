@@ -41,11 +41,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        "mcref._bootstrap", "mcref.generative", "mcref.reference", "mcref.exact", "mcref._zeta",
                        "mcref.intervals", "mcref.calibration", "mcref.scores", "mcref.diagnostics",
                        "mcref._distfit", "mcref.parallel", "mcref._progress",
-                       "mcref.synthetic", "mcref.datasets", "mcref.data", "mcref.features")),
+                       "mcref.synthetic", "mcref._tables", "mcref.datasets", "mcref.data", "mcref.features")),
     ("figures and reports", ("mcref._mpl", "mcref._forest", "mcref.plots", "mcref._html")),
-    ("workflows", ("mcref._joint", "mcref._scale_test", "mcref._verdict_table", "mcref._validate", "mcref._recalibrate", "mcref._decimation",
-                   "mcref.store", "mcref.studies", "mcref._benchmark")),
-    ("interfaces", ("mcref.cli", "mcref")),
+    ("workflows", ("mcref._joint", "mcref._scale_test", "mcref._verdict_table", "mcref._validate", "mcref._recalibrate",
+                   "mcref._decimation", "mcref.store", "mcref.studies", "mcref._benchmark", "mcref.predictive",
+                   "mcref.sklearn")),
+    ("interfaces", ("mcref.cli", "mcref", "mcref.__main__")),
 )
 
 

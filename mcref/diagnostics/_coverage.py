@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import special, stats as st
 
-from .._validation import check_choice, check_E_u, check_int
+from .._validation import dataset_args, check_choice, check_E_u, check_int
 from ..kernels.generative import normp_scale
 
 __all__ = ["Z975", "wilson_interval", "quantile_factor", "BINOMIAL_INTERVALS", "binomial_interval", "CalibrationCurve",
@@ -153,6 +153,7 @@ class CalibrationCurve:
                              "high": self.high})
 
 
+@dataset_args
 def calibration_curve(E, u, *, dist: Any = "normal", probs: Sequence[float] | None = None) -> CalibrationCurve:
     r"""Calibration curve of the predictive distributions E ~ u·D (ErrViewLib
     ``plotCalibrationQ``): the observed fraction of E ≤ u·q_D(p) against p on a grid
@@ -212,6 +213,7 @@ class PIT:
     dist: str
 
 
+@dataset_args
 def pit(E, u, *, dist: Any = "normal", shape: float | None = None, n_bins: int = 10) -> PIT:
     r"""PIT histogram: F_D(Z), Z = E/u, for a unit-variance error distribution D, with the Poisson
     95 % band of a uniform histogram, [q_{0.025}, q_{0.975}] of Poisson(M/n_bins) (ErrViewLib

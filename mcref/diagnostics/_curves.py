@@ -13,7 +13,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from .._validation import as_float_array, check_choice, check_E_u, check_int, check_seed, renamed_keywords
+from .._validation import (as_float_array, check_choice, check_E_u, check_int, check_seed, dataset_args,
+                           renamed_keywords)
 from ..kernels import confidence as KC
 from ..kernels.rng import chunk_states
 from ..parallel import map_chunks
@@ -93,6 +94,7 @@ def _q95_curve(e: np.ndarray, cuts: np.ndarray, weights: list[tuple[int, np.ndar
     return out
 
 
+@dataset_args
 @renamed_keywords(n_draws="n_mc")
 def confidence_curve(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_mc: int = 500, seed=None,
                      keep_samples: bool = False, normalize: bool = False) -> ConfidenceCurve:
@@ -211,6 +213,7 @@ class CCConsistency:
     curve: ConfidenceCurve
 
 
+@dataset_args
 @renamed_keywords(n_draws="n_mc")
 def cc_consistency(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_mc: int = 1000, n_boot: int = 5000,
                    seed=None) -> CCConsistency:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as st
 
-from .._validation import check_choice, check_E_u, check_int, check_seed
+from .._validation import dataset_args, check_choice, check_E_u, check_int, check_seed
 from ..kernels.rng import chunk_states
 from ._coverage import wilson_interval
 
@@ -80,6 +80,7 @@ def _control_z(m: int, dist, rng_seed) -> tuple[np.ndarray, str]:
     return d.sample(m, seed=[int(v) for v in rng_seed.generate_state(4)]), d.label
 
 
+@dataset_args
 def adversarial_group_calibration(E, u, *, min_size: int = 50, n_groups: int = 100, n_rep: int = 500,
                                   stat: str = "max", dist: Any = "normal", seed=None) -> GroupCalibration:
     r"""Calibration error of the worst of random groups, against the group size (ErrViewLib
@@ -125,6 +126,7 @@ def adversarial_group_calibration(E, u, *, min_size: int = 50, n_groups: int = 1
     return GroupCalibration(sizes, sizes / m, out[0], out[1], out[2], out[3], stat, label, n_rep)
 
 
+@dataset_args
 def group_zms_validity(E, u, *, min_size: int = 100, max_size: float | None = None, n_rep: int = 1000,
                        dist: Any = "normal", seed=None) -> GroupCalibration:
     r"""Fraction of random groups whose ⟨Z²⟩ interval contains 1, against the group size

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import stats as st
 
-from .._validation import check_choice, check_int, check_seed
+from .._validation import dataset_args, check_choice, check_int, check_seed
 from ..shape import skewness_gm
 from ._binned import BinnedDiagnostic, binned, binned_halfwidths
 from ._coverage import (BINOMIAL_INTERVALS, CalibrationCurve, Z975, binomial_interval, calibration_curve,
@@ -39,6 +39,7 @@ def _isd(z: np.ndarray) -> tuple[float, float, float]:
     return s, s - Z975 * sd, s + Z975 * sd
 
 
+@dataset_args
 def lzisd(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log: bool | None = None,
           min_count: int = 30, method: str = "cho", n_boot: int = 500, seed=None, cuts: str = "mcref",
           slide: bool = False, aux=None) -> BinnedDiagnostic:
@@ -124,6 +125,7 @@ def _zms_interval(z2: np.ndarray, method: str, n_boot: int, seed) -> tuple[float
     return mu, b.low, b.high
 
 
+@dataset_args
 def lzms(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log: bool | None = None,
          min_count: int = 100, method: str = "auto", n_boot: int = 5000, seed=None, cuts: str = "mcref",
          slide: bool = False, aux=None) -> BinnedDiagnostic:
@@ -199,6 +201,7 @@ def _var_interval(z: np.ndarray, method: str, n_boot: int, seed) -> tuple[float,
     return v, b.low, b.high
 
 
+@dataset_args
 def lzv(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log: bool | None = None,
         min_count: int = 30, method: str = "auto", n_boot: int = 5000, seed=None, cuts: str = "mcref",
         slide: bool = False, aux=None) -> BinnedDiagnostic:
@@ -235,6 +238,7 @@ def lzv(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log:
                             _var_interval(z, "auto", n_boot, seeds[-1]))
 
 
+@dataset_args
 def lzm(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log: bool | None = None,
         min_count: int = 30, cuts: str = "mcref", slide: bool = False, aux=None) -> BinnedDiagnostic:
     r"""Local z mean ⟨Z⟩ per bin with the Student interval ⟨Z⟩ ± t_{0.975, n−1}·sd(Z)/√n, target 0
@@ -265,6 +269,7 @@ def lzm(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log:
                             tint(z))
 
 
+@dataset_args
 def lrce(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log: bool | None = None,
          min_count: int = 30, n_boot: int = 5000, seed=None, cuts: str = "mcref", slide: bool = False,
          aux=None) -> BinnedDiagnostic:
@@ -296,6 +301,7 @@ def lrce(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log
                             bci(0, Es.size, seeds[-1]))
 
 
+@dataset_args
 def lcp(E, u, x=None, *, p: float = 0.95, dist: Any = "normal", U=None, interval: str = "wilson",
         n_bins: int | None = None, binning: str = "equal", log: bool | None = None, min_count: int = 30,
         cuts: str = "mcref", slide: bool = False, aux=None) -> BinnedDiagnostic:
@@ -339,6 +345,7 @@ def _range_ratio(e: np.ndarray, U: np.ndarray, wlo, whi) -> float:
     return 2.0 * math.sqrt(np.mean(U * U)) / (w1 @ es[i1:i1 + w1.size] - w0 @ es[i0:i0 + w0.size])
 
 
+@dataset_args
 def lrr(E, u, x=None, *, p: float = 0.95, dist: Any = "normal", U=None, n_bins: int | None = None,
         binning: str = "equal", log: bool | None = None, min_count: int = 30, n_boot: int = 1000, seed=None,
         cuts: str = "mcref", slide: bool = False, aux=None) -> BinnedDiagnostic:
@@ -401,6 +408,7 @@ def lrr(E, u, x=None, *, p: float = 0.95, dist: Any = "normal", U=None, n_bins: 
                             var, one(Es, Us, seeds[-1]))
 
 
+@dataset_args
 def reliability_diagram(E, u, *, n_bins: int | None = None, binning: str = "equal", log: bool | None = None,
                         min_count: int = 30, n_boot: int = 500, seed=None, cuts: str = "mcref",
                         aux=None) -> BinnedDiagnostic:
@@ -464,6 +472,7 @@ class ConditionalCalibration:
     variable: str
 
 
+@dataset_args
 def conditional_calibration_curves(E, u, x=None, *, dist: Any = "normal", probs: Sequence[float] | None = None,
                                    n_bins: int | None = None, binning: str = "equal", log: bool | None = None,
                                    min_count: int = 30, cuts: str = "mcref") -> ConditionalCalibration:

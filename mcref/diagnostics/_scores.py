@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_choice, check_E_u
+from .._validation import dataset_args, as_float_array, check_choice, check_E_u
 from ..binning import resolve_n_bins
 
 __all__ = ["CalibScores", "calib_scores"]
@@ -63,6 +63,7 @@ def _ece_zce(E: np.ndarray, u: np.ndarray, starts: np.ndarray, uce: str) -> tupl
             float(np.sum(w * np.abs(mv - mse))))
 
 
+@dataset_args
 def calib_scores(E, u, x=None, *, n_bins: int | str = 20, min_count: int = 30, cuts: str = "mcref",
                  uce: str = "mean") -> CalibScores:
     r"""ZMSE, ENCE and UCE on equal-count bins of u and of an input feature x, with the global

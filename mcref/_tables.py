@@ -1,0 +1,362 @@
+"""The tables behind :mod:`mcref.datasets`: user files (delimited text, ``.npz``, Parquet,
+Feather) and in-memory frames, read into one :class:`Table`, and the checked columns taken
+from it.
+
+Delimited text is read in one of two ways that give the same bits:
+
+* the text reader (:func:`read_text`): Python's :mod:`csv` and ``float`` (correctly rounded),
+  with mcref's rules for comments, blank rows, ``NA`` cells and messages naming the row;
+* the fast reader (:func:`read_text_fast`, files of :data:`FAST_CSV_BYTES` or more when
+  pyarrow is installed): ``pyarrow.csv`` (multithreaded, correctly rounded parsing). A column
+  it cannot read exactly as the text reader would (missing cells, text, a comment line in
+  the file) is marked ``dirty``; asking for a dirty column raises :class:`NeedsTextReader`
+  and the caller reads the file again with the text reader, whose rules and messages apply.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import mmap
+import zipfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ._validation import as_float_array
+
+__all__ = ["Table", "NeedsTextReader", "open_table", "frame_table", "resolve", "numeric_column", "text_column",
+           "require_pyarrow", "DEFAULT_E", "DEFAULT_U", "DEFAULT_X", "FAST_CSV_BYTES"]
+
+# Default column names for from_file (compared case-insensitively).
+DEFAULT_E = ("E", "error")
+DEFAULT_U = ("u", "uE", "uncertainty")
+DEFAULT_X = ("x",)
+# Text cells read as NaN (then refused by the finiteness check, with a count).
+NAN_TOKENS = frozenset({"", "na", "nan", "-nan", "+nan", "null", "none"})
+TEXT_EXTENSIONS = {".csv": None, ".txt": None, ".tsv": "\t"}
+ARROW_EXTENSIONS = {".parquet": "parquet", ".pq": "parquet", ".feather": "feather", ".arrow": "feather",
+                    ".ipc": "feather"}
+#: text files of this size or more go through the fast reader when pyarrow is installed
+FAST_CSV_BYTES = 1 << 20
+_SUPPORTED = ".csv, .tsv, .txt, .npz, .parquet, .pq, .feather or .arrow"
+
+
+class NeedsTextReader(Exception):
+    """A column the fast reader could not read exactly as the text reader does (not a
+    ValueError: callers catch it to read the file again with the text reader)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """Raw content of a user file or frame: text cells (``rows``) or named arrays (``arrays``).
+
+    ``dirty``: columns of a fast-read text file to be read by the text reader instead."""
+
+    kind: str  # "column" (text file, frame, Parquet/Feather) or "key" (npz)
+    names: list[str]
+    rows: list[list[str]] | None = None
+    arrays: dict[str, np.ndarray] | None = None
+    dirty: frozenset = field(default_factory=frozenset)
+
+    @property
+    def n_rows(self) -> int:
+        if self.rows is not None:
+            return len(self.rows)
+        assert self.arrays is not None
+        return len(next(iter(self.arrays.values()))) if self.arrays else 0
+
+    def subset(self, index: np.ndarray) -> Table:
+        """The rows ``index`` (in that order) of the table."""
+        if self.rows is not None:
+            return replace(self, rows=[self.rows[i] for i in index])
+        assert self.arrays is not None
+        return replace(self, arrays={k: (v[index] if v.ndim == 1 else v) for k, v in self.arrays.items()})
+
+
+def require_pyarrow(what: str):
+    """``pyarrow``, or ImportError saying which extra installs it."""
+    try:
+        import pyarrow
+    except ImportError:
+        raise ImportError(f"{what} needs pyarrow: pip install \"mcref[parquet]\" (or pip install pyarrow)") from None
+    return pyarrow
+
+
+def open_table(path: Any, delimiter: str | None, *, fast: bool = True,
+               text_columns: Sequence[str] = ()) -> tuple[Path, Table, str]:
+    """The checked path, its table and its source (an npz file's ``source`` entry, else the
+    path). ``fast``: a large text file through the fast reader (pyarrow), if installed;
+    ``text_columns``: columns that the fast reader keeps as text (group labels)."""
+    try:
+        p = Path(path)
+    except TypeError:
+        raise ValueError(f"`path` must be a string or a path, got {path!r}") from None
+    if p.is_dir():
+        raise ValueError(f"`path`: {str(p)!r} is a directory; give a data file ({_SUPPORTED})")
+    if not p.is_file():
+        raise ValueError(f"`path`: file not found: {str(p)!r}")
+    ext = p.suffix.lower()
+    if ext == ".npz":
+        return (p, *read_npz(p))
+    if ext in ARROW_EXTENSIONS:
+        return p, read_arrow(p, ARROW_EXTENSIONS[ext]), str(p)
+    if ext in TEXT_EXTENSIONS:
+        delim = TEXT_EXTENSIONS[ext] if delimiter is None else delimiter
+        table = read_text_fast(p, delim, text_columns) if fast else None
+        return p, table if table is not None else read_text(p, delim), str(p)
+    raise ValueError(f"`path` must end in {_SUPPORTED}, got {p.name!r} (unsupported extension)")
+
+
+def _sniff(first: str) -> str:
+    try:
+        return csv.Sniffer().sniff(first, delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","
+
+
+def read_text(path: Path, delimiter: str | None) -> Table:
+    """Read a delimited text file with a header line (blank lines and lines starting with
+    ``#`` are skipped)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path.name}: cannot read as UTF-8 text ({exc})") from None
+    # comment lines ('#' first) are dropped, as numpy.loadtxt and pandas (comment='#') do
+    text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))
+    first = next((ln for ln in text.splitlines() if ln.strip()), None)
+    if first is None:
+        raise ValueError(f"{path.name}: the file is empty (a header line is required)")
+    if delimiter is None:
+        delimiter = _sniff(first)
+    try:
+        rows = [
+            r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
+                                  skipinitialspace=True)
+            if any(c.strip() for c in r)
+        ]
+    except csv.Error as exc:
+        raise ValueError(f"{path.name}: malformed delimited text ({exc})") from None
+    header = [h.strip() for h in rows[0]]
+    for i, row in enumerate(rows[1:]):
+        if len(row) != len(header):
+            raise ValueError(
+                f"{path.name}, line {i + 2}: {len(row)} fields but the header has "
+                f"{len(header)} (delimiter {delimiter!r}; pass `delimiter` if it is wrong)"
+            )
+    return Table("column", header, rows=rows[1:])
+
+
+def read_text_fast(path: Path, delimiter: str | None, text_columns: Sequence[str] = ()) -> Table | None:
+    """A large delimited text file through ``pyarrow.csv``; None (use :func:`read_text`) for a
+    small file, without pyarrow, with a comment character or a line pyarrow refuses."""
+    if path.stat().st_size < FAST_CSV_BYTES:
+        return None
+    try:
+        import pyarrow as pa
+        from pyarrow import csv as pacsv
+    except ImportError:
+        return None
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        if mm.find(b"#") >= 0:  # comment lines: the text reader's rule
+            return None
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            first = next((ln for ln in fh if ln.strip()), None)
+        if first is None:
+            return None
+        delimiter = _sniff(first) if delimiter is None else delimiter
+        raw = next(csv.reader([first], delimiter=delimiter))  # pyarrow's names: the cells verbatim
+        wanted = {c.lower() for c in text_columns}
+        types = {r: pa.string() for r in raw if r.strip().lower() in wanted}
+        table = pacsv.read_csv(
+            path, parse_options=pacsv.ParseOptions(delimiter=delimiter),
+            convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False))
+    except (pa.ArrowException, UnicodeDecodeError, csv.Error, OSError):
+        return None
+    names = [n.strip() for n in table.column_names]
+    arrays: dict[str, np.ndarray] = {}
+    dirty = set()
+    for name, col in zip(names, table.columns):
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            arrays[name] = np.array([s.strip() for s in col.to_pylist()], dtype=object)
+            if name.lower() not in wanted:
+                dirty.add(name)  # text where a number may be asked for: the text reader's messages
+        elif (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)) and col.null_count == 0:
+            arrays[name] = np.asarray(col.to_numpy(), dtype=np.float64)
+        else:  # missing cells, booleans, dates: the text reader decides
+            arrays[name] = np.zeros(len(col))
+            dirty.add(name)
+    return Table("column", names, arrays=arrays, dirty=frozenset(dirty))
+
+
+def read_npz(path: Path) -> tuple[Table, str]:
+    """Open an ``.npz`` file; return its arrays and its ``source`` string (else the path)."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path.name}: cannot read as a .npz file ({exc})") from None
+    source = str(path)
+    src = arrays.get("source")
+    if src is not None and src.ndim == 0 and src.dtype.kind == "U":
+        source = str(arrays.pop("source"))
+    return Table("key", list(arrays), arrays=arrays), source
+
+
+def read_arrow(path: Path, kind: str) -> Table:
+    """A Parquet or Feather (Arrow IPC) file through pyarrow: every column as a 1-D array."""
+    require_pyarrow(f"reading {path.name} ({kind})")
+    try:
+        if kind == "parquet":
+            from pyarrow import parquet as pq
+
+            table = pq.read_table(path)
+        else:
+            from pyarrow import feather
+
+            table = feather.read_table(path)
+    except Exception as exc:  # pyarrow raises its own types (ArrowInvalid, OSError, ...)
+        raise ValueError(f"{path.name}: cannot read as a {kind} file ({exc})") from None
+    arrays = {}
+    for name, col in zip(table.column_names, table.columns):
+        arrays[str(name)] = _arrow_values(col)
+    return Table("column", [str(n) for n in table.column_names], arrays=arrays)
+
+
+def _arrow_values(col) -> np.ndarray:
+    """An Arrow column as numpy: numbers as float64 (missing: NaN), anything else as objects."""
+    import pyarrow as pa
+
+    if pa.types.is_floating(col.type) or pa.types.is_integer(col.type):
+        return np.asarray(col.to_numpy(), dtype=np.float64) if col.null_count == 0 else np.array(
+            [np.nan if v is None else v for v in col.to_pylist()], dtype=np.float64)
+    return np.array(col.to_pylist(), dtype=object)
+
+
+def frame_table(df: Any) -> Table:
+    """A pandas DataFrame (or a mapping of column name to 1-D array) as a :class:`Table`."""
+    if isinstance(df, Mapping):
+        items = [(str(k), np.asarray(v)) for k, v in df.items()]
+    elif hasattr(df, "columns") and hasattr(df, "iloc"):
+        items = [(str(c), _frame_values(df.iloc[:, j])) for j, c in enumerate(df.columns)]
+    else:
+        raise ValueError(f"`df` must be a pandas DataFrame or a mapping of column name to array, "
+                         f"got {type(df).__name__}")
+    names = [n for n, _ in items]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"`df` has several columns named {dup[0]!r}; rename them")
+    bad = [n for n, v in items if v.ndim != 1]
+    if bad:
+        raise ValueError(f"`df`: column {bad[0]!r} is not one-dimensional")
+    lengths = {len(v) for _, v in items}
+    if len(lengths) > 1:
+        raise ValueError(f"`df`: the columns have different lengths {sorted(lengths)}")
+    return Table("column", names, arrays=dict(items))
+
+
+def _frame_values(s) -> np.ndarray:
+    """A pandas Series as numpy: numeric (nullable included) as float64 with NaN for missing."""
+    kind = getattr(s.dtype, "kind", "O")
+    if kind in "biuf":
+        try:
+            return s.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            pass
+    return s.to_numpy()
+
+
+def match_column(table: Table, col: str, arg: str, where: str) -> str:
+    """The table's name for column ``col`` (exact, else case-insensitive), or ValueError."""
+    matches = [c for c in table.names if c == col] or [c for c in table.names if c.lower() == col.lower()]
+    if not matches:
+        raise ValueError(
+            f"{where}: `{arg}` names {table.kind} {col!r}, which is missing; available "
+            f"{table.kind}s: {', '.join(map(repr, table.names))}"
+        )
+    if len(matches) > 1:
+        raise ValueError(f"{where}: `{arg}` = {col!r} matches several {table.kind}s {matches}")
+    return matches[0]
+
+
+def resolve(table: Table, given: str | None, arg: str, defaults: tuple[str, ...], where: str, *,
+            required: bool) -> str | None:
+    """Column name for argument ``arg``: the given one, or the unique default match."""
+    if given is not None:
+        return given  # checked by numeric_column
+    wanted = {d.lower() for d in defaults}
+    found = [c for c in table.names if c.lower() in wanted]
+    if len(found) > 1:
+        raise ValueError(
+            f"{where}: several {table.kind}s could hold `{arg}` ({', '.join(map(repr, found))}); "
+            f"pass `{arg}=` to choose"
+        )
+    if found:
+        return found[0]
+    if not required:
+        return None
+    hint = " or `ref` and `pred`" if arg == "E" else ""
+    raise ValueError(
+        f"{where}: missing {table.kind} for `{arg}`: looked for "
+        f"{' / '.join(map(repr, defaults))} (case-insensitive); available {table.kind}s: "
+        f"{', '.join(map(repr, table.names))}. Pass `{arg}=`{hint}"
+    )
+
+
+def numeric_column(table: Table, col: str, arg: str, where: str) -> np.ndarray:
+    """Column ``col`` (argument ``arg``) as a finite 1-D float64 array, or ValueError
+    (:class:`NeedsTextReader` for a dirty column of a fast-read text file)."""
+    name = match_column(table, col, arg, where)
+    if name in table.dirty:
+        raise NeedsTextReader(name)
+    label = f"{table.kind} {name!r} (`{arg}`)"
+    values: Any
+    if table.arrays is not None:
+        values = table.arrays[name]
+        if values.dtype.kind not in "biuf":
+            raise ValueError(
+                f"{where}: {label} must hold numbers (non-numeric array of dtype {values.dtype})"
+            )
+    else:
+        assert table.rows is not None
+        j = table.names.index(name)
+        values = np.empty(len(table.rows), dtype=np.float64)
+        for i, row in enumerate(table.rows):
+            cell = row[j].strip()
+            try:
+                values[i] = float(cell)
+            except ValueError:
+                if cell.lower() not in NAN_TOKENS:
+                    raise ValueError(
+                        f"{where}: {label} holds a non-numeric value {cell!r} at data row {i}"
+                    ) from None
+                values[i] = np.nan
+    try:
+        return as_float_array(values, arg)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {label}: {exc}") from None
+
+
+def text_column(table: Table, col: str, arg: str, where: str) -> np.ndarray:
+    """Column ``col`` as labels (object array of str: a text cell stripped, a number as
+    ``str``), or ValueError naming the first missing one."""
+    name = match_column(table, col, arg, where)
+    if table.arrays is not None:
+        raw = table.arrays[name]
+        if raw.ndim != 1:
+            raise ValueError(f"{where}: {table.kind} {name!r} (`{arg}`) must be one-dimensional")
+        missing = np.array([v is None or (isinstance(v, float) and v != v) or str(v).strip() == ""
+                            for v in raw.tolist()], dtype=bool)
+        labels = np.array([str(v).strip() for v in raw.tolist()], dtype=object)
+    else:
+        assert table.rows is not None
+        j = table.names.index(name)
+        labels = np.array([row[j].strip() for row in table.rows], dtype=object)
+        missing = np.array([s == "" for s in labels], dtype=bool)
+    if missing.any():
+        raise ValueError(f"{where}: {table.kind} {name!r} (`{arg}`) has {int(missing.sum())} missing value(s), "
+                         f"first at data row {int(np.argmax(missing))}; every row needs a label")
+    return labels

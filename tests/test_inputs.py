@@ -1,0 +1,259 @@
+"""Where users' predictions live: DataFrames, Parquet, Feather, large CSV files, and a Dataset
+wherever (E, u) is asked for (mcref.datasets.from_frame, from_groups, from_pairs,
+_validation.dataset_args)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import mcref
+from mcref import _tables, datasets, diagnostics
+
+pd = pytest.importorskip("pandas")
+pa = pytest.importorskip("pyarrow")
+
+
+def _bits(a):
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.int64)
+
+
+def _same(a: datasets.Dataset, b: datasets.Dataset) -> bool:
+    same_x = (a.x is None and b.x is None) or (a.x is not None and b.x is not None
+                                                and np.array_equal(_bits(a.x), _bits(b.x)))
+    return np.array_equal(_bits(a.E), _bits(b.E)) and np.array_equal(_bits(a.u), _bits(b.u)) and same_x
+
+
+@pytest.fixture
+def frame():
+    """Values whose decimal text needs all 17 digits, powers of ten, tiny and huge magnitudes."""
+    rng = np.random.default_rng(20251125)
+    n = 3000
+    y = rng.normal(size=n) * 10.0 ** rng.integers(-6, 6, n)
+    y[:4] = [0.1, 1e-300 * 3, 123456789012345678.0, -2.5]
+    pred = y + rng.normal(size=n)
+    sigma = rng.lognormal(size=n)
+    sigma[:3] = [3.3e-100 / 7, 1e100 / 7, 0.3]  # every bit matters
+    return pd.DataFrame({"model": rng.choice(["gp", "ens", "nn"], n), "y": y, "yhat": pred, "sigma": sigma,
+                         "x": rng.uniform(size=n)})
+
+
+def test_frame_parquet_feather_equal_the_csv_path_bit_for_bit(frame, tmp_path):
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    frame.to_parquet(tmp_path / "p.parquet")
+    frame.reset_index(drop=True).to_feather(tmp_path / "p.feather")
+    cols = dict(ref="y", pred="yhat", u="sigma")
+    via_csv = datasets.from_file(tmp_path / "p.csv", **cols)
+    assert via_csv.M == len(frame)
+    for other in (datasets.from_frame(frame, **cols), datasets.from_file(tmp_path / "p.parquet", **cols),
+                  datasets.from_file(tmp_path / "p.feather", **cols)):
+        assert _same(other, via_csv)
+    # E = ref - pred, the convention of from_file, computed in float64 from the stored values
+    assert np.array_equal(via_csv.E, frame["y"].to_numpy() - frame["yhat"].to_numpy())
+    assert datasets.from_file(tmp_path / "p.parquet", **cols).name == "p"
+
+
+def test_fast_csv_reader_gives_the_text_readers_bits(frame, tmp_path, monkeypatch):
+    path = tmp_path / "big.csv"
+    frame.to_csv(path, index=False, float_format="%.17g")
+    slow = datasets.from_file(path, ref="y", pred="yhat", u="sigma")
+    monkeypatch.setattr(_tables, "FAST_CSV_BYTES", 0)
+    table = _tables.read_text_fast(path, None)
+    assert table is not None and table.arrays is not None  # the fast reader did read it
+    assert _same(datasets.from_file(path, ref="y", pred="yhat", u="sigma"), slow)
+    assert [d.name for d in datasets.from_groups(path, "model", ref="y", pred="yhat", u="sigma")] == \
+        list(dict.fromkeys(frame["model"]))
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.replace("\n", "\n# a comment\n", 1), None),  # comment line: the text reader reads it
+    (lambda t: t.replace("\n", "\n , , , , \n", 2), None),    # a blank row (spaces only): skipped
+    (lambda t: t + "x,1,NA,1,1\n", "non-numeric value|finite"),
+    (lambda t: t + "x,1,oops,1,1\n", "non-numeric value 'oops' at data row"),
+    (lambda t: t + "x,1,2\n", "fields but the header has"),
+])
+def test_fast_csv_reader_falls_back_with_the_text_readers_rules(frame, tmp_path, monkeypatch, edit, message):
+    text = frame.to_csv(index=False)
+    path = tmp_path / "f.csv"
+    path.write_text(edit(text))
+    outcomes = []
+    for limit in (float("inf"), 0):
+        monkeypatch.setattr(_tables, "FAST_CSV_BYTES", limit)
+        try:
+            outcomes.append(datasets.from_file(path, ref="y", pred="yhat", u="sigma"))
+        except ValueError as exc:
+            outcomes.append(str(exc))
+    slow, fast = outcomes
+    if message is None:
+        assert _same(fast, slow)
+    else:
+        assert isinstance(slow, str) and fast == slow
+        import re
+        assert re.search(message, slow)
+
+
+def test_missing_pyarrow_names_the_extra(frame, tmp_path, monkeypatch):
+    frame.to_parquet(tmp_path / "p.parquet")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    with pytest.raises(ImportError, match=r'mcref\[parquet\]'):
+        datasets.from_file(tmp_path / "p.parquet", ref="y", pred="yhat", u="sigma")
+    # CSV still reads (the fast reader is optional)
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    monkeypatch.setattr(_tables, "FAST_CSV_BYTES", 0)
+    assert datasets.from_file(tmp_path / "p.csv", ref="y", pred="yhat", u="sigma").M == len(frame)
+
+
+def test_from_frame_errors_name_the_column():
+    df = pd.DataFrame({"E": [0.1, np.nan, 0.2], "u": [1.0, 1.0, 1.0], "s": ["a", "b", "c"]})
+    with pytest.raises(ValueError, match=r"column 'E' \(`E`\).*1 NaN.*first at index 1"):
+        datasets.from_frame(df)
+    with pytest.raises(ValueError, match=r"`u` names column 'sigma', which is missing; available columns: 'E', 'u', 's'"):
+        datasets.from_frame(df.fillna(0.0), u="sigma")
+    with pytest.raises(ValueError, match=r"column 's' \(`u`\) must hold numbers"):
+        datasets.from_frame(df.fillna(0.0), u="s")
+    nullable = pd.DataFrame({"E": pd.array([0.5, None], dtype="Float64"), "u": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="1 NaN"):
+        datasets.from_frame(nullable)
+    assert datasets.from_frame({"E": [0.5, -1.0], "u": [1, 2]}).u.tolist() == [1.0, 2.0]
+
+
+def test_groups_and_pairs(frame):
+    groups = datasets.from_groups(frame, "model", ref="y", pred="yhat", u="sigma")
+    assert [g.name for g in groups] == list(dict.fromkeys(frame["model"]))  # order of first rows
+    for g in groups:
+        alone = datasets.from_frame(frame[frame["model"] == g.name], ref="y", pred="yhat", u="sigma", name=g.name)
+        assert _same(g, alone)
+    with pytest.raises(ValueError, match=r"`by` names column 'method', which is missing; available columns: 'model'"):
+        datasets.from_groups(frame, "method", ref="y", pred="yhat", u="sigma")
+    bad = frame.assign(model=frame["model"].where(frame.index != 7, None))
+    with pytest.raises(ValueError, match=r"1 missing value\(s\), first at data row 7"):
+        datasets.from_groups(bad, "model", ref="y", pred="yhat", u="sigma")
+    wide = pd.DataFrame({"y": frame["y"], "p_A": frame["yhat"], "s_A": frame["sigma"],
+                         "p_B": frame["yhat"] * 2, "s_B": frame["sigma"] * 3})
+    a, b = datasets.from_pairs(wide, "A=p_A:s_A, B=p_B:s_B", ref="y")
+    assert (a.name, b.name) == ("A", "B")
+    assert np.array_equal(b.E, wide["y"].to_numpy() - 2 * frame["yhat"].to_numpy())
+    assert np.array_equal(b.u, 3 * frame["sigma"].to_numpy())
+    assert [d.name for d in datasets.from_pairs(wide, [("p_A", "s_A")], ref="y")] == ["p_A"]
+    for bad_pairs in ("p_A", "A=p_A:", [("p_A",)], "A=p_A:s_A,A=p_B:s_B", ""):
+        with pytest.raises(ValueError, match="`pairs`"):
+            datasets.from_pairs(wide, bad_pairs, ref="y")
+
+
+# ------------------------------------------------------------------ a Dataset in place of (E, u)
+@pytest.fixture(scope="module")
+def ds():
+    rng = np.random.default_rng(7)
+    u = rng.lognormal(-1, 0.4, 600)
+    x = rng.uniform(0, 1, 600)
+    return datasets.Dataset("toy", u * rng.normal(size=600) * (1 + x), u, x)
+
+
+def test_dataset_in_place_of_E_and_u(ds):
+    assert mcref.statistic("ZMS", ds) == mcref.statistic("ZMS", ds.E, ds.u)
+    assert mcref.statistics(["ZMS", "RCE"], ds) == mcref.statistics(["ZMS", "RCE"], ds.E, ds.u)
+    b1 = mcref.bootstrap("ZMS", ds, n_boot=200, seed=3)
+    b2 = mcref.bootstrap("ZMS", ds.E, ds.u, n_boot=200, seed=3)
+    assert (b1.low, b1.high) == (b2.low, b2.high)
+    s1 = mcref.simulate("ZMS", ds, n_mc=200, seed=1, dists=["empirical"])  # u-first: E taken too
+    s2 = mcref.simulate("ZMS", ds.u, E=ds.E, n_mc=200, seed=1, dists=["empirical"])
+    assert np.array_equal(s1.samples, s2.samples)
+    # x of the Dataset fills the diagnostics' x; recalibrate keeps x for "bvs" only (not filled)
+    assert np.array_equal(diagnostics.lzms(ds).value, diagnostics.lzms(ds.E, ds.u, ds.x).value)
+    assert not diagnostics.lzms(ds).variable == diagnostics.lzms(ds.E, ds.u).variable
+    assert mcref.recalibrate(ds).params == mcref.recalibrate(ds.E, ds.u).params
+    assert mcref.recalibrate(ds, "bvs", x=ds.x).on_x
+
+
+def test_validate_takes_a_dataset_and_its_name(ds):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.FewReplicatesWarning)
+        t1 = mcref.validate(ds, stats=["ZMS"], n_boot=200, n_mc=200, seed=5)
+        t2 = mcref.validate(ds.E, ds.u, stats=["ZMS"], n_boot=200, n_mc=200, seed=5, name="toy")
+    assert t1.to_json() == t2.to_json() and t1.name == "toy"
+
+
+def test_dataset_argument_errors(ds):
+    with pytest.raises(ValueError, match=r"statistic\(\): `E` is the Dataset 'toy', which carries its own u"):
+        mcref.statistic("ZMS", ds, ds.u)
+    with pytest.raises(ValueError, match="carries its own u"):
+        mcref.validate(ds, u=ds.u)
+    with pytest.raises(ValueError, match=r"`E` is a DataFrame; make a Dataset.*from_frame"):
+        mcref.statistic("ZMS", pd.DataFrame({"E": ds.E, "u": ds.u}))
+    with pytest.raises(TypeError, match=r"missing the argument `u`"):
+        mcref.statistic("ZMS", ds.E)
+
+
+# ------------------------------------------------------------------ many models in one table
+BENCH = dict(stats=["ZMS", "RCE"], n_boot=200, n_mc=200, seed=11, n_jobs=1, progress=False)
+
+
+@pytest.fixture(scope="module")
+def long_frame():
+    rng = np.random.default_rng(99)
+    m = 600
+    parts = []
+    for model, scale in (("gp", 1.0), ("ens", 1.7), ("nn", 0.8)):
+        s = rng.lognormal(-1, 0.3, m)
+        y = rng.normal(size=m)
+        parts.append(pd.DataFrame({"model": model, "y": y, "yhat": y - scale * s * rng.normal(size=m), "s": s}))
+    return pd.concat(parts, ignore_index=True).sample(frac=1.0, random_state=3).reset_index(drop=True)
+
+
+def _bench(*args, **kw):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.FewReplicatesWarning)
+        return mcref.benchmark(*args, **kw)
+
+
+def test_by_model_equals_separate_runs_bit_for_bit(long_frame, tmp_path):
+    cols = dict(ref="y", pred="yhat", u="s")
+    long_frame.to_parquet(tmp_path / "preds.parquet")
+    together = _bench(tmp_path / "preds.parquet", by="model", **cols, **BENCH)
+    assert [d.name for d in together.datasets] == list(dict.fromkeys(long_frame["model"]))  # first-row order
+    alone = [_bench(datasets.from_frame(long_frame[long_frame["model"] == g], name=g, **cols), **BENCH).table
+             for g in dict.fromkeys(long_frame["model"])]
+    pd.testing.assert_frame_equal(together.table.reset_index(drop=True),
+                                  pd.concat(alone, ignore_index=True), check_exact=True)
+    # the in-memory frame and the Parquet file give the same table
+    pd.testing.assert_frame_equal(_bench(long_frame, by="model", **cols, **BENCH).table, together.table,
+                                  check_exact=True)
+    # the verdicts see the miscalibrated model
+    v = together.verdicts()
+    assert v.loc["ens", "ZMS"] == "invalid" and v.loc["gp", "ZMS"] == "valid"
+
+
+def test_pairs_equal_separate_runs_and_resume_from_the_store(long_frame, tmp_path):
+    g = {k: d.reset_index(drop=True) for k, d in long_frame.groupby("model", sort=False)}
+    wide = pd.DataFrame({"y": g["gp"]["y"], "p_gp": g["gp"]["yhat"], "s_gp": g["gp"]["s"],
+                         "p_nn": g["nn"]["yhat"], "s_nn": g["nn"]["s"]})
+    store = tmp_path / "bench.sqlite"
+    first = _bench(wide, pairs="gp=p_gp:s_gp", ref="y", store=store, **BENCH)
+    both = _bench(wide, pairs="gp=p_gp:s_gp,nn=p_nn:s_nn", ref="y", store=store, **BENCH)
+    assert (both.run.n_loaded, both.run.n_computed) == (1, 1)
+    pd.testing.assert_frame_equal(both.table[both.table["dataset"] == "gp"].reset_index(drop=True), first.table,
+                                  check_exact=True)
+    nn_alone = _bench(datasets.Dataset("nn", wide["y"] - wide["p_nn"], wide["s_nn"]), **BENCH)  # E = y - pred
+    pd.testing.assert_frame_equal(both.table[both.table["dataset"] == "nn"].reset_index(drop=True),
+                                  nn_alone.table, check_exact=True)
+
+
+def test_group_errors_name_the_group(long_frame):
+    cols = dict(ref="y", pred="yhat", u="s")
+    with pytest.raises(ValueError, match=r"DataFrame: .*`by` names column 'method', which is missing"):
+        _bench(long_frame, by="method", **cols, **BENCH)
+    tiny = pd.concat([long_frame, long_frame.iloc[:2].assign(model="tiny")], ignore_index=True)
+    with pytest.raises(ValueError, match=r"group 'tiny' \(by='model'\): a dataset needs at least 3 points, got 2"):
+        _bench(tiny, by="model", **cols, **BENCH)
+    with pytest.raises(ValueError, match=r"`by` splits a table .*built-in|`by` splits a table"):
+        _bench("QM9_E", by="model", **BENCH)
+    with pytest.raises(ValueError, match="not both"):
+        _bench(long_frame, by="model", pairs="yhat:s", **BENCH)
+    with pytest.raises(ValueError, match=r"with `pairs`, the columns come from `pairs`"):
+        _bench(long_frame, pairs="yhat:s", u="s", **BENCH)
