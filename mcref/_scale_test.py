@@ -276,8 +276,12 @@ def rce_test(E, u, *, n_boot: int = 5000, seed=None) -> ScaleTest:
     """
     from ._validation import check_E_u
 
-    n_boot = _check(n_boot)
     E, u = check_E_u(E, u, min_size=3)
+    return _rce_test(E, u, _check(n_boot), seed)
+
+
+def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed) -> ScaleTest:
+    """:func:`rce_test` on arrays checked by the caller (``validate`` checks once)."""
     v = u * u
     scale = v.mean()
     v = v / scale
@@ -412,7 +416,7 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
             p.update({n: 1.0 for n in zn})
         flags = {n: bad for n in zn}
     if "RCE" in names:
-        p["RCE"] = rce_test(E, u, n_boot=n_boot, seed=ss_r).p["RCE"]
+        p["RCE"] = _rce_test(E, u, _check(n_boot), ss_r).p["RCE"]
     if un:
         for n in un:
             if user is None:  # ν̂ ≤ 2

@@ -235,10 +235,13 @@ def test_d_sensitive_is_the_unpaired_rule_with_k():
 
 def test_validate_checks_and_prepares_the_data_once(monkeypatch):
     """One check at the public boundary, one prepared dataset (sort by u, bins, tie runs, |E|
-    order) for the bootstrap, the references, the shape screen and the tie spread."""
+    order) for the bootstrap, the references, the shape screen and the tie spread; the
+    conditional rule's scale tests (ZMS, RCE) check nothing again (``mcref._validation`` is
+    counted too: modules that import a check inside a function find it there)."""
     import mcref._bootstrap as B
     import mcref._prepared as P
     import mcref._validate as V
+    import mcref._validation as VA
     import mcref.reference as R
     import mcref.shape as SH
     import mcref.stats as ST
@@ -257,12 +260,14 @@ def test_validate_checks_and_prepares_the_data_once(monkeypatch):
         for name in ("check_E_u", "check_u"):
             if hasattr(mod, name):
                 counting(mod, name)
+    counting(VA, "check_E_u")  # (its check_u is check_E_u's own step)
     counting(P, "prepare")
     counting(R, "_prepare_u")
     rng = np.random.default_rng(8)
     u = rng.uniform(0.5, 2.0, 4000)  # no ties: the tie spread prepares nothing more
     E = u * rng.normal(size=4000)
-    mcref.validate(E, u, n_boot=1000, n_mc=1000, seed=1)
+    tab = mcref.validate(E, u, n_boot=1000, n_mc=1000, seed=1)
+    assert tab["ZMS"].test == tab["RCE"].test == "bootstrap-t"  # the scale tests ran
     assert calls == {"check_E_u": 1, "check_u": 0, "prepare": 1, "_prepare_u": 0}
 
 
