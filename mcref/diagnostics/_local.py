@@ -359,11 +359,13 @@ def lrr(E, u, x=None, *, p: float = 0.95, dist: Any = "normal", U=None, n_bins: 
     of the errors in the bin (Harrell–Davis quantiles, :func:`mcref.shape.hd_quantile`). Above 1
     the intervals are too wide, below 1 too narrow. U_p = u·q_D((1+p)/2) by default, or the
     half-widths ``U`` of intervals from any source (ErrViewLib's ``U``). The 95 % interval is
-    the BCa bootstrap interval of ``n_boot`` pair resamples within the bin (ErrViewLib: boot's
-    BCa, R = 1000, acceleration from the regression estimate of the influence values; here the
-    jackknife, which differs from it by up to 0.02 in the acceleration on bins of 150 points and
-    moves a limit by about half its Monte Carlo sd; docs/errviewlib.md). Binning options as
-    :func:`lzisd`.
+    the BCa bootstrap interval of ``n_boot`` pair resamples within the bin, in mcref's BCa
+    convention (type-7 quantiles, θ̂ among the replicates, jackknife acceleration). ErrViewLib
+    uses boot's BCa (R = 1000), whose ``norm.inter`` interpolation of the order statistics puts
+    the lower limit about 0.3–0.4 Monte Carlo sd below mcref's on bins of 150 points; its
+    regression acceleration moves the limits by less than 0.05 sd there (0.4 sd on bins of
+    ~900 points; docs/errviewlib.md, ``benchmarks/study_lrr_convention.py``). Binning options
+    as :func:`lzisd`.
 
     Examples
     --------
