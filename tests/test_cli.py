@@ -58,3 +58,31 @@ def test_demo_stats_only_small(capsys):
     assert main(["demo", "--stats-only", "--boot", "100"]) == 0
     out = capsys.readouterr().out
     assert "QM9_E" in out and "logP_150k_LS-GCN" in out
+
+
+def test_version(capsys):
+    from mcref._version import VERSION
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"mcref {VERSION}"
+
+
+def test_python_dash_m(tmp_path):
+    """``python -m mcref`` is the ``mcref`` command."""
+    import os
+    import subprocess
+    import sys
+
+    import mcref
+    from mcref._version import VERSION
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(mcref.__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-m", "mcref", "--version"], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, check=True)
+    assert out.stdout.strip() == f"mcref {VERSION}"
+    out = subprocess.run([sys.executable, "-m", "mcref", "datasets"], capture_output=True, text=True, env=env,
+                         cwd=tmp_path)
+    assert out.returncode == 0 and "QM9_E" in out.stdout
