@@ -42,6 +42,7 @@ _CLI_NAMES = {
     "ref": "--ref", "pred=": "--pred COLUMN", "ref=": "--ref COLUMN", "x": "x", "x=": "x",
     "max_fraction": "--max-fraction", "steps": "--steps", "rule": "--rule", "path": "FILE",
     "delimiter": "--delimiter", "sources": "PATH", "n_splits": "--cv", "degree": "--degree", "method": "--method",
+    "by": "--by", "pairs": "--pairs",
 }
 
 
