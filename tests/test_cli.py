@@ -155,3 +155,83 @@ def test_bench_pairs(tmp_path, capsys):
     assert "--pairs" in capsys.readouterr().err
     assert main(["bench", str(f), "--by", "nosuch", "--u", "sa", "--E", "pa", *BENCH_SMALL]) == 2
     assert "nosuch" in capsys.readouterr().err
+
+
+def _predictive_file(tmp_path, suffix=".csv"):
+    """A calibrated Gaussian ensemble (10 members s_0..s_9) and its exact quantiles q05, q50, q95."""
+    pd = pytest.importorskip("pandas")
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(0)
+    M = 400
+    mu, sd = rng.normal(size=M), rng.uniform(0.5, 2.0, M)
+    df = pd.DataFrame({"y": mu + sd * rng.normal(size=M)})
+    for j in range(10):
+        df[f"s_{j}"] = mu + sd * rng.normal(size=M)
+    for t in (0.05, 0.5, 0.95):
+        df[f"q{round(t * 100):02d}"] = mu + sd * norm.ppf(t)
+    f = tmp_path / f"preds{suffix}"
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+        df.to_parquet(f)
+    else:
+        df.to_csv(f, index=False)
+    return df, f
+
+
+@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+def test_validate_samples_equals_from_samples(tmp_path, capsys):
+    """``validate FILE --samples 's_*' --ref y`` prints :func:`mcref.from_samples` of those columns."""
+    import mcref
+
+    df, f = _predictive_file(tmp_path, ".parquet")
+    opts = ["--stat", "ZMS,ENCE", "--boot", "200", "--mc", "200", "--bins", "5", "--seed", "1"]
+    assert main(["validate", str(f), "--samples", "s_*", "--ref", "y", *opts]) == 0
+    out = capsys.readouterr().out
+    check = mcref.from_samples(df["y"].to_numpy(), df[[f"s_{j}" for j in range(10)]].to_numpy(), name="preds",
+                               seed=1, stats=["ZMS", "ENCE"], n_boot=200, n_mc=200, n_bins=5)
+    assert out.startswith(str(check))
+    assert "samples check of preds" in out and "seed: 1" in out
+
+
+def test_validate_quantiles(tmp_path, capsys):
+    """``--quantiles q05,q50,q95``: levels read from the names, or given by --levels; the same check."""
+    import mcref
+
+    df, f = _predictive_file(tmp_path)
+    assert main(["validate", str(f), "--quantiles", "q05,q50,q95", "--ref", "y"]) == 0
+    out = capsys.readouterr().out
+    check = mcref.from_quantiles(df["y"].to_numpy(), df[["q05", "q50", "q95"]].to_numpy(), [0.05, 0.5, 0.95],
+                                 name="preds")
+    assert out.strip() == str(check)
+    assert main(["validate", str(f), "--quantiles", "q05,q50,q95", "--levels", "0.05,0.5,0.95", "--ref", "y"]) == 0
+    assert capsys.readouterr().out.strip() == str(check)
+
+
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--samples", "z_*", "--ref", "y"], "--samples: no column"),
+        (["--samples", "s_0", "--ref", "y"], "2 or more"),
+        (["--samples", "s_*"], "--ref"),
+        (["--samples", "s_*", "--ref", "nosuch"], "--ref: no column 'nosuch'"),
+        (["--samples", "s_*", "--ref", "y", "--u", "s_0"], "--u is not used"),
+        (["--quantiles", "q95,q50,q05", "--levels", "0.05,0.5,0.95", "--ref", "y"], "non-decreasing"),
+        (["--quantiles", "q05,q50,q95", "--levels", "0.05,0.5,1.5", "--ref", "y"], "(0, 1)"),
+        (["--quantiles", "q05,q50", "--levels", "0.05,0.5,0.95", "--ref", "y"], "--levels: 3 levels for 2"),
+        (["--quantiles", "q05,y", "--ref", "y"], "give --levels"),
+        (["--quantiles", "q05,q99", "--ref", "y"], "--quantiles: no column 'q99'"),
+    ],
+)
+def test_validate_predictive_bad_input(tmp_path, capsys, extra, match):
+    _, f = _predictive_file(tmp_path)
+    assert main(["validate", str(f), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mcref: error:") and match in err, err
+
+
+def test_quantile_level_from_name():
+    from mcref.cli._predictive import quantile_level
+
+    assert [quantile_level(n) for n in ("q05", "q5", "q50", "q975", "q_0.9", "Q95", "sigma")] == \
+        [0.05, 0.5, 0.5, 0.975, 0.9, 0.95, None]
