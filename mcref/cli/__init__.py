@@ -24,6 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line: one parser function per subcommand (``parser_<command>`` of its room)."""
     p = argparse.ArgumentParser(prog="mcref", description="Calibration statistics of ML uncertainties: "
                                 "bootstrap CIs, simulated references, zeta-scores.")
+    from .._version import VERSION
+
+    p.add_argument("--version", action="version", version=f"mcref {VERSION}", help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
     for add in (parser_stats, parser_validate, parser_fit, parser_decimate, parser_recalibrate, parser_report,
                 parser_demo, parser_bench, parser_study, parser_datasets):
@@ -39,6 +42,7 @@ _CLI_NAMES = {
     "ref": "--ref", "pred=": "--pred COLUMN", "ref=": "--ref COLUMN", "x": "x", "x=": "x",
     "max_fraction": "--max-fraction", "steps": "--steps", "rule": "--rule", "path": "FILE",
     "delimiter": "--delimiter", "sources": "PATH", "n_splits": "--cv", "degree": "--degree", "method": "--method",
+    "by": "--by", "pairs": "--pairs",
 }
 
 

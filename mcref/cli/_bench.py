@@ -34,7 +34,7 @@ def cmd_bench(args) -> int:
         res = benchmark(sources, stats=stats_list(args.stat, DEMO_STATS), store=args.store, E=args.E, u=args.u,
                         pred=args.pred, ref=args.ref, u_is_variance=args.u_is_variance, n_jobs=args.n_jobs,
                         backend=args.backend, scheduler=args.scheduler, seed=args.seed,
-                        progress=args.progress is not False, x=args.x_column,
+                        progress=args.progress is not False, x=args.x_column, by=args.by, pairs=args.pairs,
                         adaptivity=args.x_column is not None, **opts)
     print(res)
     if args.csv:
@@ -52,10 +52,13 @@ def parser_bench(sub) -> None:
     """The ``mcref bench`` subcommand."""
     sp = sub.add_parser(
         "bench", help="validate many data sets at once (parallel, resumable, HTML report)",
+        epilog="Many models in one file: mcref bench preds.parquet --by model --pred pred --ref y --u sigma; "
+        "mcref bench preds.csv --pairs 'A=pred_A:sigma_A,B=pred_B:sigma_B' --ref y.",
         description="Validate every data set given (CSV files, globs, directories of *.csv, built-in sets) with "
         "the same settings, in parallel; one summary table of verdicts. With --store, finished data sets are kept: "
         "re-run the same command to resume, or with more data sets to compute only the new ones.")
-    sp.add_argument("paths", nargs="*", metavar="PATH", help="CSV file, glob ('runs/*.csv') or directory")
+    sp.add_argument("paths", nargs="*", metavar="PATH",
+                    help="CSV, Parquet or Feather file, glob ('runs/*.csv') or directory")
     sp.add_argument("--dataset", action="append", metavar="NAME",
                     help="built-in data set(s), comma-separated or repeated; 'all': the nine")
     sp.add_argument("--stat", help="comma-separated statistics (default " + ",".join(DEMO_STATS) + ")")
@@ -83,6 +86,15 @@ def parser_bench(sub) -> None:
     sp.add_argument("--pred", help="prediction column (E = ref - pred)")
     sp.add_argument("--ref", help="reference-value column (E = ref - pred)")
     sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
+    many = sp.add_mutually_exclusive_group()
+    many.add_argument("--by", metavar="COLUMN",
+                      help="many models in one long table: each file is split by the values of COLUMN (e.g. "
+                           "--by model), each group a data set named by its value, read with --E/--u or "
+                           "--pred/--ref; a group's row is the row of that group run alone")
+    many.add_argument("--pairs", metavar="SPEC",
+                      help="many models in one wide table: one data set per column pair, "
+                           "'A=pred_A:sigma_A,B=pred_B:sigma_B' (NAME= optional); with --ref the first column of "
+                           "a pair holds predictions (E = ref - pred), else errors")
     sp.add_argument("--x-column", metavar="NAME",
                     help="feature column of the files: with it, every data set is validated with its adaptivity "
                          "rows ENCE|x, ZMSE|x (built-in sets: their x)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .._render import atomic_path
 from .._validate import RULES
 from ._common import AUTO_MC, data_args, DEMO_STATS, dists_of, features_of, load_data, seed_of, stats_list
+from ._predictive import cmd_predictive, predictive_args
 
 __all__ = ["cmd_validate", "cmd_report", "parser_validate", "parser_report"]
 
@@ -16,6 +17,13 @@ __all__ = ["cmd_validate", "cmd_report", "parser_validate", "parser_report"]
 def cmd_validate(args) -> int:
     from .._validate import validate
 
+    if args.samples is not None or args.quantiles is not None:
+        return cmd_predictive(args, dict(stats=stats_list(args.stat, DEMO_STATS), dists=dists_of(args),
+                                         n_bins=args.bins, n_boot=args.boot, n_mc=args.mc, seed=seed_of(args),
+                                         rule=args.rule, min_count=args.min_count, shrink=args.shrink,
+                                         binning=args.binning, log=not args.linear_bins, combine=args.combine))
+    if args.levels is not None:
+        raise ValueError("--levels goes with --samples or --quantiles")
     ds = load_data(args)
     dists = dists_of(args)
     x = features_of(args, ds)
@@ -81,7 +89,10 @@ def cmd_report(args) -> int:
 
 
 def parser_validate(sub) -> None:
-    sp = sub.add_parser("validate", help="full validation table (references, zeta-scores, verdicts)")
+    sp = sub.add_parser("validate", help="full validation table (references, zeta-scores, verdicts)",
+                        epilog="Predictive forms: mcref validate preds.parquet --samples 's_*' --ref y (ensemble "
+                        "members); mcref validate preds.csv --quantiles q05,q50,q95 --ref y (levels from the names, "
+                        "or --levels 0.05,0.5,0.95).")
     data_args(sp)
     sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats " + AUTO_MC)
     sp.add_argument("--dists", help="comma-separated generative distributions (default "
@@ -100,6 +111,7 @@ def parser_validate(sub) -> None:
                     help="comma-separated feature columns of FILE (or the prediction column, for the predicted "
                          "value V): adaptivity rows ENCE|NAME, ZMSE|NAME over bins of each, tested by permutation "
                          "and part of the joint verdict; text columns are categorical (one bin per level)")
+    predictive_args(sp)
     sp.set_defaults(func=cmd_validate)
 
 
