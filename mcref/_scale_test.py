@@ -413,14 +413,14 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
             bad = True
             note = (f"scale test: the Student t fitted to Z has nu <= 2 (no unit variance exists): {', '.join(zn)} "
                     "unreliable")
-            p.update({n: 1.0 for n in zn})
+            p.update({n: math.nan for n in zn})  # no test: the rows say unreliable, with no p
         flags = {n: bad for n in zn}
     if "RCE" in names:
         p["RCE"] = _rce_test(E, u, _check(n_boot), ss_r).p["RCE"]
     if un:
         for n in un:
             if user is None:  # ν̂ ≤ 2
-                p[n], flags[n] = 1.0, True
+                p[n], flags[n] = math.nan, True
             else:
                 p[n] = user.p_value(n, user.dists[0].label, est[n], alternative=info(n).alternative)[0]
     label = (f"bootstrap-t and t(fit nu={res.nu:.3g})" if res is not None else

@@ -584,8 +584,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
         v_paper = verdict_for(zeta_bs=zbs, zeta_sim={d: zsim[d] for d in gen}, d_sensitive=d_sens, shape_flag=flag)
         scale = fit is not None and inf.name in fit.p
         p_test = None
-        if scale:
-            p_test = fit.p[inf.name]
+        if scale:  # NaN: the scale test could not run (fitted ν̂ ≤ 2), the row is unreliable
+            p_test = fit.p[inf.name] if fit.p[inf.name] == fit.p[inf.name] else None
         elif rule == "conditional" and not scale and ref is None:
             p_test = pv["permutation"][0]
         elif rule == "mc" and ref is None and "empirical" in pv:

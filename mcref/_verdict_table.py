@@ -297,16 +297,17 @@ def _columns(tab: ValidationTable, wide: bool) -> tuple[list[str], list[list[str
         # no interval: an adaptivity row (decided by permutation only) or a row that is not testable
         ci = (f"[{f(r.low)}, {f(r.high)}]" + ("!" if r.excludes_estimate else "")
               if math.isfinite(r.low) or math.isfinite(r.high) else "-")
+        est = "-" if r.verdict == "not testable" and not math.isfinite(r.estimate) else f(r.estimate)
         if cond and not wide:
-            lines.append([r.name, f(r.estimate), ci, f(r.zeta_bs, 3), ptxt(r.p_test), _SHORT_TEST.get(r.test, r.test),
+            lines.append([r.name, est, ci, f(r.zeta_bs, 3), ptxt(r.p_test), _SHORT_TEST.get(r.test, r.test),
                           ptxt(r.p_sim.get("empirical")), r.verdict, r.verdict_paper])
             continue
         if not wide:
             s = r.sim[dv]
-            lines.append([r.name, f(r.estimate), ci, f(r.reference), f"{s.mean:.4g}±{s.se:.1g}",
+            lines.append([r.name, est, ci, f(r.reference), f"{s.mean:.4g}±{s.se:.1g}",
                           ptxt(r.p_sim.get(dv)), r.verdict, r.verdict_paper])
             continue
-        row = [r.name, f(r.estimate), ci, f(r.reference), f(r.zeta_bs, 3)]
+        row = [r.name, est, ci, f(r.reference), f(r.zeta_bs, 3)]
         for d in tab.dists:
             s = r.sim[d]
             row += [f"{s.mean:.4g}±{s.se:.1g}", ptxt(r.p_sim.get(d)), f(r.zeta_sim[d], 3), f(r.zeta_sim2[d], 3)]
