@@ -162,7 +162,7 @@ class BenchmarkResult:
         cells: dict[tuple[str, str], str] = {}
         for name, stat, est, v in zip(t["dataset"], t["stat"], t["estimate"], t["verdict"]):
             e = f"{est:.4g}" if math.isfinite(est) else str(est)
-            cells[(name, stat)] = f"{e} {v}"
+            cells[(name, stat)] = v if v == "not testable" and not math.isfinite(est) else f"{e} {v}"
         names = [d.name for d in self.datasets]
         cols = [["dataset", *names]]
         for s in self.stats:

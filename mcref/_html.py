@@ -96,9 +96,10 @@ window.addEventListener('load',function(){
 def _rule_note(rule: str) -> str:
     """How the table's rule decides a row, in one sentence (the report's note)."""
     if rule == "conditional":
-        return ("ZMS valid when its Monte Carlo p-value under the Student t fitted to Z exceeds α; RCE valid when "
-                "0 lies in the BCa 95 % interval; a statistic with a simulated reference valid when its "
-                "permutation p-value (the data's Z shuffled across u) exceeds α.")
+        return ("ZMS and RCE valid when the p-value of their scale test (studentized bootstrap-t; docs/methods.md, "
+                "\"Scale test\") exceeds α; a statistic with a simulated reference, and every row binned on a "
+                "feature x (ENCE|x, …), valid when its permutation p-value (the data's Z shuffled across rows, u and "
+                "x kept) exceeds α.")
     return ("with a predefined reference (ZMS 1, RCE 0) valid when the reference lies in the BCa 95 % interval; "
             "with a simulated reference valid when the Monte Carlo p-value under the empirical D exceeds α.")
 
@@ -314,7 +315,7 @@ def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = Tr
 </head><body>
 <h1>mcref benchmark: {len(result.datasets)} datasets × {len(result.stats)} statistics</h1>
 <p class="meta">B = {o['n_boot']} bootstrap replicates, N_MC = {n_mc_text(o['n_mc'])} Monte Carlo repeats, D = {_e(dists)},
-{o['n_bins']} bins, rule = {_e(o['rule'])}, α = {o['alpha']:g}, seed = {result.seed}; mcref {_e(_version.VERSION)}.</p>
+{_e(o['n_bins'] if o['n_bins'] is not None else 'default')} bins, rule = {_e(o['rule'])}, α = {o['alpha']:g}, seed = {result.seed}; mcref {_e(_version.VERSION)}.</p>
 <p class="note">Verdicts (docs/methods.md, "Verdicts"): <b>unreliable</b> when the shape screen flags the statistic;
 {_e(_rule_note(o['rule']))} “paper rule”: the published ζ_Sim rule, for comparison. Click a column header to
 sort.</p>
