@@ -418,24 +418,24 @@ def _binned_value(code: int, lab: np.ndarray, u: np.ndarray, E: np.ndarray, c2: 
     return float(finish_binned(code, acc, float(E.size)))
 
 
-def _feature_rows(infos, features: Sequence[Feature], u, *, n_bins, min_count, binning, log):
-    """The adaptivity rows: ``(info named "ENCE|x", feature index, each point's bin of the
-    feature (input order), how the feature was binned)`` for every binned statistic of
-    ``infos`` and every feature."""
-    out = []
+def _feature_rows(infos, features: Sequence[Feature], *, n_bins, min_count, binning, log):
+    """The adaptivity rows, feature by feature: ``(bins, rows)`` with ``bins[g] = (each point's
+    bin of feature g (input order), how the feature was binned)`` and ``rows`` the pairs
+    ``(info named "ENCE|x", g)`` for every binned statistic of ``infos`` and every feature g.
+    A row reads the bins of its own feature ``bins[g]``, never another row's."""
     binned = [i for i in infos if i.binned]
     if features and not binned:
         raise ValueError("`x` is given but `stats` has no binned statistic (ENCE, ZMSE, UCE) to bin on it")
+    bins, rows = [], []
     for g, f in enumerate(features):
         b = feature_bins(f, n_bins, min_count=min_count, binning=binning, log=log)
         if f.categorical:
             how = f"categorical ({len(f.levels)} levels), {b.n_bins} bins of its levels (min_count={min_count})"
         else:
             how = f"{b.n_bins} {'equal-count' if binning == 'equal' else 'adaptive'} bins"
-        lab = b.labels()
-        for inf in binned:
-            out.append((replace(inf, name=f"{inf.name}|{f.name}"), g, lab, how))
-    return out
+        bins.append((b.labels(), how))
+        rows.extend((replace(inf, name=f"{inf.name}|{f.name}"), g) for inf in binned)
+    return bins, rows
 
 
 def _feature_row(xi, f: Feature, est: float, tested: float, sim, labels, flag: bool, alpha: float,
@@ -527,7 +527,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     untest = {i.name: CONSTANT_U_REASON for i in infos if (i.binned or i.kind == "rank") and np.all(u == u[0])}
     infos = [i for i in infos if i.name not in untest]
     names = [i.name for i in infos]
-    xrows = _feature_rows(all_infos, features, u, n_bins=n_bins, min_count=min_count, binning=binning, log=log)
+    fbins, xrows = _feature_rows(all_infos, features, n_bins=n_bins, min_count=min_count, binning=binning, log=log)
     if not infos and not xrows:
         raise ValueError(f"all uncertainties are equal, so {', '.join(untest)} cannot be tested: ask for ZMS or "
                          "RCE too, or give features `x` for the adaptivity rows")
@@ -541,9 +541,9 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     # one shuffle per repeat serves the rows of u and of every feature; under the permutation D the
     # binned rows are measured against the set's own scale u·√ZMS (docs/methods.md, "Adaptivity")
     c2 = float(np.mean(prep.z2))
-    labs = [lab[prep.order] for _, _, lab, _ in xrows]
-    sim_infos = infos + [xi for xi, _, _, _ in xrows]
-    grp = [-1] * len(infos) + [g for _, g, _, _ in xrows]
+    labs = [lab[prep.order] for lab, _ in fbins]  # feature g: each u-sorted position's bin
+    sim_infos = infos + [xi for xi, _ in xrows]
+    grp = [-1] * len(infos) + [g for _, g in xrows]
     sim = simulate_prepared(sim_infos, prep, dists, n_mc=n_mc, seed=ss_sim, features=labs, grp=grp, perm_scale=c2)
     labels = [d.label for d in sim.dists]
     centred = {i.name: _binned_value(i.code, _starts_labels(prep.starts), prep.u, prep.u * prep.z, c2)
@@ -608,19 +608,18 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
             tie_range=ties.get(inf.name),
         ))
     tested = {}
-    for xi, g, lab, how in xrows:
-        f = features[g]
-        order = np.argsort(lab, kind="stable")
-        est = _binned_value(xi.code, lab[order], u[order], E[order], 1.0)
+    for xi, g in xrows:
+        # summed in u order, as every other row: the same bits whatever the order of the input rows
+        est = _binned_value(xi.code, labs[g], prep.u, prep.E, 1.0)
         tested[xi.name] = _binned_value(xi.code, labs[g], prep.u, prep.u * prep.z, c2)
-        rows.append(_feature_row(xi, f, est, tested[xi.name], sim, labels, screen.unreliable(row_statistic(xi.name)),
-                                 alpha, how))
+        rows.append(_feature_row(xi, features[g], est, tested[xi.name], sim, labels,
+                                 screen.unreliable(row_statistic(xi.name)), alpha, fbins[g][1]))
     for nm in untest:
         rows.append(_untestable_row(nm, labels))
     rows.sort(key=lambda r: (row_feature(r.name) is not None, all_names.index(row_statistic(r.name))))
-    joint = _joint_of(rows, untest, names + [xi.name for xi, _, _, _ in xrows], sim, fit, {**centred, **tested},
+    joint = _joint_of(rows, untest, names + [xi.name for xi, _ in xrows], sim, fit, {**centred, **tested},
                       rule=rule, combine=combine, alpha=alpha)
-    notes = _run_notes(auto_notes, untest, [(features[g].name, how) for _, g, _, how in xrows], fit, added)
+    notes = _run_notes(auto_notes, untest, [(f.name, how) for f, (_, how) in zip(features, fbins)], fit, added)
     return ValidationTable(rows=rows, shape=screen, M=E.size, n_bins=sim.n_bins, n_boot=n_boot, n_mc=n_mc,
                            dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned,
                            joint=joint, notes=tuple(notes))
