@@ -8,6 +8,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# Hypothesis (tests/test_invariants.py): "ci", the default, is fixed and fast (derandomized:
+# the same examples on every run, so CI is reproducible); "thorough" draws many more
+# (pytest --hypothesis-profile=thorough tests/test_invariants.py)
+try:
+    from hypothesis import HealthCheck, settings
+
+    _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
+    settings.register_profile("ci", max_examples=12, derandomize=True, deadline=None, print_blob=True,
+                              suppress_health_check=_SLOW_OK)
+    settings.register_profile("thorough", max_examples=200, deadline=None, print_blob=True,
+                              suppress_health_check=_SLOW_OK)
+    settings.load_profile("ci")
+except ImportError:  # pragma: no cover - hypothesis is in the dev extra
+    pass
+
 # tests/naive.py is imported as ``naive`` by the test modules
 _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:
