@@ -29,7 +29,7 @@ from .binning import bin_starts
 from .intervals import ConfidenceInterval
 from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
-from .kernels.rng import chunk_states
+from .kernels.rng import chunk_states, keyed_states
 from .parallel import batch_ranges, map_chunks
 from ._prepared import Prepared, prepare, prepare_for
 from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
@@ -41,6 +41,9 @@ Method = Literal["bca", "percentile", "basic"]
 METHODS = ("bca", "percentile", "basic")
 #: replicates per random stream; fixed so that results do not depend on thread count
 CHUNK = 64
+#: the key of the chunks' tie-split streams (:func:`mcref.kernels.rng.keyed_states`): apart from the
+#: multiplicities' streams, so a statistic's resamples do not depend on its company or on the bins
+TIE_STREAM = 0x7469  # "ti"
 #: fewest bootstrap replicates accepted for a BCa interval (about 1000 are needed for stable limits)
 MIN_BOOT_BCA = 100
 
@@ -373,6 +376,7 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
     """The replicates (phase "bootstrap") and the intervals (phases "jackknife <stat>")."""
     n_chunks = -(-n_boot // CHUNK)
     states = chunk_states(ss, n_chunks)
+    tstates = keyed_states(ss, n_chunks, TIE_STREAM)
     boot = np.empty((len(infos), n_boot))
     bi = np.array([k for k, i in enumerate(infos) if not i.user], dtype=np.int64)
     codes = np.array([infos[k].code for k in bi], dtype=np.int64)
@@ -388,12 +392,12 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
             if codes.size:
                 part = np.empty((codes.size, n_boot))
                 for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size, progress=phase.chunks(CHUNK)):
-                    boot_kernel(codes, states[c0:c1], CHUNK, prep.tie_groups, *args,
+                    boot_kernel(codes, states[c0:c1], tstates[c0:c1], CHUNK, prep.tie_groups, *args,
                                 part[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
                 boot[bi] = part
             for k, uk in user:  # threads over chunks (serial kernels: fast to compile), same resamples
                 def one(c: int, t: int, k=k, uk=uk) -> None:
-                    uk.boot(states[c:c + 1], CHUNK, prep.E, prep.u, groups, prep.starts,
+                    uk.boot(states[c:c + 1], tstates[c:c + 1], CHUNK, prep.E, prep.u, groups, prep.starts,
                             boot[k, c * CHUNK:min((c + 1) * CHUNK, n_boot)])
 
                 map_chunks(one, n_chunks, numba.get_num_threads(), progress=None if codes.size else phase.chunks(CHUNK))
@@ -559,9 +563,11 @@ def resample_indices(u, n_boot: int, seed=None, *, n_bins: int | None = None) ->
     u = as_float_array(u, "u")
     n_boot = check_int(n_boot, "n_boot", minimum=1)
     order = np.argsort(u, kind="stable").astype(np.int64)
-    states = chunk_states(check_seed(seed), -(-n_boot // CHUNK))
+    ss = check_seed(seed)
+    states = chunk_states(ss, -(-n_boot // CHUNK))
+    tstates = keyed_states(ss, states.shape[0], TIE_STREAM)
     prep = prepare(np.zeros_like(u), u, n_bins)
     groups = prep.tie_groups if n_bins is not None else np.empty((0, 2), dtype=np.int64)
     idx = np.empty((n_boot, u.size), dtype=np.int64)
-    boot_indices_kernel(states, CHUNK, u.size, groups, prep.starts, idx)
+    boot_indices_kernel(states, tstates, CHUNK, u.size, groups, prep.starts, idx)
     return order[idx]

@@ -37,7 +37,7 @@ from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
 from .intervals import ConfidenceInterval
 from .kernels.fastrank import make_rank_scratch
-from .kernels.rng import chunk_states, seed_state
+from .kernels.rng import chunk_states, keyed_seed, seed_state
 from .kernels.reference import mc_chunk_kernel
 from .parallel import checkpoint, map_chunks
 from ._prepared import Prepared, tie_starts
@@ -299,8 +299,7 @@ def _mix_seed(ss: np.random.SeedSequence, chunk: int, dist: Distribution) -> np.
     """The stream of chunk ``chunk``'s mixing variates under ``dist``: keyed by the chunk and
     the distribution's label (:meth:`Distribution.stream_key`), so it does not depend on which
     other D are simulated, or in which order."""
-    key = ss.spawn_key + (chunk, 1 << 32, dist.stream_key())
-    return np.random.SeedSequence(ss.entropy, spawn_key=key)
+    return keyed_seed(ss, chunk, dist.stream_key())
 
 
 def _mix_state(ss: np.random.SeedSequence, chunk: int, dist: Distribution) -> np.ndarray:

@@ -649,3 +649,30 @@ def test_cc_jackknife_fast_equals_the_direct_update_and_spearmanr(ties):
     np.testing.assert_array_equal(out, naive.jack_cc_direct(u, ae, ru, re))
     for j in rng.choice(m, 8, replace=False):
         assert out[j] == pytest.approx(spearmanr(np.delete(u, j), np.delete(ae, j)).statistic, rel=1e-12, abs=1e-14)
+
+
+@pytest.mark.filterwarnings("ignore::mcref.BiasedIntervalWarning")  # ZMSE at M = 1500 may be biased: not checked here
+def test_resamples_of_a_statistic_do_not_depend_on_its_company():
+    """Issue 31: with tied u, the tie splits of a binned statistic were drawn from the stream of
+    the multiplicities, so ZMS's interval changed when ENCE shared the call, and with n_bins.
+    The splits now have their own stream: ZMS, RCE and CC get the same replicates, bit for bit,
+    alone, beside binned statistics and whatever the bins; and the binned statistics still get
+    split ties (their replicates differ with n_bins)."""
+    import mcref
+    from conftest import tied_u
+
+    E, u = tied_u(1500, 11, n_distinct=6)
+    alone = {s: mcref.bootstrap(s, E, u, n_boot=300, seed=4) for s in ("ZMS", "RCE", "CC")}
+    company = mcref.bootstrap_many(["ENCE", "ZMS", "ZMSE", "RCE", "CC"], E, u, n_boot=300, seed=4)
+    other_bins = mcref.bootstrap_many(["ZMS", "RCE", "CC", "ENCE"], E, u, n_boot=300, seed=4, n_bins=10)
+    for s, r in alone.items():
+        for other in (company[s], other_bins[s]):
+            np.testing.assert_array_equal(other.distribution, r.distribution)
+            assert (other.low, other.high) == (r.low, r.high)
+    assert not np.array_equal(company["ENCE"].distribution, other_bins["ENCE"].distribution)
+    # resample_indices draws the kernel's resamples, with the same multiplicities whatever n_bins
+    from mcref._bootstrap import resample_indices
+
+    i20 = resample_indices(u, 64, seed=4, n_bins=20)
+    i_none = resample_indices(u, 64, seed=4)
+    np.testing.assert_array_equal(np.sort(i20, axis=1), np.sort(i_none, axis=1))

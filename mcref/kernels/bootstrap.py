@@ -137,7 +137,8 @@ def split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, emit, row):
 
 
 @njit(**NJIT_PARALLEL)
-def boot_kernel(codes, states, chunk, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslot, egs, out):
+def boot_kernel(codes, states, tstates, chunk, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslot, egs,
+                out):
     """Fill ``out[k, r]`` with statistic ``codes[k]`` on bootstrap resample ``r``.
 
     A resample is drawn directly as multiplicities ``w`` over the data sorted by u, leaf
@@ -146,6 +147,10 @@ def boot_kernel(codes, states, chunk, groups, z, zshift, z2, E2, u2, lnu2, start
     runs that straddle a bin cut then get a random split of their copies between the bins
     (:func:`split_ties`), and CC its rank pass (:func:`rank_corr`): no index array, no
     sort, O(M) per replicate with sequential memory access.
+
+    Chunk ``ch`` draws its multiplicities from ``states[ch]`` and its tie splits from its own
+    ``tstates[ch]``: the resamples of a statistic do not depend on whether a binned
+    statistic (and which bins) shares the call.
     """
     m = z.shape[0]
     n_codes = codes.shape[0]
@@ -159,6 +164,7 @@ def boot_kernel(codes, states, chunk, groups, z, zshift, z2, E2, u2, lnu2, start
         need_cc |= c == CC
     for ch in prange(n_chunks):
         sarr = states[ch].copy()
+        tarr = tstates[ch].copy()
         w = np.empty(m, dtype=np.int64)
         stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
         raw = np.empty(N_RAW)
@@ -186,7 +192,7 @@ def boot_kernel(codes, states, chunk, groups, z, zshift, z2, E2, u2, lnu2, start
             store_state(sarr, st)
             if need_ties:
                 prefix_counts(w, cs)
-                split_ties(sarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
+                split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
             if need_bins:
                 bin_finish(starts, acc, corr)
             finish_codes(codes, raw, s, acc, np.float64(m), w, ugs, slot, eslot, egs, buf, res)
@@ -203,12 +209,13 @@ def resample_scratch(m, n_bins):
 
 
 @njit(**NJIT)
-def draw_resample(st, m, groups, starts, w, stack, cuts, corr, cs, row):
-    """Resample r of :func:`boot_kernel` from the chunk's state ``st``, as the row of point
+def draw_resample(st, tst, m, groups, starts, w, stack, cuts, corr, cs, row):
+    """Resample r of :func:`boot_kernel` from the chunk's states ``st`` (multiplicities) and
+    ``tst`` (tie splits), as the row of point
     indices (u-sorted positions) in the order the kernel walks them: ascending u, tied copies
     in input order except in the tied runs that straddle a bin cut, which :func:`split_ties`
-    orders segment by segment (empty ``groups``: no binned statistic). Advances ``st`` as
-    :func:`boot_kernel` does, so replicate r + 1 is the kernel's too."""
+    orders segment by segment (empty ``groups``: no binned statistic). Advances ``st`` and
+    ``tst`` as :func:`boot_kernel` does, so replicate r + 1 is the kernel's too."""
     multinomial_counts(st, m, m, w, stack)
     k = 0
     for i in range(m):
@@ -218,16 +225,17 @@ def draw_resample(st, m, groups, starts, w, stack, cuts, corr, cs, row):
     if groups.shape[0] > 0:
         prefix_counts(w, cs)
         dummy = np.empty(1)
-        split_ties(st, w, cs, groups, starts, dummy, dummy, cuts, corr, True, row)
+        split_ties(tst, w, cs, groups, starts, dummy, dummy, cuts, corr, True, row)
 
 
 @njit(**NJIT_PARALLEL)
-def boot_indices_kernel(states, chunk, m, groups, starts, out):
+def boot_indices_kernel(states, tstates, chunk, m, groups, starts, out):
     """The resamples that :func:`boot_kernel` draws (:func:`draw_resample`), one row of
     ``out`` each."""
     n_boot = out.shape[0]
     for ch in prange(states.shape[0]):
         st = states[ch].copy()
+        tst = tstates[ch].copy()
         w, stack, cuts, corr, cs = resample_scratch(m, starts.shape[0] - 1)
         for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
-            draw_resample(st, m, groups, starts, w, stack, cuts, corr, cs, out[r])
+            draw_resample(st, tst, m, groups, starts, w, stack, cuts, corr, cs, out[r])

@@ -33,6 +33,24 @@ def chunk_states(seed_seq: np.random.SeedSequence, n_chunks: int) -> np.ndarray:
     return states
 
 
+def keyed_seed(seed_seq: np.random.SeedSequence, chunk: int, key: int) -> np.random.SeedSequence:
+    """The stream named ``key`` of chunk ``chunk``: ``SeedSequence(entropy, spawn_key + (chunk, 2³², key))``.
+
+    A side stream of a chunk (a D's mixing variates, the bootstrap's tie splits) is keyed by
+    the chunk and its own name instead of spawned in turn, so it neither shifts nor depends
+    on the chunk's main stream (:func:`chunk_states`) or on which other side streams exist:
+    a statistic's resamples are the same whatever company it is computed in."""
+    return np.random.SeedSequence(seed_seq.entropy, spawn_key=seed_seq.spawn_key + (chunk, 1 << 32, key))
+
+
+def keyed_states(seed_seq: np.random.SeedSequence, n_chunks: int, key: int) -> np.ndarray:
+    """:func:`keyed_seed`'s state of every chunk: array ``(n_chunks, 4)`` of uint64."""
+    states = np.empty((n_chunks, 4), dtype=np.uint64)
+    for c in range(n_chunks):
+        states[c] = seed_state(keyed_seed(seed_seq, c, key))
+    return states
+
+
 @njit(**NJIT)
 def _rotl(x, k):
     """Rotate the 64-bit word ``x`` left by ``k`` bits."""

@@ -30,24 +30,25 @@ class UserKernels(NamedTuple):
 def make_user_kernels(func) -> UserKernels:
     """The three kernels of the numba function ``func(E, u) -> float``.
 
-    ``boot(states, chunk, E, u, groups, starts, out)``: ``out[r]`` = func on resample r
-    (E, u sorted by u; ``states``/``chunk``/``groups``/``starts`` as in ``boot_kernel``).
+    ``boot(states, tstates, chunk, E, u, groups, starts, out)``: ``out[r]`` = func on resample r
+    (E, u sorted by u; ``states``/``tstates``/``chunk``/``groups``/``starts`` as in ``boot_kernel``).
     ``jack(E, u, j0, out)``: ``out[k]`` = func without point j0 + k (leave-one-out).
     ``sim(eps, u, out)``: ``out[r]`` = func(u·eps[r], u) for the kept ε of a chunk.
     """
 
     @njit(**NJIT_USER)
-    def boot(states, chunk, E, u, groups, starts, out):
+    def boot(states, tstates, chunk, E, u, groups, starts, out):
         m = E.shape[0]
         n_boot = out.shape[0]
         for ch in range(states.shape[0]):
             st = states[ch].copy()
+            tst = tstates[ch].copy()
             w, stack, cuts, corr, cs = resample_scratch(m, starts.shape[0] - 1)
             row = np.empty(m, dtype=np.int64)
             Eb = np.empty(m)
             ub = np.empty(m)
             for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
-                draw_resample(st, m, groups, starts, w, stack, cuts, corr, cs, row)
+                draw_resample(st, tst, m, groups, starts, w, stack, cuts, corr, cs, row)
                 for k in range(m):
                     Eb[k] = E[row[k]]
                     ub[k] = u[row[k]]
