@@ -466,6 +466,14 @@ def _degenerate(sim, name: str) -> bool:
     return bool(np.ptp(x) <= 1e-9 * np.max(np.abs(x)))
 
 
+def _invariant_reference(ref, estimate: float):
+    """The reference of a statistic under a D that leaves it unchanged (ZMS under the permutation D,
+    :func:`mcref._joint.untestable`): the estimate itself, with no spread. The simulated values equal
+    it up to the rounding of their sums, and ζ-scores of that rounding noise against an interval of
+    zero width are noise (ζ_Sim2 printed −0.333 where it is 0); its p-value is 1 by the same rule."""
+    return replace(ref, mean=estimate, se=0.0, low=estimate, high=estimate, sd=0.0)
+
+
 def _untestable_row(name: str, labels) -> "ValidationRow":
     nan = float("nan")
     return ValidationRow(
@@ -568,7 +576,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
         b = boots[inf.name]
         ref = inf.reference(E, u) if inf.reference is not None else None
         zbs = zeta(b.estimate, ref, b.low, b.high) if ref is not None else None
-        refs = {d: sim.reference(inf.name, d) for d in labels}
+        refs = {d: _invariant_reference(sim.reference(inf.name, d), b.estimate) if untestable(inf.name, d)
+                else sim.reference(inf.name, d) for d in labels}
         zsim = {d: zeta(b.estimate, r.mean, b.low, b.high, u_ref=r.se) for d, r in refs.items()}
         zsim2 = {d: zeta_sim2(b.estimate, r.mean, r.low, r.high) for d, r in refs.items()}
         alt = alternative_for(inf.name)

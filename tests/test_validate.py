@@ -301,3 +301,22 @@ def test_validate_takes_n_mc_from_default_n_mc_and_says_so(monkeypatch):
     assert "N_MC=1200: the default" in str(tab)
     tab2 = mcref.validate(E, u, stats=["ZMS", "CC"], n_boot=1000, n_mc=1100, seed=0)
     assert tab2.n_mc == 1100 and not any("N_MC=" in n for n in tab2.notes) and seen == [800]
+
+
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
+def test_scale_rows_under_the_permutation_d_have_zeta_zero():
+    """Issue 31: under the permutation D, ZMS (MZ, VarZ, NLL) is the data's own value up to the
+    rounding of its sums, and its simulated interval has zero width: ζ_Sim2 divided two
+    rounding noises (−0.333 printed where it is 0). The reference is the estimate itself."""
+    rng = np.random.default_rng(5)
+    u = rng.lognormal(0, 0.4, 700)
+    E = u * rng.normal(size=700)
+    tab = mcref.validate(E, u, stats=["ZMS", "MZ", "VarZ", "NLL", "ENCE"], n_boot=200, n_mc=200, seed=3)
+    for s in ("ZMS", "MZ", "VarZ", "NLL"):
+        r = tab[s]
+        ref = r.sim["permutation"]
+        assert (ref.mean, ref.low, ref.high, ref.se) == (r.estimate, r.estimate, r.estimate, 0.0)
+        assert r.zeta_sim["permutation"] == 0.0 and r.zeta_sim2["permutation"] == 0.0
+        assert r.p_sim["permutation"] == 1.0
+    # a statistic that depends on the pairing keeps its simulated reference
+    assert tab["ENCE"].sim["permutation"].high > tab["ENCE"].sim["permutation"].low
