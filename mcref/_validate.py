@@ -418,7 +418,7 @@ def _binned_value(code: int, lab: np.ndarray, u: np.ndarray, E: np.ndarray, c2: 
     return float(finish_binned(code, acc, float(E.size)))
 
 
-def _feature_rows(infos, features: Sequence[Feature], *, n_bins, min_count, binning, log):
+def _feature_rows(infos, features: Sequence[Feature], *, n_bins, min_count, binning, log, first_seen=None):
     """The adaptivity rows, feature by feature: ``(bins, rows)`` with ``bins[g] = (each point's
     bin of feature g (input order), how the feature was binned)`` and ``rows`` the pairs
     ``(info named "ENCE|x", g)`` for every binned statistic of ``infos`` and every feature g.
@@ -428,12 +428,8 @@ def _feature_rows(infos, features: Sequence[Feature], *, n_bins, min_count, binn
         raise ValueError("`x` is given but `stats` has no binned statistic (ENCE, ZMSE, UCE) to bin on it")
     bins, rows = [], []
     for g, f in enumerate(features):
-        b = feature_bins(f, n_bins, min_count=min_count, binning=binning, log=log)
-        if f.categorical:
-            how = f"categorical ({len(f.levels)} levels), {b.n_bins} bins of its levels (min_count={min_count})"
-        else:
-            how = f"{b.n_bins} {'equal-count' if binning == 'equal' else 'adaptive'} bins"
-        bins.append((b.labels(), how))
+        b = feature_bins(f, n_bins, min_count=min_count, binning=binning, log=log, first_seen=first_seen)
+        bins.append((b.labels(), b.how))
         rows.extend((replace(inf, name=f"{inf.name}|{f.name}"), g) for inf in binned)
     return bins, rows
 
@@ -535,12 +531,14 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     untest = {i.name: CONSTANT_U_REASON for i in infos if (i.binned or i.kind == "rank") and np.all(u == u[0])}
     infos = [i for i in infos if i.name not in untest]
     names = [i.name for i in infos]
-    fbins, xrows = _feature_rows(all_infos, features, n_bins=n_bins, min_count=min_count, binning=binning, log=log)
+    # checked once (validate), prepared once: every step below reads the same sorted data
+    prep = prepare_for(infos, E, u, n_bins=n_bins, min_count=min_count, shrink=shrink, binning=binning, log=log)
+    # a categorical feature's bins are numbered along ascending u, not by their labels' spelling
+    fbins, xrows = _feature_rows(all_infos, features, n_bins=n_bins, min_count=min_count, binning=binning, log=log,
+                                 first_seen=prep.order)
     if not infos and not xrows:
         raise ValueError(f"all uncertainties are equal, so {', '.join(untest)} cannot be tested: ask for ZMS or "
                          "RCE too, or give features `x` for the adaptivity rows")
-    # checked once (validate), prepared once: every step below reads the same sorted data
-    prep = prepare_for(infos, E, u, n_bins=n_bins, min_count=min_count, shrink=shrink, binning=binning, log=log)
     with warnings.catch_warnings():
         # the table marks an interval that excludes its estimate ("!" and excludes_estimate)
         warnings.simplefilter("ignore", BiasedIntervalWarning)

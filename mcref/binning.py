@@ -17,7 +17,8 @@ from ._warnings import ShrunkBinsWarning
 from .kernels.binning import adaptive_starts_kernel, equal_count_starts
 
 __all__ = ["Binning", "equal_count_bins", "adaptive_bins", "make_bins", "bin_starts", "resolve_n_bins",
-           "segment_layout", "sqrt_starts", "default_n_bins", "DEFAULT_N_BINS", "CUTS", "strata_bins"]
+           "segment_layout", "sqrt_starts", "default_n_bins", "DEFAULT_N_BINS", "CUTS", "strata_bins",
+           "pooled_level_bins", "whole_runs"]
 
 #: The equal-count cut rules (docs/methods.md, "Binning"): ``"mcref"`` cuts at ⌊M·i/N + ½⌋,
 #: ``"errviewlib"`` at ⌊HD_{i/N}(1, …, M)⌋ as ErrViewLib's ``genIntervals``.
@@ -318,6 +319,89 @@ def strata_bins(x, *, min_count: int = 50) -> Binning:
         del counts[lo + 1], starts[lo + 1]
     st = np.array(starts + [x.size], dtype=np.int64)
     return Binning(order=order, starts=st, n_bins=st.size - 1)
+
+
+def pooled_level_bins(codes, *, min_count: int = 30, first_seen=None) -> tuple[Binning, np.ndarray]:
+    """One bin per level of a nominal variable, the small levels pooled into one bin
+    (docs/methods.md, "Adaptivity"). The rule reads the levels' counts only, never their
+    names or their order, so a feature binned from strings, integers or a pandas category
+    gets the same bins.
+
+    1. Every level with at least ``min_count`` points is a bin of its own.
+    2. The levels below ``min_count`` are pooled into one bin.
+    3. While the pool has fewer than ``min_count`` points, the smallest remaining levels (all
+       the levels of that count at once: no tie to break) join it.
+
+    Bins are numbered by their first point along ``first_seen`` (row indices; default the
+    input order): :func:`mcref.validate` passes the rows in ascending u, so the numbering,
+    and with it the order in which bin terms are summed, does not depend on the labels.
+
+    Returns
+    -------
+    (Binning, pooled) : the bins (``order`` groups each bin's points, input order inside),
+        and the distinct codes pooled into one bin (empty when no level was small).
+
+    Examples
+    --------
+    >>> b, pooled = pooled_level_bins(["a"] * 5 + ["b"] * 2 + ["c"] * 4 + ["d"] * 1, min_count=3)
+    >>> b.counts.tolist(), pooled.tolist()  # a: 5; the pool b + d: 3; c: 4 (numbered as first seen)
+    ([5, 3, 4], ['b', 'd'])
+    """
+    min_count = check_int(min_count, "min_count", minimum=1)
+    levels, inv, counts = np.unique(np.asarray(codes), return_inverse=True, return_counts=True)
+    inv = inv.reshape(-1)
+    pool = counts < min_count
+    while pool.any() and counts[pool].sum() < min_count and not pool.all():
+        pool |= counts == counts[~pool].min()
+    group = np.empty(levels.size, dtype=np.int64)  # level → provisional bin: the pool first
+    group[pool] = 0
+    group[~pool] = np.arange(1, int((~pool).sum()) + 1)
+    lab = group[inv]
+    seen = np.arange(lab.size) if first_seen is None else np.asarray(first_seen, dtype=np.int64)
+    first = np.full(int(group.max()) + 1, lab.size, dtype=np.int64)
+    np.minimum.at(first, lab[seen], np.arange(seen.size))
+    present = np.flatnonzero(first < lab.size)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[present[np.argsort(first[present], kind="stable")]] = np.arange(present.size)
+    lab = rank[lab]
+    order = np.argsort(lab, kind="stable").astype(np.int64)
+    starts = np.r_[0, np.cumsum(np.bincount(lab))].astype(np.int64)
+    return Binning(order=order, starts=starts, n_bins=starts.size - 1), levels[pool]
+
+
+def whole_runs(xs: np.ndarray, starts: np.ndarray, *, min_count: int = 1) -> np.ndarray:
+    """The bin starts ``starts`` over the sorted values ``xs`` with no run of equal values cut:
+    each cut inside a run moves to the nearer end of the run (its start on a draw), bins
+    that became empty vanish, and a bin left below ``min_count`` points is merged into its
+    smaller neighbour (the right one on a draw). The result depends on the sorted values
+    only, not on the order of the tied rows (used for the bins of a feature x).
+
+    Examples
+    --------
+    >>> whole_runs(np.array([1., 2, 2, 2, 2, 3, 4, 5]), np.array([0, 2, 4, 6, 8])).tolist()
+    [0, 1, 5, 6, 8]
+    """
+    m = xs.size
+    cuts = []
+    for c in starts[1:-1]:
+        if 0 < c < m and xs[c - 1] == xs[c]:  # inside a run [s, e)
+            s = int(np.searchsorted(xs, xs[c], side="left"))
+            e = int(np.searchsorted(xs, xs[c], side="right"))
+            c = s if c - s <= e - c else e
+        cuts.append(int(c))
+    st = sorted({0, m, *cuts})
+    sizes = np.diff(st)
+    while len(st) > 2 and sizes.min() < min_count:
+        b = int(np.argmin(sizes))  # the first smallest bin
+        if b == 0:
+            drop = 1
+        elif b == len(sizes) - 1:
+            drop = b
+        else:
+            drop = b if sizes[b - 1] < sizes[b + 1] else b + 1  # merge into the smaller neighbour
+        del st[drop]
+        sizes = np.diff(st)
+    return np.array(st, dtype=np.int64)
 
 
 def make_bins(x, n_bins: int = 20, *, binning: str = "equal", min_count: int = 30, shrink: bool = False,

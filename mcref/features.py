@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from ._validation import check_int
-from .binning import Binning, make_bins, strata_bins
+from .binning import Binning, make_bins, pooled_level_bins, whole_runs
 
-__all__ = ["Feature", "as_features", "feature_bins", "MAX_LEVELS"]
+__all__ = ["Feature", "FeatureBins", "as_features", "feature_bins", "MAX_LEVELS"]
 
 #: a numeric feature with at most this many distinct values is categorical (one bin per level)
 MAX_LEVELS = 20
@@ -97,24 +97,70 @@ def as_features(x: Any, m: int) -> list[Feature]:
     return [_one(n, v, m) for n, v in items]
 
 
+@dataclass(frozen=True)
+class FeatureBins:
+    """The bins of one feature (:func:`feature_bins`) and how they were cut.
+
+    Attributes
+    ----------
+    binning : Binning
+        Each bin's points (``binning.labels()``: every point's bin, input order).
+    how : str
+        One line for the table's notes: the rule, the bin count, and what was merged (the
+        pooled levels of a categorical feature, by name) or moved (cuts moved to the end of
+        a run of tied values).
+    """
+
+    binning: Binning
+    how: str
+
+    @property
+    def n_bins(self) -> int:
+        return self.binning.n_bins
+
+    def labels(self) -> np.ndarray:
+        return self.binning.labels()
+
+
+def _level_name(f: Feature, code: float) -> str:
+    return str(f.levels[int(code)]) if f.levels and isinstance(f.levels[0], str) else f"{code:g}"
+
+
 def feature_bins(f: Feature, n_bins: int, *, min_count: int = 30, binning: str = "equal",
-                 log: bool | None = None) -> Binning:
-    """The bins of feature ``f``: one per level (levels with fewer than ``min_count`` points
-    merged with a neighbour, :func:`mcref.binning.strata_bins`) for a categorical feature,
-    else ``n_bins`` bins of the rule ``binning`` (:func:`mcref.binning.make_bins`; equal counts
-    by default, shrunk so that a bin keeps ``min_count`` points; adaptive bins on a log grid
-    only for a positive feature, else on a linear one)."""
+                 log: bool | None = None, first_seen=None) -> FeatureBins:
+    """The bins of feature ``f`` (docs/methods.md, "Adaptivity").
+
+    * A categorical feature gets one bin per level, its levels below ``min_count`` points
+      pooled into one bin (:func:`mcref.binning.pooled_level_bins`: a rule on the counts
+      alone, so strings, integers and a pandas category give the same bins); bins are
+      numbered by their first point along ``first_seen`` (row indices; validate passes the
+      rows in ascending u, so the labels' spelling changes nothing, not even the rounding).
+    * A numeric feature gets ``n_bins`` bins of the rule ``binning`` (:func:`mcref.binning.make_bins`;
+      equal counts by default, shrunk so that a bin keeps ``min_count`` points; adaptive bins
+      on a log grid only for a positive feature, else on a linear one), then no run of tied
+      values is cut (:func:`mcref.binning.whole_runs`): which tied rows fall in which bin
+      would otherwise depend on the row order.
+    """
     min_count = check_int(min_count, "min_count", minimum=1)
     m = f.values.size
     if f.categorical:
-        b = strata_bins(f.values, min_count=min_count)
+        b, pooled = pooled_level_bins(f.values, min_count=min_count, first_seen=first_seen)
+        how = f"categorical ({len(f.levels)} levels), {b.n_bins} bins of its levels (min_count={min_count})"
+        if pooled.size:
+            how += (f"; levels pooled into one bin (each below min_count, or the smallest added to reach it): "
+                    f"{', '.join(repr(_level_name(f, c)) for c in pooled)}")
     else:
         if m < 2 * min_count:
             raise ValueError(f"feature {f.name!r} of `x`: M={m} points cannot fill two bins of `min_count`="
                              f"{min_count} points")
         log = log is not False and bool(np.all(f.values > 0))  # a log grid only where it exists
         b = make_bins(f.values, n_bins, binning=binning, min_count=min_count, shrink=True, log=log)
+        starts = whole_runs(f.values[b.order], b.starts, min_count=min_count)
+        how = f"{starts.size - 1} {'equal-count' if binning == 'equal' else 'adaptive'} bins"
+        if not np.array_equal(starts, b.starts):
+            how += " (cuts moved to the ends of runs of tied values)"
+            b = Binning(order=b.order, starts=starts, n_bins=starts.size - 1)
     if b.n_bins < 2:
         raise ValueError(f"feature {f.name!r} of `x` leaves a single bin (M={m}, `min_count`={min_count}): "
                          "nothing to compare")
-    return b
+    return FeatureBins(b, how)

@@ -214,8 +214,12 @@ def permutation_distribution(Z) -> Distribution:
     ``"permutation"`` in ``dists``). Exact under any D, but it keeps the data's average
     calibration, so it tests consistency only (CC, ENCE, ZMSE, UCE, and RCE through the
     pairing of Z with u), not ZMS. The Monte Carlo kernel shuffles Z from the D's own
-    stream (:func:`mcref.kernels.rng.permute_into`)."""
-    z = np.ascontiguousarray(as_float_array(Z, "Z"))
+    stream (:func:`mcref.kernels.rng.permute_into`).
+
+    The D is a function of the multiset of Z alone, so it keeps Z sorted: a shuffle starts
+    from the same array whatever the order of the rows, and a table does not change when
+    the rows are shuffled."""
+    z = np.sort(as_float_array(Z, "Z"))
     return Distribution("permutation", "permutation", values=z)
 
 
@@ -304,11 +308,11 @@ def get_distribution(spec: Any, *, Z: np.ndarray | None = None) -> Distribution:
         if key == "empirical":
             if Z is None:
                 raise ValueError("`dist`='empirical' needs the dataset's Z (pass E to the function)")
-            z = as_float_array(Z, "Z")
+            z = np.sort(as_float_array(Z, "Z"))  # a function of the multiset of Z: the same bits in any row order
             sd = z.std()
             if z.size < 2 or sd == 0:
                 raise ValueError("`dist`='empirical' needs at least two distinct Z values")
-            return Distribution("empirical", "empirical", values=np.sort((z - z.mean()) / sd))
+            return Distribution("empirical", "empirical", values=(z - z.mean()) / sd)
         if key == "permutation":
             if Z is None:
                 raise ValueError("`dist`='permutation' shuffles the dataset's Z across u: it needs E (pass E to the "
