@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["COMBINATIONS", "DEFAULT_COMBINE", "JointTest", "JointVerdict", "loo_pvalues", "combine_pvalues",
            "joint_test", "joint_tests", "joint_verdict", "conditional_joint_verdict", "sidak", "scale_simulation",
-           "untestable", "permutation_invariant"]
+           "untestable", "permutation_invariant", "is_scale"]
 
 COMBINATIONS = ("minp", "fisher", "cauchy")
 #: the default combination, chosen by measured power (docs/methods.md, "Joint verdict")
@@ -439,10 +439,22 @@ def row_feature(name: str) -> str | None:
 
 def untestable(name: str, dist_label: str) -> bool:
     """Whether statistic ``name`` is constant under the D labelled ``dist_label`` (ZMS under
-    ``"permutation"``): its p-value is 1 by definition and it leaves the joint test."""
+    ``"permutation"``; MV, a function of u alone, under every D): its p-value is 1 by
+    definition and it leaves the joint test."""
     from .stats import info
 
-    return dist_label == "permutation" and not info(row_statistic(name)).pairing
+    inf = info(row_statistic(name))
+    return not inf.errors or (dist_label == "permutation" and not inf.pairing)
+
+
+def is_scale(name: str) -> bool:
+    """Whether statistic ``name`` measures the set's scale alone: it depends on the errors but
+    not on which Z goes with which u (ZMS, MZ, VarZ, NLL): the scale part of the conditional
+    verdict (docs/methods.md, "Joint verdict")."""
+    from .stats import info
+
+    inf = info(row_statistic(name))
+    return inf.errors and not inf.pairing
 
 
 def joint_verdict(sim, estimates: dict[str, float], alternatives: dict[str, str], *, stats: Sequence[str],
@@ -549,7 +561,7 @@ def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: di
     pairing = [s for s in stats if not untestable(s, "permutation")]
     cons = [s for s in pairing if row_feature(s) is None]
     adapt = [s for s in pairing if row_feature(s) is not None]
-    scale = [s for s in stats if untestable(s, "permutation") and s not in flagged] if scale_sim is not None else []
+    scale = [s for s in stats if is_scale(s) and s not in flagged] if scale_sim is not None else []
     pest = {**estimates, **(perm_estimates or {})}
 
     def part(sm, d, cover, est=estimates):
@@ -615,7 +627,7 @@ def scale_simulation(stats: Sequence[str], u, E, *, n_mc: int, seed=None, n_thre
     from ._warnings import SlowConvergenceWarning
     from .reference import simulate
 
-    names = [s for s in stats if untestable(s, "permutation")]
+    names = [s for s in stats if is_scale(s)]
     if not names:
         return None
     z = np.asarray(E, dtype=np.float64) / np.asarray(u, dtype=np.float64)

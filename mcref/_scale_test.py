@@ -207,7 +207,8 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     if not nu > 2.0:
         raise ValueError(f"the Student t fitted to Z has nu = {nu:.3g} <= 2: no unit-variance t exists")
     m = z.size
-    X = _z_columns(z)
+    # resampled in sorted order: the test is a function of the multiset of Z (the same p in any row order)
+    X = _z_columns(np.sort(z))
     obs = X.sum(axis=0)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     ss_boot, ss_t = ss.spawn(2)
@@ -281,7 +282,11 @@ def rce_test(E, u, *, n_boot: int = 5000, seed=None) -> ScaleTest:
 
 
 def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed) -> ScaleTest:
-    """:func:`rce_test` on arrays checked by the caller (``validate`` checks once)."""
+    """:func:`rce_test` on arrays checked by the caller (``validate`` checks once). The pairs are
+    resampled in the order of (u, E): the test is a function of the multiset of pairs (the same p
+    in any row order)."""
+    o = np.lexsort((E, u))
+    E, u = E[o], u[o]
     v = u * u
     scale = v.mean()
     v = v / scale
@@ -382,13 +387,13 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
     statistic is listed. Registered permutation-invariant statistics (no studentized form)
     keep the rule before, the Monte Carlo test under t(ν̂) (``estimates``: their values on the
     data; ``prep`` as :func:`mcref._joint.scale_simulation`). Arrays checked by the caller."""
-    from ._joint import scale_simulation, untestable
+    from ._joint import is_scale, scale_simulation
     from .shape import skewness_gm
 
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     ss_z, ss_r = ss.spawn(2)
     zn = [n for n in names if n in SCALE_TESTED]
-    un = [n for n in names if n not in SCALE_TESTED and untestable(n, "permutation")]
+    un = [n for n in names if n not in SCALE_TESTED and is_scale(n)]
     if not zn and not un and "RCE" not in names:
         return None
     user, est = None, {}

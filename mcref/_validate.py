@@ -395,6 +395,8 @@ def validate(
                              auto_notes, added, ss_fit, features)
 
 
+U_ONLY_REASON = ("a function of u alone (MV = <u^2>): every simulated dataset has the data's own value, so no "
+                 "test can reject it; the errors enter through MSE and RCE")
 CONSTANT_U_REASON = ("all u are equal (one sigma for every point), so there are no ranks of u to correlate and "
                      "no bins of u to compare; ZMS, RCE and the rows of features x test this model")
 
@@ -493,6 +495,7 @@ def _joint_of(rows, untest, tested_names, sim, fit, perm_estimates, *, rule, com
     """The model-level verdict: the statistics the rule decides (not unreliable), each by its
     simulated law (docs/methods.md, "Joint verdict"); conditional rule: Šidák of the permutation
     test of consistency and adaptivity and the bootstrap-t scale test."""
+    tested_names = [n for n in tested_names if info(row_statistic(n)).errors]  # MV: not a test of the errors
     rows_t = [r for r in rows if r.name not in untest]
     estimates, alternatives = {r.name: r.estimate for r in rows_t}, {r.name: r.alternative for r in rows_t}
     flagged = [r.name for r in rows_t if r.shape_flag and row_feature(r.name) is None]
@@ -604,15 +607,18 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
             v_rule = verdict_mc(zeta_bs=zbs, p_sim={d: p for d, (p, _) in pv.items()}, shape_flag=flag, alpha=alpha)
         else:
             v_rule = v_paper
+        if not inf.errors:  # MV: u alone, the data's value in every simulated set: nothing can reject it
+            v_rule = v_paper = "not testable"
+            p_test = None
         rows.append(ValidationRow(
             name=inf.name, estimate=b.estimate, bias=b.bias, low=b.low, high=b.high, interval_method=b.method,
             reference=ref, zeta_bs=zbs, sim=refs, zeta_sim=zsim, zeta_sim2=zsim2, sensitivity=sens,
             d_sensitive=d_sens, shape_flag=flag, verdict=v_rule,
-            test="t(fit)" if scale and not flag and inf.name in fit.estimates else
+            test="none" if not inf.errors else "t(fit)" if scale and not flag and inf.name in fit.estimates else
             decided_by(rule, zeta_bs=zbs, shape_flag=flag, dists=labels, scale=scale), p_test=p_test,
             p_sim={d: p for d, (p, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()}, alternative=alt,
             verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
-            tie_range=ties.get(inf.name),
+            tie_range=ties.get(inf.name), reason="" if inf.errors else U_ONLY_REASON,
         ))
     tested = {}
     for xi, g in xrows:

@@ -233,7 +233,8 @@ class ValidationTable:
         fmt = "  ".join(f"{{:<{w}}}" for w in widths)
         joint = (self.joint.line(self.n_mc) if self.joint
                  else "joint verdict: none (no statistic left to test: the shape screen calls every statistic "
-                      "unreliable, or only ZMS-type statistics under the permutation D)")
+                      "unreliable, or the table holds only statistics no test can reject, such as MV, or "
+                      "ZMS-type statistics under the permutation D)")
         tail = [joint, _screen_line(self.shape), *_notes(self, wide)]
         if not wide:  # the compact view fits 100 columns: wrap the lines under the table
             tail = [textwrap.fill(t, width=100, subsequent_indent="    ") if not t.startswith(" ") else t for t in tail]

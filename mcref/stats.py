@@ -64,6 +64,10 @@ class StatInfo:
         It depends on which Z goes with which u (False: a function of the multiset of Z and
         of u alone, as ZMS: constant under the permutation D, and the *scale* part of the
         conditional verdict; docs/methods.md, "Joint verdict").
+    errors : bool
+        It depends on the errors E (False: a function of u alone, as MV = ⟨u²⟩: every
+        simulated dataset has the data's value under every D, so no test can reject it;
+        :func:`mcref.validate` reports its estimate and interval and calls it ``not testable``).
     """
 
     name: str
@@ -76,6 +80,7 @@ class StatInfo:
     exact: tuple[str, ...] = ()
     func: Callable | None = None
     pairing: bool = True
+    errors: bool = True
 
     @property
     def binned(self) -> bool:
@@ -94,7 +99,7 @@ _BUILTIN: tuple[StatInfo, ...] = (
     StatInfo("MZ", K.MZ, "mean", "<Z>", _const(0.0), screens=_Z2, pairing=False),
     StatInfo("VarZ", K.VARZ, "mean", "Var(Z) (n-1 denominator)", _const(1.0), screens=_Z2, pairing=False),
     StatInfo("MSE", K.MSE, "mean", "<E^2>", None, screens=_UE2),
-    StatInfo("MV", K.MV, "mean", "<u^2>", None, screens=_UE2),
+    StatInfo("MV", K.MV, "mean", "<u^2>", None, screens=_UE2, errors=False),
     StatInfo("RCE", K.RCE, "mean", "(RMV - RMSE)/RMV", _const(0.0), screens=_UE2),
     StatInfo("RCE2", K.RCE2, "mean", "(MV - MSE)/MV", _const(0.0), screens=_UE2),
     StatInfo("NLL", K.NLL, "mean", "(<Z^2> + <ln u^2> + ln 2pi)/2", _nll_ref, screens=_Z2, pairing=False),

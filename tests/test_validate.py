@@ -320,3 +320,22 @@ def test_scale_rows_under_the_permutation_d_have_zeta_zero():
         assert r.p_sim["permutation"] == 1.0
     # a statistic that depends on the pairing keeps its simulated reference
     assert tab["ENCE"].sim["permutation"].high > tab["ENCE"].sim["permutation"].low
+
+
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
+def test_mv_is_not_testable():
+    """Found by tests/test_invariants.py (scale invariance): MV = <u^2> depends on u alone, so every
+    simulated dataset had the data's value up to rounding, and its permutation p-value, hence its
+    verdict, was decided by rounding noise (valid for E, u; invalid for 3E, 3u). It is reported
+    with its estimate and interval, ``not testable``, with the reason, and out of the joint verdict."""
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.5, 2, 300)
+    E = u * rng.normal(size=300)
+    for c in (1.0, 3.0, 0.1):
+        tab = mcref.validate(c * E, c * u, stats=["ZMS", "MV", "MSE"], n_boot=200, n_mc=200, seed=1)
+        mv = tab["MV"]
+        assert mv.verdict == mv.verdict_paper == "not testable" and mv.test == "none" and mv.p_test is None
+        assert "function of u alone" in mv.reason
+        assert mv.low <= mv.estimate <= mv.high
+        assert "MV" not in tab.joint.stats and "MV" not in tab.joint.excluded
+        assert tab["MSE"].verdict in ("valid", "invalid")

@@ -108,22 +108,37 @@ def label_acc(lab, eps, u, acc0, acc):
 @njit(**NJIT)
 def _repeat_stats(codes, grp, c2, eps, u, starts, su2_bins, su2, slnu2, xu, sxx, xlab, xacc0, xnb, a, rank_scratch,
                   out, r):
-    """``out[k, r]`` = statistic ``codes[k]`` on (u·ε, u): one fused pass over the bins
-    (mean and binned sums, and a = |u·ε| when CC is asked), then the rank pass of CC, and
-    one labelled pass per feature that a statistic is binned on (``grp``)."""
+    """``out[k, r]`` = statistic ``codes[k]`` on (u·ε, u): one pass for the whole-set sums
+    (and a = |u·ε| when CC is asked), one over the bins of u when a statistic is binned on
+    them, then the rank pass of CC, and one labelled pass per feature that a statistic is
+    binned on (``grp``). Each statistic reads only its own sums, so its value does not depend
+    on the statistics beside it."""
     m = u.shape[0]
     n_bins = starts.shape[0] - 1
     need_cc = False
-    for c in codes:
-        if c == CC:
+    need_bins = False
+    for k in range(codes.shape[0]):
+        if codes[k] == CC:
             need_cc = True
-    acc = np.empty((n_bins, 4))
+        if grp[k] < 0 and is_binned_code(codes[k]):
+            need_bins = True
     s = np.empty(N_SUMS)
+    # the whole-set sums in one pass of their own, cut nowhere: a moment statistic's value does not
+    # depend on the bins of the binned statistics beside it (the rounding of per-bin partial sums would)
     tz = 0.0
     tz2 = 0.0
     te2 = 0.0
-    for b in range(n_bins):
-        bz = 0.0
+    for i in range(m):
+        z = eps[i]
+        e = u[i] * z
+        tz += z
+        tz2 += z * z
+        te2 += e * e
+    if need_cc:
+        for i in range(m):
+            a[i] = abs(u[i] * eps[i])
+    acc = np.empty((n_bins if need_bins else 0, 4))
+    for b in range(acc.shape[0]):
         bz2 = 0.0
         be2 = 0.0
         # loop over slices: no negative-index checks, so the loops vectorize
@@ -132,24 +147,16 @@ def _repeat_stats(codes, grp, c2, eps, u, starts, su2_bins, su2, slnu2, xu, sxx,
         for i in range(eb.shape[0]):
             z = eb[i]
             e = ub[i] * z
-            bz += z
             bz2 += z * z
             be2 += e * e
-        if need_cc:
-            ab = a[starts[b]:starts[b + 1]]
-            for i in range(eb.shape[0]):
-                ab[i] = abs(ub[i] * eb[i])
         acc[b, 0] = np.float64(starts[b + 1] - starts[b])
         acc[b, 1] = su2_bins[b]
         acc[b, 2] = be2
         acc[b, 3] = bz2
-        tz += bz
-        tz2 += bz2
-        te2 += be2
     fm = np.float64(m)
     pack_sums(s, fm, tz, tz2 - tz * tz / fm, tz2, te2, su2, slnu2)
     if c2 != 1.0:
-        scaled = np.empty((n_bins, 4))
+        scaled = np.empty((acc.shape[0], 4))
         scale_acc(acc, c2, scaled)
         acc = scaled
     for g in range(xlab.shape[0]):

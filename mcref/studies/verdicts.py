@@ -65,7 +65,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from .. import datasets as _datasets
-from .._joint import (permutation_invariant, joint_tests, scale_simulation, sidak,
+from .._joint import (is_scale, permutation_invariant, joint_tests, scale_simulation, sidak,
                       untestable)
 from .._validation import check_int, check_probability, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
@@ -196,7 +196,7 @@ def _verdicts_cell(key: dict, params: dict, ss: np.random.SeedSequence, n_thread
         # the shape screen leaves (``comb``) and all of them (``comb:all``), under each D
         decided = [s for s in stats if not screen.unreliable(s)]
         if emp is not None and perm is not None:
-            scale = [s for s in stats if untestable(s, "permutation")]
+            scale = [s for s in stats if is_scale(s)]
             fit = scale_simulation(scale, u_rep, E, n_mc=n_emp, seed=child.spawn(1)[0], n_threads=n_threads)
             _candidate_rules(flag, i, stats, est, pvals, screen, perm, emp, fit, boots, E, u_rep, alpha)
         _joint_flags(flag, i, pooled, pvals, stats, decided, est, alpha)
@@ -304,7 +304,7 @@ def _candidate_rules(flag, i, stats, est, pvals, screen, perm, emp, fit, boots, 
                 p = pvals["permutation"][s] if (rule == "conditional" or heavy) else pvals["empirical"][s]
                 flag(s, "p", rule, i, p <= alpha)
                 v = "invalid" if p <= alpha else "valid"
-            elif rule == "conditional" and untestable(s, "permutation"):
+            elif rule == "conditional" and is_scale(s):
                 p = p_fit(s)  # None: the fitted ν̂ ≤ 2, no scale test (as unreliable)
                 v = "unreliable" if p is None else verdict_conditional(
                     zeta_bs=None, p_perm=None, p_scale=p, shape_flag=screen.unreliable(s), alpha=alpha)
