@@ -44,6 +44,8 @@ CHUNK = 64
 #: the key of the chunks' tie-split streams (:func:`mcref.kernels.rng.keyed_states`): apart from the
 #: multiplicities' streams, so a statistic's resamples do not depend on its company or on the bins
 TIE_STREAM = 0x7469  # "ti"
+#: relative distance below which a replicate counts as equal to the estimate in the BCa z0 (:func:`bca_levels`)
+TIE_RTOL = 1e-12
 #: fewest bootstrap replicates accepted for a BCa interval (about 1000 are needed for stable limits)
 MIN_BOOT_BCA = 100
 
@@ -103,7 +105,9 @@ def bca_levels(theta_hat: float, dist: np.ndarray, jack: np.ndarray, alpha: floa
         a = \frac{\sum_i(\bar\theta - \theta_{(i)})^3}{6\,[\sum_i(\bar\theta - \theta_{(i)})^2]^{3/2}},\quad
         \alpha_{1,2} = \Phi\Big(z_0 + \frac{z_0 + z_{\alpha}}{1 - a(z_0 + z_\alpha)}\Big)
 
-    with :math:`z_\alpha = \Phi^{-1}(\alpha/2), \Phi^{-1}(1-\alpha/2)`.
+    with :math:`z_\alpha = \Phi^{-1}(\alpha/2), \Phi^{-1}(1-\alpha/2)`. "Below θ̂" is meant
+    in exact values: a replicate within a relative 10⁻¹² (:data:`TIE_RTOL`) of θ̂ is equal to it,
+    not below, whatever the rounding of its sums (docs/methods.md, "Bootstrap").
 
     Parameters
     ----------
@@ -121,7 +125,11 @@ def bca_levels(theta_hat: float, dist: np.ndarray, jack: np.ndarray, alpha: floa
     (alpha1, alpha2, z0, a) : tuple of float
         NaN levels signal a degenerate case (z0 infinite or a undefined).
     """
-    z0 = float(ndtri(np.mean(dist < theta_hat)))
+    # "strictly below θ̂" in the statistic's exact value: a replicate equal to θ̂ up to the rounding of its
+    # sums is a tie (with few distinct u, MV has an atom at θ̂, and rounding that moves with the data's
+    # scale decided z0: the interval of (cE, cu) was not c² times the interval of (E, u))
+    tol = TIE_RTOL * max(abs(theta_hat), float(np.max(np.abs(dist))))
+    z0 = float(ndtri(np.mean(dist < theta_hat - tol)))
     d = np.mean(jack) - jack
     den = np.sum(d * d)
     a = float(np.sum(d * d * d) / (6.0 * den**1.5)) if den > 0 else float("nan")

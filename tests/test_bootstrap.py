@@ -676,3 +676,30 @@ def test_resamples_of_a_statistic_do_not_depend_on_its_company():
     i20 = resample_indices(u, 64, seed=4, n_bins=20)
     i_none = resample_indices(u, 64, seed=4)
     np.testing.assert_array_equal(np.sort(i20, axis=1), np.sort(i_none, axis=1))
+
+
+def test_bca_z0_counts_a_replicate_equal_to_the_estimate_as_a_tie():
+    """Found by the scale invariant (tests/test_invariants.py): with four distinct u, MV's bootstrap
+    distribution has an atom at θ̂; which replicates of that atom the rounding of their sums put a
+    hair below θ̂ changed with the data's units, and with it z0 and the BCa limits (0.56 % at
+    c = 71.75). A replicate within 1e-12 (relative) of θ̂ now counts as equal: the interval of
+    (cE, cu) is c² times that of (E, u) to rounding, for any c."""
+    import mcref
+
+    rng = np.random.default_rng(119)
+    u = rng.choice(np.array([0.35979589, 0.90302629, 1.81763696, 2.03127426]), 120)
+    E = u * rng.normal(size=120)
+    base = mcref.bootstrap("MV", E, u, n_boot=400, seed=7)
+    for c in (71.75, 0.013, 3.3):
+        other = mcref.bootstrap("MV", c * E, c * u, n_boot=400, seed=7)
+        np.testing.assert_allclose([other.low, other.high, other.z0], [c * c * base.low, c * c * base.high, base.z0],
+                                   rtol=1e-12)
+    # the rule is on exact values: a distribution with an exact atom at θ̂ gives the same z0 as the
+    # same distribution with that atom moved by rounding noise
+    from mcref._bootstrap import bca_levels
+
+    dist = np.array([1.0, 2.0, 2.0, 2.0, 3.0, 2.0])
+    noisy = dist.copy()
+    noisy[1] = np.nextafter(2.0, 0.0)
+    jack = np.array([1.9, 2.0, 2.1, 2.05])
+    assert bca_levels(2.0, noisy, jack)[2] == bca_levels(2.0, dist, jack)[2] == sps.norm.ppf(1 / 6)

@@ -145,7 +145,7 @@ def row_fields(row, dists=None, *, drop=()):
 
 #: the clear errors of a drawn feature too small to bin (a categorical feature whose levels all pool into
 #: one bin, or too few points for two bins): the input is refused as documented, not a property's failure
-TOO_SMALL = ("leaves a single bin", "cannot fill two bins")
+TOO_SMALL = ("leaves a single bin", "cannot fill two bins", "is constant")
 
 
 def run(E, u, **kw):
