@@ -575,7 +575,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     rows = []
     for inf in infos:
         b = boots[inf.name]
-        ref = inf.reference(E, u) if inf.reference is not None else None
+        ref = inf.reference(prep.E, prep.u) if inf.reference is not None else None  # u order: any row order
         zbs = zeta(b.estimate, ref, b.low, b.high) if ref is not None else None
         refs = {d: _invariant_reference(sim.reference(inf.name, d), b.estimate) if untestable(inf.name, d)
                 else sim.reference(inf.name, d) for d in labels}
