@@ -28,7 +28,7 @@ from ._warnings import FewReplicatesWarning, TieOrderWarning
 from .binning import default_n_bins, resolve_n_bins
 from .datasets import Dataset
 from .stats import info
-from .studies._runner import RunInfo, StudySpec, run_study
+from .studies._runner import DASK_CONNECT_TIMEOUT, RunInfo, StudySpec, run_study
 from ._render import n_mc_text
 from ._validate import DEFAULT_STATS, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD, RULES, validate
 
@@ -92,7 +92,8 @@ class BenchmarkResult:
         97.5 % quantiles of the simulated statistic), ``p_<D>`` (Monte Carlo p-value),
         ``zeta_Sim_<D>``; then ``D_sensitive``, ``excludes_estimate``, ``shape_flag``,
         ``verdict``, ``verdict_paper``, ``beta_u2``, ``beta_E2``, ``beta_Z2`` (the
-        dataset's shape screen), ``seed`` (the seed passed to :func:`mcref.validate`) and
+        dataset's shape screen), ``n_mc`` (the dataset's Monte Carlo repeats: its p-values
+        are at least 1/(n_mc + 1)), ``seed`` (the seed passed to :func:`mcref.validate`) and
         ``sha256`` (:func:`content_hash` of the dataset).
     seed : int
         The benchmark's seed.
@@ -405,7 +406,7 @@ def _rows(tab, seed: int) -> list[dict]:
             "shape_flag": bool(r.shape_flag), "verdict": r.verdict, "test": r.test, "p_test": _f(r.p_test),
             "verdict_paper": r.verdict_paper,
             "beta_u2": float(sh.beta_u2), "beta_E2": float(sh.beta_E2), "beta_Z2": float(sh.beta_Z2),
-            "seed": int(seed),
+            "n_mc": int(tab.n_mc), "seed": int(seed),
         })
         rows.append(row)
     return rows
@@ -430,6 +431,7 @@ def benchmark(
     n_jobs: int = -1,
     backend: Literal["loky", "threading", "sequential", "dask"] = "loky",
     scheduler: Any = None,
+    connect_timeout: float = DASK_CONNECT_TIMEOUT,
     seed: int | None = None,
     progress: bool = True,
     adaptivity: bool = False,
@@ -479,6 +481,8 @@ def benchmark(
         Where the datasets run; ``"dask"`` sends each (with its arrays) to a Dask cluster.
     scheduler : None, str or distributed.Client, optional
         Dask scheduler address or client, for ``backend="dask"``.
+    connect_timeout : float, default: 5
+        Seconds to wait for the scheduler at a ``scheduler`` address (a clear error after).
     seed : int, optional
         Benchmark seed (non-negative). None: the store's seed if it holds the benchmark
         already, else one drawn from the OS (in :attr:`BenchmarkResult.seed`).
@@ -578,7 +582,7 @@ def benchmark(
     params = {"stats": names, "options": opts, **({"adaptivity": True} if adaptivity else {})}
     spec = StudySpec(STUDY_NAME, params, keys, _bench_cell, data=data)
     info_ = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store,
-                      progress=progress)
+                      progress=progress, connect_timeout=connect_timeout)
     table = info_.table
     cols = [c for c in table.columns if c != "sha256"] + ["sha256"]
     table = table[cols]

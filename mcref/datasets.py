@@ -23,7 +23,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -314,7 +314,7 @@ def from_frame(
     u_is_variance: bool = False,
     name: str | None = None,
 ) -> Dataset:
-    """A dataset from the columns of a pandas DataFrame (or a mapping of column name to 1-D array).
+    """A dataset from the columns of a pandas DataFrame, or of a mapping of column name to 1-D array.
 
     The column options and their defaults are those of :func:`from_file`: ``E`` (default: the
     column ``E`` or ``error``) or ``ref`` and ``pred`` (``E = ref - pred``, the convention of
@@ -324,7 +324,11 @@ def from_frame(
     Parameters
     ----------
     df : pandas.DataFrame or mapping of str to array_like
-        The table; its row order is kept (the index is not used).
+        The table; its row order is kept (the index is not used). A mapping (a ``dict`` of
+        columns) is accepted on purpose, as ``pandas.DataFrame(df)`` would read it but
+        without needing pandas: the same columns give the same bits, every column must be
+        1-D and of one length (else a ValueError naming ``df``), and the dataset's
+        ``source`` says ``"mapping"``.
     E, u, x, pred, ref : str, optional
         Column names, as :func:`from_file`.
     u_is_variance : bool, default: False
@@ -352,13 +356,16 @@ def from_frame(
     >>> ds = from_frame(df, ref="y", pred="yhat", u="sigma", name="mine")
     >>> ds, ds.E.tolist()
     (Dataset(name='mine', M=3), [0.5, -0.5, 0.0])
+    >>> from_frame({"E": [0.5, -0.5], "u": [0.5, 1.0]}).source  # a dict of columns
+    'mapping'
     """
     _check_column_args(E=E, u=u, x=x, pred=pred, ref=ref, name=name, u_is_variance=u_is_variance)
     table = frame_table(df)
     if name is None:
         attrs = getattr(df, "attrs", None)
         name = str(attrs["name"]) if isinstance(attrs, dict) and "name" in attrs else "frame"
-    return _dataset_from_table(table, "frame", name, "DataFrame", E=E, u=u, x=x, pred=pred, ref=ref,
+    source = "mapping" if isinstance(df, Mapping) else "DataFrame"
+    return _dataset_from_table(table, "frame", name, source, E=E, u=u, x=x, pred=pred, ref=ref,
                                u_is_variance=u_is_variance)
 
 

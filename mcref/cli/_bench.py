@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import datasets
 from .._validate import RULES
-from ._common import add_progress_flag, AUTO_MC, DEMO_STATS, stats_list
+from ._common import add_dask_options, add_progress_flag, AUTO_MC, DEMO_STATS, stats_list
 
 __all__ = ["cmd_bench", "parser_bench"]
 
@@ -33,7 +33,8 @@ def cmd_bench(args) -> int:
         warnings.simplefilter("ignore", FewReplicatesWarning)
         res = benchmark(sources, stats=stats_list(args.stat, DEMO_STATS), store=args.store, E=args.E, u=args.u,
                         pred=args.pred, ref=args.ref, u_is_variance=args.u_is_variance, n_jobs=args.n_jobs,
-                        backend=args.backend, scheduler=args.scheduler, seed=args.seed,
+                        backend=args.backend, scheduler=args.scheduler, connect_timeout=args.connect_timeout,
+                        seed=args.seed,
                         progress=args.progress is not False, x=args.x_column, by=args.by, pairs=args.pairs,
                         adaptivity=args.x_column is not None, **opts)
     print(res)
@@ -69,7 +70,7 @@ def parser_bench(sub) -> None:
     sp.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")
     sp.add_argument("--backend", default="loky", choices=["loky", "threading", "sequential", "dask"],
                     help="where data sets run (default loky processes; dask: a Dask cluster)")
-    sp.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
+    add_dask_options(sp)
     sp.add_argument("--seed", type=int, default=None,
                     help="benchmark seed (default: the store's, else drawn from the OS and printed)")
     sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")

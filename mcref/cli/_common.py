@@ -12,14 +12,36 @@ from typing import Sequence
 
 from .. import datasets
 from .._bootstrap import bootstrap_many
-from .._render import text_table
+from .._render import EXCLUDES_NOTE, text_table
 from ..stats import STATISTICS
 
 __all__ = ["DEMO_STATS", "features_of", "load_data", "bins_of", "stats_list", "fmt", "stats_table", "print_stats", "seed_of",
-           "dists_of", "add_progress_flag", "data_args", "AUTO_MC"]
+           "dists_of", "add_dask_options", "add_progress_flag", "data_args", "AUTO_MC", "OUTPUTS", "check_outputs"]
 
 
 DEMO_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
+
+
+#: every option that names an output file or folder, in any command: (attribute, option, a folder?).
+#: ``--json``/``--csv`` without a value (validate, stats, ...) print to stdout and are not paths.
+OUTPUTS = (("out", "--out", False), ("csv", "--csv", False), ("json", "--json", False), ("html", "--html", True),
+           ("store", "--store", False))
+
+
+def check_outputs(args) -> None:
+    """Refuse, before any work, an output a command could not write: every path option of
+    :data:`OUTPUTS` (the folder that will hold it exists and takes a new file; it is not a
+    folder, or for --html not a file nor a folder other than an earlier report). One check for
+    every command, run by :func:`mcref.cli.main` before the command itself."""
+    from .._html import check_report_target
+    from .._render import check_writable
+
+    for attr, option, folder in OUTPUTS:
+        path = getattr(args, attr, None)
+        if isinstance(path, str):
+            check_writable(path, option, directory=folder)
+            if folder:
+                check_report_target(path, option)
 
 
 def load_data(args) -> datasets.Dataset:
@@ -72,7 +94,7 @@ def print_stats(rows: list[dict]) -> None:
             for r in rows]
     print("\n".join(text_table(head, body)))
     if any(r["excludes_estimate"] for r in rows):
-        print("!: the interval excludes its own estimate (strong finite-sample bias of the statistic)")
+        print(EXCLUDES_NOTE.replace("BCa interval", "interval"))  # any --method
 
 
 def seed_of(args) -> int:
@@ -92,6 +114,15 @@ def dists_of(args) -> list[str]:
         raise ValueError("--dists is empty: give comma-separated distributions (e.g. normal,t6,empirical) or "
                          "leave it out for the default")
     return [d.strip() for d in args.dists.split(",") if d.strip()] if args.dists else list(VALIDATE_DISTS)
+
+
+def add_dask_options(sp: argparse.ArgumentParser) -> None:
+    """``--scheduler`` and ``--connect-timeout``, the Dask options of ``bench`` and ``study``."""
+    from ..studies._runner import DASK_CONNECT_TIMEOUT
+
+    sp.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
+    sp.add_argument("--connect-timeout", type=float, default=DASK_CONNECT_TIMEOUT, metavar="SECONDS",
+                    help=f"seconds to wait for the --scheduler to answer (default {DASK_CONNECT_TIMEOUT:g})")
 
 
 def add_progress_flag(sp: argparse.ArgumentParser) -> None:
