@@ -17,13 +17,13 @@ __all__ = ["cmd_validate", "cmd_report", "parser_validate", "parser_report"]
 def cmd_validate(args) -> int:
     from .._validate import validate
 
-    if args.samples is not None or args.quantiles is not None:
+    if args.samples is not None or args.quantiles is not None or args.intervals is not None:
         return cmd_predictive(args, dict(stats=stats_list(args.stat, DEMO_STATS), dists=dists_of(args),
                                          n_bins=args.bins, n_boot=args.boot, n_mc=args.mc, seed=seed_of(args),
                                          rule=args.rule, min_count=args.min_count, shrink=args.shrink,
                                          binning=args.binning, log=not args.linear_bins, combine=args.combine))
     if args.levels is not None:
-        raise ValueError("--levels goes with --samples or --quantiles")
+        raise ValueError("--levels goes with --samples, --quantiles or --intervals")
     ds = load_data(args)
     dists = dists_of(args)
     x = features_of(args, ds)
@@ -88,7 +88,8 @@ def parser_validate(sub) -> None:
     sp = sub.add_parser("validate", help="full validation table (references, zeta-scores, verdicts)",
                         epilog="Predictive forms: mcref validate preds.parquet --samples 's_*' --ref y (ensemble "
                         "members); mcref validate preds.csv --quantiles q05,q50,q95 --ref y (levels from the names, "
-                        "or --levels 0.05,0.5,0.95).")
+                        "or --levels 0.05,0.5,0.95); mcref validate preds.csv --intervals lo50:hi50,lo90:hi90 --ref y "
+                        "(prediction intervals).")
     data_args(sp)
     sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats " + AUTO_MC)
     sp.add_argument("--dists", help="comma-separated generative distributions (default "
