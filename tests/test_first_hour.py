@@ -246,3 +246,90 @@ def test_from_frame_takes_a_dict_as_documented():
     with pytest.raises(ValueError, match="`df` must be a pandas DataFrame or a mapping"):
         mcref.datasets.from_frame([cols["y"], cols["sigma"]])
     assert json.loads(json.dumps({"source": a.source}))  # plain text, no object
+
+
+# ------------------------------------------------------------------ issue 31: doors that disagreed
+def _cat_csv(path, m: int = 450):
+    """A calibrated set of 450 rows (too few for 20 bins of 30) with a text feature of three levels."""
+    rng = np.random.default_rng(5)
+    u = rng.uniform(0.5, 2.0, m)
+    E = u * rng.normal(size=m)
+    cat = np.array(["lo", "mid", "hi"])[rng.integers(0, 3, m)]
+    path.write_text("E,u,cat\n" + "".join(f"{float(e)!r},{float(s)!r},{c}\n" for e, s, c in zip(E, u, cat)))
+    return path
+
+
+@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+def test_bench_bins_default_is_validates(tmp_path, capsys):
+    """mcref bench, like mcref validate and benchmark(), takes 15 bins for 450 rows (it fixed
+    --bins 20 and refused the file) and says so under the summary; an explicit --bins is kept."""
+    f = _cat_csv(tmp_path / "m450.csv")
+    opts = ["--stat", "ZMS,ENCE", "--boot", "200", "--mc", "200", "--seed", "1", "--backend", "sequential",
+            "--no-progress"]
+    assert main(["bench", str(f), *opts, "--csv", str(tmp_path / "b.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "bins: fewer than the default 20 so that every bin keeps min_count=30 points: m450 15" in out
+    pd = pytest.importorskip("pandas")
+    assert set(pd.read_csv(tmp_path / "b.csv")["n_bins"]) == {15}
+    assert main(["bench", str(f), *opts, "--bins", "20"]) == 2
+    assert "--bins" in capsys.readouterr().err
+
+
+@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+def test_one_feature_rule_and_one_answer_through_four_doors(tmp_path, capsys):
+    """A text column is one categorical feature through every door: mcref validate --x-column,
+    mcref bench --x-column, mcref.validate and mcref.benchmark give the same rows, named
+    ENCE|cat, with the same estimate, p and verdict, compared through the seed each door used
+    (benchmark derives a dataset's validate seed from its own: the table's seed column)."""
+    f = _cat_csv(tmp_path / "m450.csv")
+    ds = mcref.datasets.from_file(f, x="cat")
+    assert ds.x.dtype.kind == "U" and sorted(set(ds.x)) == ["hi", "lo", "mid"]
+    assert mcref.datasets.read_features(f, "cat")["cat"].tolist() == ds.x.tolist()
+    opts = dict(stats=["ZMS", "CC", "ENCE", "ZMSE"], n_boot=200, n_mc=200)
+    cli = ["--stat", "ZMS,CC,ENCE,ZMSE", "--boot", "200", "--mc", "200"]
+
+    res = mcref.benchmark(str(f), x="cat", adaptivity=True, seed=11, n_jobs=1, progress=False, **opts)
+    seed = int(res.table["seed"].iloc[0])
+    assert res.stats == ("ZMS", "CC", "ENCE", "ZMSE", "ENCE|cat", "ZMSE|cat")
+    assert main(["bench", str(f), "--x-column", "cat", *cli, "--seed", "11", "--backend", "sequential",
+                 "--no-progress", "--csv", str(tmp_path / "b.csv")]) == 0
+    capsys.readouterr()
+    pd = pytest.importorskip("pandas")
+    bench_cli = pd.read_csv(tmp_path / "b.csv")
+    tab = mcref.validate(ds.E, ds.u, x={"cat": ds.x}, seed=seed, **opts)
+    assert main(["validate", str(f), "--x-column", "cat", *cli, "--seed", str(seed), "--json"]) == 0
+    val_cli = json.loads(capsys.readouterr().out)
+
+    def rows(stat, est, p, verdict):
+        return {s: (e, p_, v) for s, e, p_, v in zip(stat, est, p, verdict)}
+
+    doors = {
+        "mcref.validate": {r.name: (r.estimate, r.p_test, r.verdict) for r in tab.rows},
+        "mcref.benchmark": rows(res.table["stat"], res.table["estimate"], res.table["p_test"], res.table["verdict"]),
+        "mcref bench": rows(bench_cli["stat"], bench_cli["estimate"], bench_cli["p_test"], bench_cli["verdict"]),
+        "mcref validate": {r["stat"]: (r["estimate"], r["p_test"], r["verdict"]) for r in val_cli["rows"]},
+    }
+    want = doors["mcref.validate"]
+    assert list(want) == ["ZMS", "CC", "ENCE", "ZMSE", "ENCE|cat", "ZMSE|cat"]
+    for door, got in doors.items():
+        assert list(got) == list(want), door
+        for stat in want:
+            (e0, p0, v0), (e1, p1, v1) = want[stat], got[stat]
+            assert (e1, p1, v1) == (e0, p0, v0), (door, stat)  # the same bits (CSV and JSON keep every digit)
+    assert bench_cli["seed"].iloc[0] == seed and val_cli["seed"] == seed
+
+
+def test_categorical_x_in_a_dataset():
+    """Dataset.x holds numbers or labels; a missing label is named; a label x enters the content
+    hash by its labels; from_frame reads a text column as labels too."""
+    from mcref._benchmark import content_hash
+
+    E, u = np.array([0.1, -0.2, 0.3, 0.0]), np.array([1.0, 2.0, 1.0, 0.5])
+    ds = mcref.datasets.Dataset("c", E, u, np.array(["a", "b", "a", "b"], dtype=object))
+    assert ds.x.dtype.kind == "U" and not ds.x.flags.writeable
+    with pytest.raises(ValueError, match=r"`x` has 1 missing label\(s\) \(None, NaN or empty\), first at index 2"):
+        mcref.datasets.Dataset("c", E, u, np.array(["a", "b", None, "b"], dtype=object))
+    assert content_hash(E, u, ds.x) != content_hash(E, u, np.array(["a", "b", "b", "a"]))
+    assert content_hash(E, u, ds.x) != content_hash(E, u)
+    f = mcref.datasets.from_frame({"E": E, "u": u, "g": ["x", "y", "x", "y"]}, x="g")
+    assert f.x.tolist() == ["x", "y", "x", "y"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import datasets
 from .._validate import RULES
-from ._common import add_dask_options, add_progress_flag, AUTO_MC, DEMO_STATS, stats_list
+from ._common import add_dask_options, add_progress_flag, AUTO_MC, BINS_HELP, DEMO_STATS, stats_list
 
 __all__ = ["cmd_bench", "parser_bench"]
 
@@ -77,7 +77,7 @@ def parser_bench(sub) -> None:
     sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats " + AUTO_MC)
     sp.add_argument("--dists", help="comma-separated generative distributions (default "
                     "normal,t6,empirical,permutation)")
-    sp.add_argument("--bins", type=int, default=20, help="equal-count bins (default 20)")
+    sp.add_argument("--bins", type=int, default=None, help=BINS_HELP + ", per data set as mcref validate")
     sp.add_argument("--min-count", type=int, default=30, help="fewest points per bin (default 30)")
     sp.add_argument("--shrink", action="store_true", help="fewer bins instead of failing when M/bins < --min-count")
     sp.add_argument("--rule", default=RULES[0], choices=list(RULES),
@@ -97,7 +97,8 @@ def parser_bench(sub) -> None:
                            "'A=pred_A:sigma_A,B=pred_B:sigma_B' (NAME= optional); with --ref the first column of "
                            "a pair holds predictions (E = ref - pred), else errors")
     sp.add_argument("--x-column", metavar="NAME",
-                    help="feature column of the files: with it, every data set is validated with its adaptivity "
-                         "rows ENCE|x, ZMSE|x (built-in sets: their x)")
+                    help="feature column of the files (numbers, or text: categorical, as mcref validate reads it): "
+                         "with it, every data set is validated with its adaptivity "
+                         "rows ENCE|NAME, ZMSE|NAME (built-in sets: their x, rows ENCE|x)")
     add_progress_flag(sp)
     sp.set_defaults(func=cmd_bench)
