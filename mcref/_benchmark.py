@@ -511,8 +511,8 @@ def benchmark(
         Progress bar (cells) on a terminal.
     adaptivity : bool, default: False
         Validate each dataset with its feature x too (``validate(E, u, x={name: x})``: rows
-        ``ENCE|<name>``, ``ZMSE|<name>`` and x in the joint verdict; docs/guide "Adaptivity"):
-        every dataset must have an x (the column ``x`` names, or the file's ``x``), read by the
+        ``ENCE|<name>``, ``ZMSE|<name>`` and x in the joint verdict; docs/guide/toolbox.md,
+        "Adaptivity"): every dataset must have an x (the column ``x`` names, or the file's ``x``), read by the
         one rule of feature columns (numbers, else labels: a categorical feature), and its rows
         are named after that column (``ENCE|x`` without ``x``), as ``mcref validate
         --x-column`` names them. x enters each cell's content hash, so a run with adaptivity is
