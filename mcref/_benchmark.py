@@ -198,9 +198,11 @@ def _fewer_bins_notes(table, options: Mapping[str, Any]) -> list[str]:
     few = [(d, int(n)) for d, n in per.items() if n == n and n is not None and int(n) < DEFAULT_N_BINS]
     if not few:
         return []
+    import textwrap
+
     sets = ", ".join(f"{d} {n}" for d, n in few)
-    return [f"bins: fewer than the default {DEFAULT_N_BINS} so that every bin keeps min_count={options['min_count']} "
-            f"points: {sets}"]
+    return [textwrap.fill(f"bins: fewer than the default {DEFAULT_N_BINS} so that every bin keeps "
+                          f"min_count={options['min_count']} points: {sets}", width=100, subsequent_indent="    ")]
 
 
 # ---------------------------------------------------------------------- sources

@@ -19,16 +19,6 @@ from mcref._render import p_text
 from mcref.cli import main
 
 
-@pytest.fixture()
-def small_csv(tmp_path):
-    rng = np.random.default_rng(0)
-    u = rng.uniform(0.5, 2.0, 400)
-    E = u * rng.normal(size=400)
-    f = tmp_path / "good.csv"
-    np.savetxt(f, np.c_[E, u], delimiter=",", header="E,u", comments="")
-    return f
-
-
 # ------------------------------------------------------------------ outputs before work
 def _forbid(monkeypatch, target: str) -> list:
     """Replace ``target`` (module.attr) by a function that records its calls: the work of a command."""

@@ -92,19 +92,32 @@ def _sample_columns(cols: dict, globs: str, path: str) -> list[str]:
     return names
 
 
+def _present(cols: dict, names, option: str, path: str) -> None:
+    """Every column of ``names`` is in the file, or a ValueError naming the option and listing the columns."""
+    missing = [n for n in names if n not in cols]
+    if missing:
+        raise ValueError(f"{option}: no column {', '.join(map(repr, missing))} in {path}; columns: "
+                         f"{', '.join(cols)}")
+
+
+def _given_levels(levels: str | None, n: int, what: str) -> list[float] | None:
+    """--levels, one per column or pair (``what``), or None when not given."""
+    if levels is None:
+        return None
+    lv = _levels(levels)
+    if len(lv) != n:
+        raise ValueError(f"--levels: {len(lv)} levels for {n} {what}")
+    return lv
+
+
 def _quantile_columns(cols: dict, spec: str, levels: str | None, path: str) -> tuple[list[str], list[float]]:
     names = [c.strip() for c in spec.split(",") if c.strip()]
     if not names:
         raise ValueError("--quantiles: give comma-separated column names, e.g. q05,q50,q95")
-    missing = [n for n in names if n not in cols]
-    if missing:
-        raise ValueError(f"--quantiles: no column {', '.join(map(repr, missing))} in {path}; columns: "
-                         f"{', '.join(cols)}")
-    if levels is not None:
-        lv = _levels(levels)
-        if len(lv) != len(names):
-            raise ValueError(f"--levels: {len(lv)} levels for {len(names)} --quantiles columns")
-        return names, lv
+    _present(cols, names, "--quantiles", path)
+    given = _given_levels(levels, len(names), "--quantiles columns")
+    if given is not None:
+        return names, given
     lv = [quantile_level(n) for n in names]
     if None in lv:
         raise ValueError(f"--quantiles: the level of column {names[lv.index(None)]!r} cannot be read from its name "
@@ -118,15 +131,10 @@ def _interval_columns(cols: dict, spec: str, levels: str | None, path: str) -> t
         raise ValueError(f"--intervals: give comma-separated LOWER:UPPER column pairs, e.g. lo50:hi50,lo90:hi90; got "
                          f"{spec!r}")
     pairs = [tuple(c.strip() for c in p.split(":")) for p in pairs]
-    missing = [c for p in pairs for c in p if c not in cols]
-    if missing:
-        raise ValueError(f"--intervals: no column {', '.join(map(repr, missing))} in {path}; columns: "
-                         f"{', '.join(cols)}")
-    if levels is not None:
-        lv = _levels(levels)
-        if len(lv) != len(pairs):
-            raise ValueError(f"--levels: {len(lv)} levels for {len(pairs)} --intervals pairs")
-        return pairs, lv
+    _present(cols, [c for p in pairs for c in p], "--intervals", path)
+    given = _given_levels(levels, len(pairs), "--intervals pairs")
+    if given is not None:
+        return pairs, given
     lv = []
     for lo, hi in pairs:
         a, b = name_level(lo), name_level(hi)
