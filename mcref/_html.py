@@ -43,7 +43,6 @@ img{max-width:100%;height:auto;border:1px solid #eee}
 .meta{color:#555;font-size:13px}.note{color:#555;font-size:12px;max-width:70em}
 .scroll{overflow-x:auto;max-height:80vh;overflow-y:auto}
 .wide{overflow-x:auto;max-width:100%}
-pre{white-space:pre-wrap;overflow-wrap:anywhere}
 #js-errors{color:#b2182b}
 #js-errors:empty,#img-status:empty,#selftest:empty{display:none}
 """
