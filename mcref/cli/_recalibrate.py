@@ -46,6 +46,9 @@ def cmd_recalibrate(args) -> int:
     if args.x_column is not None:
         if ds.x is None:
             raise ValueError(f"--x-column: the built-in data set {ds.name!r} has no covariate x")
+        if ds.x.dtype.kind != "f":
+            raise ValueError(f"--x-column: column {args.x_column!r} holds text (a categorical feature); --method bvs "
+                             "bins a numeric covariate (mcref validate --x-column takes categories)")
         x = ds.x
     opts = {"x": x}
     if args.degree is not None:
