@@ -1,5 +1,5 @@
 """Size and power of the joint verdict of ``mcref.validate`` (issue 17): the study behind the
-README paragraph "Joint verdict" and docs/methods.md "Joint verdict".
+docs/guide/verdicts.md, "Joint verdict", and docs/methods.md "Joint verdict".
 
 Runs ``mcref.studies.verdicts`` on the five default statistics (ZMS, RCE, CC, ENCE, ZMSE)
 in three parts (and the heavy-tail parts H below) and prints, per cell, the rejection rate of

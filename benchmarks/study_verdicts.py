@@ -1,6 +1,6 @@
 """Size and power of mcref's validation rules (issue "Verdicts that hold"): the full study.
 
-Runs ``mcref.studies.verdicts`` in four parts and prints the tables the README and
+Runs ``mcref.studies.verdicts`` in four parts and prints the tables docs/guide/verdicts.md and
 ``notebooks/verdicts.ipynb`` quote, plus the wall time (target: <= 20 min on 2 cores):
 
 A. size of every score and of both verdict rules, every statistic, BCa everywhere:

@@ -6,7 +6,8 @@ Build from the repository root (CI runs the same command with ``-q``)::
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
 The API reference (``api.rst``) is written from the numpydoc docstrings by autodoc and
-numpydoc; ``methods.md`` and ``guide.md`` are Markdown, read by MyST.
+numpydoc; ``methods.md``, ``guide.md``, the guide pages ``guide/*.md`` and ``changelog.md``
+(the repository's CHANGELOG.md) are Markdown, read by MyST. Theme: Furo.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "images/*.py"]
 
 # -- autodoc / autosummary ---------------------------------------------------------------
 autodoc_member_order = "bysource"
@@ -57,9 +58,10 @@ suppress_warnings = ["ref.citation"]
 myst_heading_anchors = 3  # [text](methods.md#bootstrap) links to section anchors
 
 # -- HTML --------------------------------------------------------------------------------
-html_theme = "alabaster"
+html_theme = "furo"  # a maintained theme (pip install furo; the docs and dev extras have it)
 html_title = f"mcref {release}"
-html_theme_options = {"description": "Monte Carlo references for UQ calibration"}
+html_static_path: list[str] = []
+html_theme_options = {"navigation_with_keys": True, "top_of_page_buttons": []}
 
 
 # -- Completeness of the API reference ---------------------------------------------------

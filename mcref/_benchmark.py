@@ -25,10 +25,10 @@ import numpy as np
 from . import datasets as _datasets
 from ._validation import check_choice, check_int, check_probability
 from ._warnings import FewReplicatesWarning, TieOrderWarning
-from .binning import default_n_bins, resolve_n_bins
+from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
 from .datasets import Dataset
 from .stats import info
-from .studies._runner import RunInfo, StudySpec, run_study
+from .studies._runner import DASK_CONNECT_TIMEOUT, RunInfo, StudySpec, run_study
 from ._render import n_mc_text
 from ._validate import DEFAULT_STATS, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD, RULES, validate
 
@@ -48,7 +48,7 @@ VERDICT_ORDER = ("valid", "invalid", "not testable", "unreliable")
 
 def content_hash(E: np.ndarray, u: np.ndarray, x: np.ndarray | None = None) -> str:
     """SHA-256 (hex) of a dataset's content: the bytes of E then u (then x, for a run with
-    adaptivity rows) as little-endian float64.
+    adaptivity rows) as little-endian float64 (the labels of a categorical x as JSON text).
 
     Two datasets with the same values in the same order have the same hash, whatever their
     name or file; one changed value gives another hash (another cell of a benchmark).
@@ -61,9 +61,14 @@ def content_hash(E: np.ndarray, u: np.ndarray, x: np.ndarray | None = None) -> s
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(E, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(u, dtype="<f8").tobytes())
-    if x is not None:
+    if x is not None and np.asarray(x).dtype.kind in "biuf":
         h.update(b"x")
         h.update(np.ascontiguousarray(x, dtype="<f8").tobytes())
+    elif x is not None:  # labels: one JSON list, so that no two label lists share their bytes
+        import json
+
+        h.update(b"x-labels")
+        h.update(json.dumps(np.asarray(x).tolist()).encode("utf-8"))
     return h.hexdigest()
 
 
@@ -92,7 +97,9 @@ class BenchmarkResult:
         97.5 % quantiles of the simulated statistic), ``p_<D>`` (Monte Carlo p-value),
         ``zeta_Sim_<D>``; then ``D_sensitive``, ``excludes_estimate``, ``shape_flag``,
         ``verdict``, ``verdict_paper``, ``beta_u2``, ``beta_E2``, ``beta_Z2`` (the
-        dataset's shape screen), ``seed`` (the seed passed to :func:`mcref.validate`) and
+        dataset's shape screen), ``n_bins`` (the dataset's bins of u, validate's default of its
+        M unless ``n_bins`` was given; None without a binned statistic), ``n_mc`` (the
+        dataset's Monte Carlo repeats: its p-values are at least 1/(n_mc + 1)), ``seed`` (the seed passed to :func:`mcref.validate`) and
         ``sha256`` (:func:`content_hash` of the dataset).
     seed : int
         The benchmark's seed.
@@ -172,6 +179,7 @@ class BenchmarkResult:
         counts = t["verdict"].value_counts()
         tally = ", ".join(f"{int(counts[v])} {v}" for v in VERDICT_ORDER if v in counts)
         notes = [f"verdicts: {tally} (estimate and verdict per cell; docs/methods.md, 'Verdicts')"]
+        notes += _fewer_bins_notes(t, o)
         if _indicative(o):
             notes.append(f"indicative only: B={o['n_boot']}, N_MC={n_mc_text(o['n_mc'])} (stable verdicts need 1000 "
                          "or more each)")
@@ -179,6 +187,22 @@ class BenchmarkResult:
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebook display
         return "<pre>" + __import__("html").escape(str(self)) + "</pre>"
+
+
+def _fewer_bins_notes(table, options: Mapping[str, Any]) -> list[str]:
+    """The note of the datasets that got fewer bins than the default (n_bins left to validate's
+    default, :func:`mcref.binning.default_n_bins`), as validate's own table says it."""
+    if options["n_bins"] is not None or "n_bins" not in table:
+        return []
+    per = table.drop_duplicates("dataset").set_index("dataset")["n_bins"]
+    few = [(d, int(n)) for d, n in per.items() if n == n and n is not None and int(n) < DEFAULT_N_BINS]
+    if not few:
+        return []
+    import textwrap
+
+    sets = ", ".join(f"{d} {n}" for d, n in few)
+    return [textwrap.fill(f"bins: fewer than the default {DEFAULT_N_BINS} so that every bin keeps "
+                          f"min_count={options['min_count']} points: {sets}", width=100, subsequent_indent="    ")]
 
 
 # ---------------------------------------------------------------------- sources
@@ -368,15 +392,15 @@ def _bench_cell(key: dict, params: dict, seed_seq: np.random.SeedSequence, n_thr
     if data is None:
         raise ValueError(f"benchmark cell {key['dataset']!r}: its data did not reach the worker")
     E, u, *rest = data
-    x = rest[0] if rest else None  # the feature x of an adaptivity run
+    x = rest[0] if rest else None  # the feature x of an adaptivity run: numbers or labels
     if content_hash(E, u, x) != key["sha256"]:  # the data that travelled are the data of the key
         raise ValueError(f"benchmark cell {key['dataset']!r}: the data do not match their content hash")
     seed = validate_seed(seed_seq)
     with warnings.catch_warnings():  # said once by benchmark(); ties are in tie columns of validate's own table
         warnings.simplefilter("ignore", FewReplicatesWarning)
         warnings.simplefilter("ignore", TieOrderWarning)
-        tab = validate(E, u, x=None if x is None else {"x": x}, stats=params["stats"], seed=seed,
-                       name=key["dataset"], **params["options"])
+        features = None if x is None else {params.get("x_name", "x"): x}  # named as validate names them
+        tab = validate(E, u, x=features, stats=params["stats"], seed=seed, name=key["dataset"], **params["options"])
     return _rows(tab, seed)
 
 
@@ -405,7 +429,7 @@ def _rows(tab, seed: int) -> list[dict]:
             "shape_flag": bool(r.shape_flag), "verdict": r.verdict, "test": r.test, "p_test": _f(r.p_test),
             "verdict_paper": r.verdict_paper,
             "beta_u2": float(sh.beta_u2), "beta_E2": float(sh.beta_E2), "beta_Z2": float(sh.beta_Z2),
-            "seed": int(seed),
+            "n_bins": int(tab.n_bins) if tab.binned else None, "n_mc": int(tab.n_mc), "seed": int(seed),
         })
         rows.append(row)
     return rows
@@ -430,6 +454,7 @@ def benchmark(
     n_jobs: int = -1,
     backend: Literal["loky", "threading", "sequential", "dask"] = "loky",
     scheduler: Any = None,
+    connect_timeout: float = DASK_CONNECT_TIMEOUT,
     seed: int | None = None,
     progress: bool = True,
     adaptivity: bool = False,
@@ -479,16 +504,21 @@ def benchmark(
         Where the datasets run; ``"dask"`` sends each (with its arrays) to a Dask cluster.
     scheduler : None, str or distributed.Client, optional
         Dask scheduler address or client, for ``backend="dask"``.
+    connect_timeout : float, default: 5
+        Seconds to wait for the scheduler at a ``scheduler`` address (a clear error after).
     seed : int, optional
         Benchmark seed (non-negative). None: the store's seed if it holds the benchmark
         already, else one drawn from the OS (in :attr:`BenchmarkResult.seed`).
     progress : bool, default: True
         Progress bar (cells) on a terminal.
     adaptivity : bool, default: False
-        Validate each dataset with its feature x too (``validate(E, u, x=...)``: rows
-        ``ENCE|x``, ``ZMSE|x`` and x in the joint verdict; README "Adaptivity"): every dataset
-        must have an x (the column ``x`` names, or the file's ``x``). x enters each cell's
-        content hash, so a run with adaptivity is another benchmark than one without.
+        Validate each dataset with its feature x too (``validate(E, u, x={name: x})``: rows
+        ``ENCE|<name>``, ``ZMSE|<name>`` and x in the joint verdict; docs/guide/toolbox.md,
+        "Adaptivity"): every dataset must have an x (the column ``x`` names, or the file's ``x``), read by the
+        one rule of feature columns (numbers, else labels: a categorical feature), and its rows
+        are named after that column (``ENCE|x`` without ``x``), as ``mcref validate
+        --x-column`` names them. x enters each cell's content hash, so a run with adaptivity is
+        another benchmark than one without.
     **validate_options
         Options of :func:`mcref.validate`: ``dists``, ``n_bins``, ``n_boot``, ``n_mc``,
         ``min_count``, ``shrink``, ``binning``, ``log``, ``k_sensitivity``, ``rule``,
@@ -570,18 +600,22 @@ def benchmark(
         if adaptivity and ds.x is None:
             raise ValueError(f"`sources`: {where}: adaptivity=True needs a feature x (a column named by `x`, "
                              "or x in the file), and this dataset has none")
-        x = np.ascontiguousarray(ds.x, dtype=np.float64) if adaptivity else None
-        key = {"dataset": ds.name, "sha256": content_hash(ds.E, ds.u, x)}
+        xs = None if not adaptivity else (np.ascontiguousarray(ds.x, dtype=np.float64) if ds.x.dtype.kind == "f"
+                                          else ds.x)
+        key = {"dataset": ds.name, "sha256": content_hash(ds.E, ds.u, xs)}
         keys.append(key)
-        data[canonical_json(key)] = (np.ascontiguousarray(ds.E), np.ascontiguousarray(ds.u)) + ((x,) if adaptivity
+        data[canonical_json(key)] = (np.ascontiguousarray(ds.E), np.ascontiguousarray(ds.u)) + ((xs,) if adaptivity
                                                                                                 else ())
-    params = {"stats": names, "options": opts, **({"adaptivity": True} if adaptivity else {})}
+    # the adaptivity rows are named by the feature, as validate names them: ENCE|x, or ENCE|<x column>
+    x_name = x if x is not None else "x"
+    params = {"stats": names, "options": opts, **({"adaptivity": True} if adaptivity else {}),
+              **({"x_name": x_name} if adaptivity and x_name != "x" else {})}
     spec = StudySpec(STUDY_NAME, params, keys, _bench_cell, data=data)
     info_ = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store,
-                      progress=progress)
+                      progress=progress, connect_timeout=connect_timeout)
     table = info_.table
     cols = [c for c in table.columns if c != "sha256"] + ["sha256"]
     table = table[cols]
-    rows = tuple(names) + (tuple(f"{n}|x" for n in names if info(n).binned) if adaptivity else ())
+    rows = tuple(names) + (tuple(f"{n}|{x_name}" for n in names if info(n).binned) if adaptivity else ())
     return BenchmarkResult(table=table, seed=info_.seed, store=info_.store, run=info_,
                            datasets=tuple(ds for ds, _ in items), stats=rows, options=opts)

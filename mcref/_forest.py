@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from ._mpl import pyplot
+from ._render import n_mc_text
 
 __all__ = ["plot_benchmark", "VERDICT_STYLE"]
 
@@ -119,7 +120,7 @@ def plot_benchmark(result, *, ax=None):
                     Line2D([], [], color="0.1", lw=1.4, label="reference")]
         o = result.options
         fig.suptitle(f"mcref benchmark: {n} dataset{'s' if n != 1 else ''}; estimate with BCa 95 % interval, "
-                     f"colour = verdict  (B = {o['n_boot']}, N_MC = {o['n_mc']}, seed = {result.seed})",
+                     f"colour = verdict  (B = {o['n_boot']}, N_MC = {n_mc_text(o['n_mc'])}, seed = {result.seed})",
                      fontsize=11)
         top = 1 - 0.22 / fig.get_figheight()
         bottom = 0.3 / fig.get_figheight()

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from . import _version
-from ._render import n_mc_text
+from ._render import EXCLUDES_NOTE, n_mc_text, p_text
 
-__all__ = ["write_report", "write_dataset_report", "MARKER"]
+__all__ = ["write_report", "write_dataset_report", "check_report_target", "MARKER"]
 
 #: file that marks a directory as an mcref report (only such a directory is replaced)
 MARKER = ".mcref-report"
@@ -42,7 +42,9 @@ td.txt,th.txt{text-align:left}
 img{max-width:100%;height:auto;border:1px solid #eee}
 .meta{color:#555;font-size:13px}.note{color:#555;font-size:12px;max-width:70em}
 .scroll{overflow-x:auto;max-height:80vh;overflow-y:auto}
+.wide{overflow-x:auto;max-width:100%}
 #js-errors{color:#b2182b}
+#js-errors:empty,#img-status:empty,#selftest:empty{display:none}
 """
 
 # window.onerror first: errors of the page are written into the DOM (read by the tests with
@@ -86,9 +88,10 @@ window.addEventListener('load',function(){
  var imgs=document.images;var ok=0;var bad=[];
  for(var i=0;i<imgs.length;i++){var im=imgs[i];im.setAttribute('data-natural-width',String(im.naturalWidth));
   if(im.complete&&im.naturalWidth>0){ok++;}else{bad.push(im.getAttribute('src'));}}
- document.getElementById('img-status').textContent='images loaded: '+ok+'/'+imgs.length+
-  (bad.length?' (missing: '+bad.join(', ')+')':'');
- if(location.hash==='#selftest'){selftest();}});
+ if(location.hash==='#selftest'){
+  document.getElementById('img-status').textContent='images loaded: '+ok+'/'+imgs.length+
+   (bad.length?' (missing: '+bad.join(', ')+')':'');
+  selftest();}});
 })();
 """
 
@@ -127,6 +130,29 @@ def _num(x: Any, nd: int = 4) -> tuple[str, str]:
     return f"{v:.{nd}g}", repr(v)
 
 
+#: the "!" after a BCa limit whose interval excludes its estimate (the text table's mark), with its legend
+_MARK = "<span class='mark' title='the BCa interval excludes its own estimate'>!</span>"
+
+
+def _excludes_legend(any_marked: bool) -> str:
+    """The legend line of the "!" mark under a table, when a row carries it."""
+    return f"<p class='note'>{_e(EXCLUDES_NOTE)}; docs/methods.md, \"Bootstrap\".</p>" if any_marked else ""
+
+
+def _float(x: Any) -> float | None:
+    """A table cell as a float (None for a missing value or text)."""
+    try:
+        return None if x is None else float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def _n_mc(x: Any) -> int | None:
+    """A row's N_MC (None when unknown: a table stored before the column existed)."""
+    v = _float(x)
+    return int(v) if v is not None and math.isfinite(v) else None
+
+
 def _vclass(verdict: str) -> str:
     return "v-" + str(verdict).replace(" ", "-")
 
@@ -135,9 +161,9 @@ def _columns(result) -> list[tuple[str, str, str]]:
     """(table column, header, kind) of the results table."""
     cols = [("dataset", "dataset", "txt"), ("M", "M", "num"), ("stat", "stat", "txt"),
             ("verdict", "verdict", "verdict"), ("estimate", "estimate", "num"), ("low", "BCa low", "num"),
-            ("high", "BCa high", "num"), ("reference", "reference", "num")]
+            ("high", "BCa high", "high"), ("reference", "reference", "num")]
     cols += [(f"ref_{d}", f"ref [{d}]", "num") for d in result.dists]
-    cols += [(f"p_{d}", f"p [{d}]", "num") for d in result.dists]
+    cols += [(f"p_{d}", f"p [{d}]", "p") for d in result.dists]
     cols += [("shape_flag", "shape flag", "num"), ("verdict_paper", "paper rule", "verdict")]
     return cols
 
@@ -160,13 +186,17 @@ def _results_table(result, rows, *, table_id: str | None, link: bool) -> str:
                 tds.append(f"<td class='txt' data-v='{_e(v)}'>{text}</td>")
             elif kind == "verdict":
                 tds.append(f"<td class='txt {_vclass(v)}' data-v='{_e(v)}'>{_e(v)}</td>")
+            elif kind == "p":  # as the command line writes it: "< 0.0001" at the Monte Carlo floor
+                tds.append(f"<td data-v='{_num(v)[1]}'>{_e(p_text(_float(v), _n_mc(r.get('n_mc'))))}</td>")
             else:
                 shown, key = _num(v)
+                if kind == "high" and r.get("excludes_estimate"):
+                    shown += _MARK
                 tds.append(f"<td data-v='{key}'>{shown}</td>")
         body.append("<tr>" + "".join(tds) + "</tr>")
     idattr = f" id='{table_id}'" if table_id else ""
     return (f"<table class='sortable'{idattr}><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body)
-            + "\n</tbody></table>")
+            + "\n</tbody></table>" + _excludes_legend(any(r.get("excludes_estimate") for r in rows)))
 
 
 def _matrix(result) -> str:
@@ -188,12 +218,15 @@ def _matrix(result) -> str:
     return f"<table id='matrix'><thead><tr>{head}</tr></thead><tbody>" + "".join(lines) + "</tbody></table>"
 
 
-def _check_target(target: Path) -> None:
+def check_report_target(target: str | os.PathLike, what: str = "`directory`") -> None:
+    """Refuse a report directory that would not be replaced: an existing file, or a directory
+    that is neither empty nor an earlier mcref report (``what`` names the argument or option)."""
+    target = Path(target)
     if target.exists():
         if not target.is_dir():
-            raise ValueError(f"`directory`: {str(target)!r} exists and is not a directory")
+            raise ValueError(f"{what}: {str(target)!r} exists and is not a directory")
         if any(target.iterdir()) and not (target / MARKER).is_file():
-            raise ValueError(f"`directory`: {str(target)!r} exists, is not empty and is not an mcref report; "
+            raise ValueError(f"{what}: {str(target)!r} exists, is not empty and is not an mcref report; "
                              "choose a new directory (an earlier mcref report would be replaced)")
 
 
@@ -203,14 +236,14 @@ def _atomic_directory(directory: str | os.PathLike) -> Iterator[Path]:
     into; on success it replaces ``directory`` (only an mcref report or an empty directory is
     replaced), on any error it is removed: an interrupted run leaves the old report or none."""
     target = Path(directory)
-    _check_target(target)
+    check_report_target(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
         os.chmod(tmp, 0o755)  # mkdtemp's 0700 is for the temporary name only
         (tmp / MARKER).write_text("mcref report\n", encoding="utf-8")
         yield tmp
-        _check_target(target)  # again: it may have appeared meanwhile
+        check_report_target(target)  # again: it may have appeared meanwhile
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
             os.replace(target, old / "report")
@@ -238,11 +271,13 @@ def write_dataset_report(table, E, u, x, directory: str | os.PathLike, *, seed=N
         rows = []
         for r in table.rows:
             p = r.p_test if r.test else r.p_sim.get(table.decisive_dist)  # the p-value of the deciding test
+            test = "–" if r.test in ("", "none") else _e(r.test)  # a row the data cannot test
             cells = [f"<td class='txt'>{_e(r.name)}</td>",
-                     f"<td class='txt {_vclass(r.verdict)}'>{_e(r.verdict)}</td>", f"<td class='txt'>{_e(r.test)}</td>"]
-            for v in (r.estimate, r.low, r.high, r.reference, p):
+                     f"<td class='txt {_vclass(r.verdict)}'>{_e(r.verdict)}</td>", f"<td class='txt'>{test}</td>"]
+            for v in (r.estimate, r.low, r.high, r.reference):
                 shown, key = _num(v)
-                cells.append(f"<td data-v='{key}'>{shown}</td>")
+                cells.append(f"<td data-v='{key}'>{shown}{_MARK if v is r.high and r.excludes_estimate else ''}</td>")
+            cells.append(f"<td data-v='{_num(p)[1]}'>{_e(p_text(p, table.n_mc))}</td>")
             rows.append("<tr>" + "".join(cells) + "</tr>")
         head = "".join(f"<th class='{c}'>{h}</th>" for h, c in (("stat", "txt"), ("verdict", "txt"), ("test", "txt"),
                                                                ("estimate", ""),
@@ -257,7 +292,8 @@ def write_dataset_report(table, E, u, x, directory: str | os.PathLike, *, seed=N
 <h1>mcref report: {_e(table.name)}</h1>
 <p class="meta">M = {table.M}, seed = {_e(table.seed)}; mcref {_e(_version.VERSION)}.</p>
 <h2>Validation</h2>
-<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>
+<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>
+{_excludes_legend(any(r.excludes_estimate for r in table.rows))}
 <div class="scroll"><pre>{_e(table.explained())}</pre></div>
 <h2>Diagnostics</h2>
 <img src='report.png' alt='diagnostics'>
@@ -304,7 +340,8 @@ def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = Tr
             sections.append(
                 f"<section id='{anchor}'><h2>{i + 1}. {_e(ds.name)}</h2>"
                 f"<p class='meta'>M = {ds.M}; {shape}; validate seed = {seed}; sha256 = {_e(sha)[:16]}…{src}</p>"
-                + _results_table(result, rows, table_id=None, link=False) + img + "</section>")
+                + f"<div class='wide'>{_results_table(result, rows, table_id=None, link=False)}</div>" + img
+                + "</section>")
         dists = ", ".join(result.dists)
         page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -321,7 +358,7 @@ def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = Tr
 sort.</p>
 <pre id="js-errors"></pre><p id="img-status" class="meta"></p><p id="selftest" class="meta"></p>
 <h2>Verdicts</h2>
-{_matrix(result)}
+<div class="wide">{_matrix(result)}</div>
 <h2>Summary figure</h2>
 <img src="summary.png" alt="estimates with BCa intervals against references, per dataset and statistic">
 <h2>All results</h2>

@@ -370,10 +370,15 @@ class JointVerdict:
 
     def line(self, n_mc: int | None = None) -> str:
         """The one-line summary printed under the table."""
-        def pt(p):
-            return f"{p:.3f}" if p >= 0.001 or n_mc is None else f"<{1 / (n_mc + 1):.1g}"
+        from ._render import p_text
+
+        def pt(p):  # as the table writes its p-values: "< 0.0001" at the Monte Carlo floor
+            return p_text(p, n_mc)
 
         rel = ">" if self.p > self.alpha else "<="
+        # "p < 0.0001 <= 0.05" at the floor, else "p = 0.123 ± 0.003 > 0.05"
+        p_is = f"p {pt(self.p)}" if pt(self.p).startswith("<") else f"p = {pt(self.p)} ± {self.se:.1g}"
+        smallest = f"smallest p: {self.driver} {pt(self.driver_p)}"
         if self.rule == "conditional":
             parts = []
             if self.p_adaptivity is not None:
@@ -389,12 +394,10 @@ class JointVerdict:
                 parts.append(f"scale {pt(self.p_scale)} ({self.combine} of {', '.join(self.scale_stats)} under "
                              f"{self.scale_dist})")
             how = ("Sidak combination 1-(1-min p)^2 of " if len(parts) == 2 else "") + " and ".join(parts)
-            out = (f"joint verdict: {self.verdict} (p = {pt(self.p)} ± {self.se:.1g} {rel} {self.alpha:g}; {how}; "
-                   f"smallest p: {self.driver} {self.driver_p:.3g}, {self.driver_part})")
+            out = f"joint verdict: {self.verdict} ({p_is} {rel} {self.alpha:g}; {how}; {smallest}, {self.driver_part})"
         else:
-            out = (f"joint verdict: {self.verdict} (p = {pt(self.p)} ± {self.se:.1g} {rel} {self.alpha:g}; "
-                   f"{self.combine} combination of {', '.join(self.stats)} under the {self.dist} D; smallest p: "
-                   f"{self.driver} {self.driver_p:.3g})")
+            out = (f"joint verdict: {self.verdict} ({p_is} {rel} {self.alpha:g}; {self.combine} combination of "
+                   f"{', '.join(self.stats)} under the {self.dist} D; {smallest})")
         if self.excluded:
             out += f"; left out as unreliable: {', '.join(self.excluded)}"
         return out

@@ -28,7 +28,7 @@ import numpy as np
 from ._validation import as_float_array
 
 __all__ = ["Table", "NeedsTextReader", "open_table", "frame_table", "resolve", "numeric_column", "text_column",
-           "require_pyarrow", "DEFAULT_E", "DEFAULT_U", "DEFAULT_X", "FAST_CSV_BYTES"]
+           "feature_column", "require_pyarrow", "DEFAULT_E", "DEFAULT_U", "DEFAULT_X", "FAST_CSV_BYTES"]
 
 # Default column names for from_file (compared case-insensitively).
 DEFAULT_E = ("E", "error")
@@ -360,3 +360,32 @@ def text_column(table: Table, col: str, arg: str, where: str) -> np.ndarray:
         raise ValueError(f"{where}: {table.kind} {name!r} (`{arg}`) has {int(missing.sum())} missing value(s), "
                          f"first at data row {int(np.argmax(missing))}; every row needs a label")
     return labels
+
+
+def _is_number(cell: str) -> bool:
+    """A text cell that the numeric reading takes: a float, or a missing-value token."""
+    cell = cell.strip()
+    if cell.lower() in NAN_TOKENS:
+        return True
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def feature_column(table: Table, col: str, arg: str, where: str) -> np.ndarray:
+    """Column ``col`` as a feature, the one reading rule of feature columns (``x`` of every
+    door: :func:`mcref.datasets.from_file`, ``mcref validate --x-column``, ``mcref bench
+    --x-column``): numbers (:func:`numeric_column`: finite float64) when every cell parses
+    as a number, else labels (:func:`text_column`: a categorical feature)."""
+    name = match_column(table, col, arg, where)
+    if name in table.dirty:
+        raise NeedsTextReader(name)
+    if table.arrays is not None:
+        numeric = table.arrays[name].dtype.kind in "biuf"
+    else:
+        assert table.rows is not None
+        j = table.names.index(name)
+        numeric = all(_is_number(row[j]) for row in table.rows)
+    return numeric_column(table, col, arg, where) if numeric else text_column(table, col, arg, where)

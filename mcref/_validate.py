@@ -351,7 +351,10 @@ def validate(
     dists = [dists] if isinstance(dists, str) else list(dists)
     if not dists:
         raise ValueError("`dists` must list at least one distribution")
-    dists = [get_distribution(d, Z=E / u) for d in dists]  # fail fast, before any work
+    # fail fast, before any work: a misspelt D first, then errors that leave the data-based D nothing to draw
+    given = {i: get_distribution(d, Z=E / u) for i, d in enumerate(dists) if not _data_based(d)}
+    _check_errors_vary(E, u, dists, rule)
+    dists = [given[i] if i in given else get_distribution(d, Z=E / u) for i, d in enumerate(dists)]
     added = []
     if rule == "conditional":  # the D the rule decides by are always simulated
         for need in CONDITIONAL_DISTS:
@@ -399,6 +402,39 @@ U_ONLY_REASON = ("a function of u alone (MV = <u^2>): every simulated dataset ha
                  "test can reject it; the errors enter through MSE and RCE")
 CONSTANT_U_REASON = ("all u are equal (one sigma for every point), so there are no ranks of u to correlate and "
                      "no bins of u to compare; ZMS, RCE and the rows of features x test this model")
+CONSTANT_ABS_E_REASON = ("all |E| are equal, so there are no ranks of |E| to correlate with u; the other rows test "
+                         "this model")
+
+
+def _untestable(infos, E: np.ndarray, u: np.ndarray) -> dict[str, str]:
+    """The rows the data cannot test, each with its reason (the table's ``not testable``): with
+    one u, CC and the rows binned on u; with one |E|, CC (its ranks of |E| are all tied)."""
+    out = {}
+    for i in infos:
+        if (i.binned or i.kind == "rank") and np.all(u == u[0]):
+            out[i.name] = CONSTANT_U_REASON
+        elif i.kind == "rank" and np.all(np.abs(E) == abs(E[0])):
+            out[i.name] = CONSTANT_ABS_E_REASON
+    return out
+
+
+def _data_based(d) -> bool:
+    """Whether a ``dists`` entry is a D drawn from the data's own Z (empirical, permutation)."""
+    return isinstance(d, str) and d.strip().lower() in CONDITIONAL_DISTS
+
+
+def _check_errors_vary(E: np.ndarray, u: np.ndarray, dists, rule: str) -> None:
+    """Refuse errors that are all 0, and Z = E/u of one value when a D built from the data's Z
+    (empirical, permutation; the default rule always adds them) is asked for: a clear reason
+    about the data, not about a `dists` entry the caller may never have written."""
+    if not np.any(E):
+        raise ValueError(f"the errors E are 0 for all {E.size} points: there is nothing to compare the "
+                         "uncertainties with (check the error column, or the ref and pred columns)")
+    z = E / u
+    if (rule == "conditional" or any(map(_data_based, dists))) and np.all(z == z[0]):
+        raise ValueError(f"every Z = E/u equals {z[0]:.6g}: the errors are exactly proportional to u, so the "
+                         "data's own distribution of Z (the empirical and permutation D, which the default rule "
+                         "decides by) has a single value; check the E and u columns")
 
 
 def _starts_labels(starts: np.ndarray) -> np.ndarray:
@@ -472,14 +508,13 @@ def _invariant_reference(ref, estimate: float):
     return replace(ref, mean=estimate, se=0.0, low=estimate, high=estimate, sd=0.0)
 
 
-def _untestable_row(name: str, labels) -> "ValidationRow":
+def _untestable_row(name: str, labels, reason: str) -> "ValidationRow":
     nan = float("nan")
     return ValidationRow(
         name=name, estimate=nan, bias=nan, low=nan, high=nan, interval_method="none", reference=None, zeta_bs=None,
         sim={}, zeta_sim={d: nan for d in labels}, zeta_sim2={d: nan for d in labels}, sensitivity=[],
         d_sensitive=False, shape_flag=False, verdict="not testable", test="none", p_test=None, p_sim={}, p_se={},
-        alternative=alternative_for(name), verdict_paper="not testable", excludes_estimate=False,
-        reason=CONSTANT_U_REASON,
+        alternative=alternative_for(name), verdict_paper="not testable", excludes_estimate=False, reason=reason,
     )
 
 
@@ -508,12 +543,31 @@ def _joint_of(rows, untest, tested_names, sim, fit, perm_estimates, *, rule, com
                          combine=combine, alpha=alpha, excluded=flagged, perm_estimates=perm_estimates)
 
 
+def _paper_note(rows, gen: Sequence[str], k: float) -> str | None:
+    """Why the published rule calls rows ``not testable`` (the ``paper`` column), or None: their
+    |ζ_Sim| ≤ 1 holds under some of the generative D and not under the others, and their
+    references differ between those D (D-sensitive), so the rule cannot decide without
+    knowing the true D (Pernot 2024). Rows grouped by the D under which ζ_Sim fails."""
+    failing: dict[tuple[str, ...], list[str]] = {}
+    for r in rows:
+        if r.verdict_paper == "not testable" and r.d_sensitive:
+            bad = tuple(d for d in gen if not abs(r.zeta_sim[d]) <= 1)
+            failing.setdefault(bad, []).append(r.name)
+    if not failing:
+        return None
+    where = "; ".join(f"{', '.join(n)}: outside under {', '.join(b)}" for b, n in failing.items())
+    return (f"paper: not testable = the published rule (|zeta_Sim| <= 1 under every D of {', '.join(gen)}) "
+            f"holds under some D and not under others ({where}), and the references of these D differ by more "
+            f"than {k:g} combined standard uncertainties (D-sensitive: D-sens in the wide table), so the rule "
+            "cannot decide without knowing the true D")
+
+
 def _run_notes(auto_notes, untest, feature_hows, fit, added) -> list[str]:
     """The table's notes: the defaults validate chose for this M (bins, N_MC), the rows not
     testable, each feature's bins, the scale test's note, the D the rule added."""
     notes = list(auto_notes)
-    if untest:
-        notes.append(f"{', '.join(untest)}: not testable: {CONSTANT_U_REASON}")
+    for reason in dict.fromkeys(untest.values()):
+        notes.append(f"{', '.join(n for n, r in untest.items() if r == reason)}: not testable: {reason}")
     for fname, how in dict(feature_hows).items():
         notes.append(f"feature {fname}: {how}")
     if fit is not None and fit.note:
@@ -531,7 +585,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
     all_infos, all_names = infos, names
     # constant u: the rows that need variation in u are not testable (the others stand)
-    untest = {i.name: CONSTANT_U_REASON for i in infos if (i.binned or i.kind == "rank") and np.all(u == u[0])}
+    untest = _untestable(infos, E, u)
     infos = [i for i in infos if i.name not in untest]
     names = [i.name for i in infos]
     # checked once (validate), prepared once: every step below reads the same sorted data
@@ -540,8 +594,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     fbins, xrows = _feature_rows(all_infos, features, n_bins=n_bins, min_count=min_count, binning=binning, log=log,
                                  first_seen=prep.order)
     if not infos and not xrows:
-        raise ValueError(f"all uncertainties are equal, so {', '.join(untest)} cannot be tested: ask for ZMS or "
-                         "RCE too, or give features `x` for the adaptivity rows")
+        raise ValueError(f"{', '.join(untest)} cannot be tested: {'; '.join(sorted(set(untest.values())))}. "
+                         "Ask for ZMS or RCE too, or give features `x` for the adaptivity rows")
     with warnings.catch_warnings():
         # the table marks an interval that excludes its estimate ("!" and excludes_estimate)
         warnings.simplefilter("ignore", BiasedIntervalWarning)
@@ -627,12 +681,15 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
         tested[xi.name] = _binned_value(xi.code, labs[g], prep.u, prep.u * prep.z, c2)
         rows.append(_feature_row(xi, features[g], est, tested[xi.name], sim, labels,
                                  screen.unreliable(row_statistic(xi.name)), alpha, fbins[g][1]))
-    for nm in untest:
-        rows.append(_untestable_row(nm, labels))
+    for nm, reason in untest.items():
+        rows.append(_untestable_row(nm, labels, reason))
     rows.sort(key=lambda r: (row_feature(r.name) is not None, all_names.index(row_statistic(r.name))))
     joint = _joint_of(rows, untest, names + [xi.name for xi, _ in xrows], sim, fit, {**centred, **tested},
                       rule=rule, combine=combine, alpha=alpha)
     notes = _run_notes(auto_notes, untest, [(f.name, how) for f, (_, how) in zip(features, fbins)], fit, added)
+    paper = _paper_note(rows, gen, k_sensitivity)
+    if paper:
+        notes.append(paper)
     return ValidationTable(rows=rows, shape=screen, M=E.size, n_bins=sim.n_bins, n_boot=n_boot, n_mc=n_mc,
                            dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned,
                            joint=joint, notes=tuple(notes))

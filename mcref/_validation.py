@@ -35,6 +35,25 @@ def as_float_array(x: Any, name: str) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+def as_feature_array(x: Any, name: str) -> np.ndarray:
+    """Return a feature ``x`` (a conditioning variable of a dataset) as a 1-D array: finite
+    float64 when it holds numbers (booleans as 0/1), else its labels as ``str`` (a categorical
+    feature; a missing label, None, NaN or empty, is an error naming its count and first row)."""
+    arr = np.asarray(x)
+    if arr.dtype.kind in "biuf":
+        return as_float_array(arr.astype(np.float64) if arr.dtype.kind == "b" else arr, name)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind not in "OUS":
+        raise ValueError(f"`{name}` must hold numbers or labels (text), got dtype {arr.dtype}")
+    missing = np.array([v is None or (isinstance(v, float) and v != v) or str(v).strip() == ""
+                        for v in arr.tolist()], dtype=bool)
+    if missing.any():
+        raise ValueError(f"`{name}` has {int(missing.sum())} missing label(s) (None, NaN or empty), first at "
+                         f"index {int(np.argmax(missing))}")
+    return np.array([str(v).strip() for v in arr.tolist()], dtype=str)
+
+
 def as_finite_array(x: Any, name: str) -> np.ndarray:
     """Return ``x`` as a float64 array of any shape (scalars included), not empty, of finite
     values; the message of a non-finite value gives the counts and the first index."""

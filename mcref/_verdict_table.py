@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ._joint import JointVerdict
-from ._render import csv_text, json_text
+from ._render import csv_text, EXCLUDES_NOTE, json_text, p_text
 from .reference import PairedDifference, ReferenceResult
 from .shape import ShapeScreen
 from .stats import info
@@ -269,11 +269,6 @@ def _num(x, nd=4) -> str:
     return str(x)
 
 
-def _p_text(p, n_mc: int) -> str:
-    """A p-value cell: three decimals, or ``<1/(N_MC+1)`` below 0.001."""
-    return "-" if p is None else (f"{p:.3f}" if p >= 0.001 else f"<{1 / (n_mc + 1):.1g}")
-
-
 def _columns(tab: ValidationTable, wide: bool) -> tuple[list[str], list[list[str]]]:
     """The header and the cells of the text table: every column (``wide``), the conditional
     rule's compact view, or the compact view under the deciding D."""
@@ -291,7 +286,7 @@ def _columns(tab: ValidationTable, wide: bool) -> tuple[list[str], list[list[str
     f = _num
 
     def ptxt(p):
-        return _p_text(p, tab.n_mc)
+        return p_text(p, tab.n_mc)
 
     lines = []
     for r in tab.rows:
@@ -363,7 +358,7 @@ def _notes(tab: ValidationTable, wide: bool) -> list[str]:
         notes.append(f"indicative only: M={tab.M} points (bootstrap intervals and Monte Carlo p-values of fewer "
                      f"than {MIN_RELIABLE_M} points say little)")
     if any(r.excludes_estimate for r in rows):
-        notes.append("!: the BCa interval excludes its own estimate (strong finite-sample bias of the statistic)")
+        notes.append(EXCLUDES_NOTE)
     if any(r.shape_flag for r in rows):
         flagged = ", ".join(r.name for r in rows if r.shape_flag)
         notes.append(f"unreliable ({flagged}): the shape screen fails for a variable the statistic averages "

@@ -23,16 +23,16 @@ import os
 import warnings
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
-from ._tables import (DEFAULT_E, DEFAULT_U, DEFAULT_X, NeedsTextReader, Table, frame_table, numeric_column,
-                      open_table, resolve, text_column)
-from ._validation import as_float_array, check_E_u
+from ._tables import (DEFAULT_E, DEFAULT_U, DEFAULT_X, NeedsTextReader, Table, feature_column, frame_table,
+                      numeric_column, open_table, resolve, text_column)
+from ._validation import as_feature_array, check_E_u
 
 __all__ = ["Dataset", "names", "load", "from_file", "from_frame", "from_groups", "from_pairs", "parse_pairs",
-           "read_columns"]
+           "read_columns", "read_features"]
 
 _NAMES: tuple[str, ...] = (
     "Diffusion_RF",
@@ -53,8 +53,8 @@ class Dataset:
     """Errors, uncertainties and an optional conditioning variable of one dataset.
 
     The constructor validates its inputs (finite ``E`` and ``u``, ``u > 0``, same length,
-    at least two points; finite ``x`` of the same length) and stores read-only float64
-    copies, so a ``Dataset`` cannot be changed after creation.
+    at least two points; ``x`` of the same length: finite numbers, or labels) and stores
+    read-only copies, so a ``Dataset`` cannot be changed after creation.
 
     Attributes
     ----------
@@ -64,8 +64,10 @@ class Dataset:
         Errors (reference minus prediction for the packaged sets).
     u : ndarray of float64, shape (M,)
         Standard uncertainties, all > 0.
-    x : ndarray of float64, shape (M,) or None
-        Conditioning variable (input feature or prediction), or None.
+    x : ndarray of float64 or of str, shape (M,), or None
+        Conditioning variable (input feature or prediction): numbers, or labels (a
+        categorical feature, e.g. a text column: :func:`mcref.validate` gives it one bin
+        per level); or None.
     source : str
         Where the data come from and how ``E``, ``u`` and ``x`` were derived.
     Z : ndarray of float64, shape (M,)
@@ -99,14 +101,14 @@ class Dataset:
         E, u = check_E_u(self.E, self.u, min_size=1)  # each function asks for the points it needs
         x = None
         if self.x is not None:
-            x = as_float_array(self.x, "x")
+            x = as_feature_array(self.x, "x")  # numbers, or the labels of a categorical feature
             if x.shape != E.shape:
                 raise ValueError(
                     f"`x` must have the same length as `E`, got {x.size} and {E.size}"
                 )
         for field, arr in (("E", E), ("u", u), ("x", x)):
             if arr is not None:
-                arr = np.array(arr, dtype=np.float64, copy=True)  # never freeze the caller's array
+                arr = np.array(arr, dtype=arr.dtype if field == "x" else np.float64, copy=True)  # never the caller's
                 arr.flags.writeable = False
             object.__setattr__(self, field, arr)
 
@@ -239,9 +241,13 @@ def from_file(
         Name of the column holding the uncertainties. Default: the column named ``u``,
         ``uE`` or ``uncertainty`` (case-insensitive).
     x : str, optional
-        Name of the column holding the conditioning variable. Default: the column named
-        ``x`` (case-insensitive) if there is one, else no ``x``; a default ``x`` column that
-        is empty or not numeric is skipped with a warning (one named by ``x=`` must be valid).
+        Name of the column holding the conditioning variable, read by the one rule of feature
+        columns: numbers when every cell parses as a number, else labels (a categorical
+        feature, one bin per level in :func:`mcref.validate`), as ``mcref validate
+        --x-column`` and ``mcref bench --x-column`` read it. Default: the column named ``x``
+        (case-insensitive) if there is one and it holds numbers, else no ``x``; a default
+        ``x`` column that is empty or not numeric is skipped with a warning (name it with
+        ``x=`` to read its labels).
     pred, ref : str, optional
         Names of the columns holding the predictions and the reference values; give both
         (and not ``E``) to get ``E = ref - pred``.
@@ -314,7 +320,7 @@ def from_frame(
     u_is_variance: bool = False,
     name: str | None = None,
 ) -> Dataset:
-    """A dataset from the columns of a pandas DataFrame (or a mapping of column name to 1-D array).
+    """A dataset from the columns of a pandas DataFrame, or of a mapping of column name to 1-D array.
 
     The column options and their defaults are those of :func:`from_file`: ``E`` (default: the
     column ``E`` or ``error``) or ``ref`` and ``pred`` (``E = ref - pred``, the convention of
@@ -324,7 +330,11 @@ def from_frame(
     Parameters
     ----------
     df : pandas.DataFrame or mapping of str to array_like
-        The table; its row order is kept (the index is not used).
+        The table; its row order is kept (the index is not used). A mapping (a ``dict`` of
+        columns) is accepted on purpose, as ``pandas.DataFrame(df)`` would read it but
+        without needing pandas: the same columns give the same bits, every column must be
+        1-D and of one length (else a ValueError naming ``df``), and the dataset's
+        ``source`` says ``"mapping"``.
     E, u, x, pred, ref : str, optional
         Column names, as :func:`from_file`.
     u_is_variance : bool, default: False
@@ -352,13 +362,16 @@ def from_frame(
     >>> ds = from_frame(df, ref="y", pred="yhat", u="sigma", name="mine")
     >>> ds, ds.E.tolist()
     (Dataset(name='mine', M=3), [0.5, -0.5, 0.0])
+    >>> from_frame({"E": [0.5, -0.5], "u": [0.5, 1.0]}).source  # a dict of columns
+    'mapping'
     """
     _check_column_args(E=E, u=u, x=x, pred=pred, ref=ref, name=name, u_is_variance=u_is_variance)
     table = frame_table(df)
     if name is None:
         attrs = getattr(df, "attrs", None)
         name = str(attrs["name"]) if isinstance(attrs, dict) and "name" in attrs else "frame"
-    return _dataset_from_table(table, "frame", name, "DataFrame", E=E, u=u, x=x, pred=pred, ref=ref,
+    source = "mapping" if isinstance(df, Mapping) else "DataFrame"
+    return _dataset_from_table(table, "frame", name, source, E=E, u=u, x=x, pred=pred, ref=ref,
                                u_is_variance=u_is_variance)
 
 
@@ -572,15 +585,16 @@ def _dataset_from_table(table: Table, where: str, name: str, source: str, *, E, 
     unc = numeric_column(table, col_u, "u", where)
     col_x = resolve(table, x, "x", DEFAULT_X, where, required=False)
     cond = None
-    if col_x is not None:
+    if col_x is not None and x is not None:  # asked for: numbers or labels, its problems are errors
+        cond = feature_column(table, col_x, "x", where)
+    elif col_x is not None:
         try:
             cond = numeric_column(table, col_x, "x", where)
         except ValueError:
-            if x is not None:  # asked for: its problems are errors
-                raise
             # a default-named x column that is empty or not numeric: E and u are still usable
             warnings.warn(f"{where}: the {table.kind} {col_x!r} (conditioning variable x) is empty or not "
-                          "numeric; loaded without x", stacklevel=3)
+                          f"numeric; loaded without x (x={col_x!r} reads its labels as a categorical feature)",
+                          stacklevel=3)
 
     try:
         err, unc = check_E_u(err, unc, min_size=1)
@@ -638,3 +652,54 @@ def read_columns(path: str | os.PathLike[str], *, delimiter: str | None = None) 
         col[:] = [row[j].strip() for row in table.rows]
         out[name] = col
     return out
+
+
+def read_features(path: str | os.PathLike[str], names, *, delimiter: str | None = None) -> dict[str, np.ndarray]:
+    """Feature columns of a user file, read as :func:`from_file` reads ``x``: numbers when
+    every cell parses as a number, else labels (a categorical feature).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file :func:`from_file` reads.
+    names : str or sequence of str
+        Column names (exact, else case-insensitive).
+    delimiter : str, optional
+        Field delimiter of a text file (default: as :func:`from_file`).
+
+    Returns
+    -------
+    dict of str to ndarray
+        Name as given → float64 values or ``str`` labels, in row order (row ``i`` is row
+        ``i`` of the :class:`Dataset` of the same file).
+
+    Raises
+    ------
+    ValueError
+        A missing column (the available ones listed), a missing or infinite number, a
+        missing label.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "mine.csv"
+    >>> _ = p.write_text("E,u,grp,t\\n0.5,1.0,a,1\\n-0.25,0.5,b,2.5\\n")
+    >>> {k: v.tolist() for k, v in read_features(p, ["grp", "t"]).items()}
+    {'grp': ['a', 'b'], 't': [1.0, 2.5]}
+    """
+    names = [names] if isinstance(names, str) else list(names)
+    delimiter = _check_delimiter(delimiter)
+
+    def read(fast: bool) -> dict[str, np.ndarray]:
+        p, table, _ = open_table(path, delimiter, fast=fast)
+        lower = {c.lower() for c in table.names}
+        missing = [n for n in names if n not in table.names and n.lower() not in lower]
+        if missing:
+            raise ValueError(f"{p.name}: no column {', '.join(map(repr, missing))}; available columns: "
+                             f"{', '.join(map(repr, table.names))}")
+        return {n: as_feature_array(feature_column(table, n, "x", p.name), n) for n in names}
+
+    try:
+        return read(True)
+    except NeedsTextReader:  # a text column of a fast-read file: the text reader's rules and messages
+        return read(False)

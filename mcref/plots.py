@@ -410,12 +410,14 @@ def plot_report(E, u, x=None, *, name: str = "", seed=None, dist="normal", path=
     """One figure with the whole toolbox: E vs u, calibration curve, reliability diagram,
     ⟨Z²⟩ and coverage per bin of u (consistency), confidence curve, and with ``x``: Z vs x,
     ⟨Z²⟩ and coverage per bin of x (adaptivity); plus the shape screen. Saved to ``path``
-    when given. Returns the figure."""
+    when given. Returns the figure. A categorical ``x`` (labels, e.g. a text column) has no
+    panels of x here: its adaptivity rows are :func:`mcref.validate`'s (``validate(E, u,
+    x={"name": x})``)."""
     from .shape import shape_screen
 
     plt = pyplot()
     E, u = check_E_u(E, u, min_size=100)
-    has_x = x is not None
+    has_x = x is not None and np.asarray(x).dtype.kind in "biuf"
     const_u = bool(np.all(u == u[0]))
     fig, axes = plt.subplots(3, 3, figsize=(15, 12.5))
     ax = iter(axes.flat)

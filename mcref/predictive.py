@@ -111,6 +111,10 @@ class PredictiveCheck:
     alpha : float
         Level of the tests.
     notes : tuple of str
+    seed : int or None
+        The seed of the randomized ranks and of the validation (samples, estimators; drawn from
+        the OS when none was given): ``seed=check.seed`` repeats the check. None for quantiles
+        and intervals, which draw nothing.
     """
 
     form: str
@@ -126,6 +130,7 @@ class PredictiveCheck:
     local: tuple[LocalCoverage, ...] = ()
     alpha: float = 0.05
     notes: tuple[str, ...] = ()
+    seed: Any = None
 
     @property
     def coverage_verdict(self) -> str:
@@ -175,6 +180,39 @@ class PredictiveCheck:
             lines.append(f"validate (E, u): {rows}" + (f"; joint: {j.verdict} (p={j.p:.3g})" if j is not None else ""))
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+    def record(self) -> dict[str, Any]:
+        """The check as plain data: its verdicts, tests, coverage and local-coverage rows, the
+        validation of (E, u) as :meth:`mcref.ValidationTable.to_json` writes it (or None)."""
+        import json
+        from dataclasses import asdict
+
+        return {
+            "dataset": self.name, "seed": self.seed, "form": self.form, "M": self.M, "verdict": self.verdict,
+            "coverage_verdict": self.coverage_verdict, "pit_verdict": self.pit_verdict, "alpha": self.alpha,
+            "chi2_pvalue": None if self.uniformity is None else self.uniformity.chi2_pvalue,
+            "ks_pvalue": self.ks_pvalue, "crps": self.crps, "coverage": [asdict(r) for r in self.coverage],
+            "local": [{"level": c.level, "along": c.along, "n_off": c.n_off, "n_bins": c.n_bins} for c in self.local],
+            "validation": None if self.validation is None else json.loads(self.validation.to_json()),
+            "notes": list(self.notes),
+        }
+
+    def to_json(self) -> str:
+        """:meth:`record` as valid JSON (NaN as null: :func:`mcref._render.json_text`)."""
+        from ._render import json_text
+
+        return json_text(self.record())
+
+    def to_csv(self) -> str:
+        """CSV, one row per coverage row (level), led by the dataset, the seed, the form and the
+        check's verdicts; the validation of (E, u) is in :meth:`to_json` (or ``validation.to_csv()``)."""
+        from dataclasses import asdict
+
+        from ._render import csv_text
+
+        head = {"dataset": self.name, "seed": self.seed, "form": self.form, "M": self.M, "verdict": self.verdict,
+                "coverage_verdict": self.coverage_verdict}
+        return csv_text([{**head, **asdict(r)} for r in self.coverage])
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebook display
         import html
@@ -355,7 +393,7 @@ def from_samples(y, samples, *, x=None, levels: Sequence[float] = DEFAULT_LEVELS
     local = _local(E, u, x, levels, u[:, None] * special.ndtri(0.5 + levels / 2)[None, :])
     val = _validated(E, u, name, verdict, {"seed": s_val, **validate_options})
     return PredictiveCheck("samples", name, y.size, ds, tuple(rows), pit, unif, ks, crps, val, local, alpha,
-                           tuple(notes))
+                           tuple(notes), seed=ss.entropy)
 
 
 def from_intervals(y, lo, hi, level, *, x=None, name: str = "", alpha: float = 0.05) -> PredictiveCheck:
@@ -561,7 +599,7 @@ def from_estimator(model, X, y, *, x=None, levels: Sequence[float] = DEFAULT_LEV
     local = _local(E, std, x, levels, std[:, None] * special.ndtri(0.5 + levels / 2)[None, :])
     val = _validated(E, std, name or type(model).__name__, verdict, {"seed": ss, **validate_options})
     return PredictiveCheck("gaussian", name or type(model).__name__, y.size, ds, tuple(rows), pit, unif, ks, crps,
-                           val, local, check_probability(alpha, "alpha"))
+                           val, local, check_probability(alpha, "alpha"), seed=ss.entropy)
 
 
 def predict_mean_std(model, X) -> tuple[np.ndarray, np.ndarray]:

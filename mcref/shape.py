@@ -378,7 +378,8 @@ def shape_screen(E: Any, u: Any, *, quantiles: str = "hd") -> ShapeScreen:
     ValueError
         For an invalid dataset or ``quantiles``, fewer than 4 points, or a degenerate
         squared variable, named ``E**2`` or ``Z**2``. A constant ``u``
-        (homoscedastic data) is accepted: its screen reports β = 0 and κ = NaN.
+        (homoscedastic data) is accepted: its screen reports β = 0 and κ = NaN; so is a
+        constant ``|E|`` (for E²).
 
     Examples
     --------
@@ -416,7 +417,11 @@ def _screen_sorted(u2: np.ndarray, e2: np.ndarray, z2: np.ndarray, quantiles: st
         b_u, k_u = 0.0, float("nan")
     else:
         b_u, k_u = _shape_of(u2, "u**2", method, weights)
-    b_E, k_E = _shape_of(e2, "E**2", method, weights)
+    if e2[0] == e2[-1]:
+        # one |E| for every point: E² has no shape either (CC is then not testable in validate)
+        b_E, k_E = 0.0, float("nan")
+    else:
+        b_E, k_E = _shape_of(e2, "E**2", method, weights)
     b_Z, k_Z = _shape_of(z2, "Z**2", method, weights)
     return ShapeScreen(beta_u2=b_u, beta_E2=b_E, beta_Z2=b_Z,
                        kappa_u2=k_u, kappa_E2=k_E, kappa_Z2=k_Z)

@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ._recalibrate import METHODS, recalibrate
-from ._validation import check_choice
+from ._recalibrate import METHODS, MIN_BIN_COUNT, recalibrate
+from ._validation import check_choice, check_int
 from .predictive import predict_mean_std
 
 try:
@@ -64,7 +64,12 @@ class RecalibratedRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
     x_column : int, optional
         Column of X used as the covariate of ``method="bvs"`` (bins of x instead of u).
     n_bins : int, default: 20
-        Bins of ``"bvs"``.
+        The most bins of ``"bvs"``. Each bin keeps at least 30 calibration points, so a small
+        calibration set gets fewer: ``min(n_bins, M // 30)`` for M calibration pairs (the
+        out-of-fold or held-out ones), e.g. 10 bins on 300 points, one on 30 to 59; the
+        count used is ``n_bins_``. The folds of a grid search or ``cross_val_score`` may
+        differ in size: each fit shrinks on its own (as :func:`mcref.validate`'s default
+        bins do), where :func:`mcref.recalibrate` would refuse.
     degree : {1, 2}, default: 1
         Degree of ``"poly"``.
     random_state : int, optional
@@ -76,6 +81,9 @@ class RecalibratedRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         The fitted regressor (on all the data, or ``estimator`` itself with ``"prefit"``).
     recalibrator_ : mcref.Recalibrator
         The fitted map u ↦ u'.
+    n_bins_ : int or None
+        The bins of ``"bvs"`` fitted (``n_bins`` shrunk to the calibration set; None for the
+        other methods).
     oof_E_, oof_u_ : ndarray
         The calibration pairs the map was fitted on (out-of-fold, or held-out).
 
@@ -147,7 +155,11 @@ class RecalibratedRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
             if not seen.all():
                 raise ValueError("`cv` must hold out every row once (a K-fold-like splitter)")
             self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
-        self.recalibrator_ = recalibrate(E, u, method, x=self._x(X), n_bins=self.n_bins, degree=self.degree)
+        # bvs: at most n_bins bins, each of MIN_BIN_COUNT (30) points or more: fewer on a small calibration set
+        n_bins = check_int(self.n_bins, "n_bins", minimum=1)
+        self.n_bins_ = min(n_bins, max(1, y.size // MIN_BIN_COUNT)) if method == "bvs" else None
+        self.recalibrator_ = recalibrate(E, u, method, x=self._x(X), n_bins=self.n_bins_ or n_bins,
+                                         degree=self.degree)
         self.oof_E_, self.oof_u_ = E, u
         return self
 

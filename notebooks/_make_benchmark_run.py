@@ -15,7 +15,7 @@ INTRO = r"""# Benchmark runs: many datasets at once
 
 Validating the uncertainties of dozens of models means the same `mcref.validate` call on every
 dataset, in parallel, with a summary at the end, and a way to add models later or to resume after
-a crash. `mcref.benchmark` does this (README, "Benchmark runs"; methods in `docs/methods.md`,
+a crash. `mcref.benchmark` does this (docs/guide/studies.md, "Benchmark runs"; methods in `docs/methods.md`,
 sections "Verdicts" and "Studies"):
 
 * each dataset is one cell of a study: one `mcref.validate` call, all statistics on the same

@@ -15,7 +15,7 @@ from _nbgen import code, main, md, notebook
 INTRO = r"""# From your model's predictions to a verdict
 
 A regression model with uncertainties, fitted with scikit-learn, validated with mcref without
-writing (E, u) by hand (README, "From your model's predictions"):
+writing (E, u) by hand (docs/guide/predictions.md):
 
 * a **Gaussian process** (`predict(X, return_std=True)`): `mcref.from_estimator`;
 * a **bootstrap ensemble** of 10 gradient-boosted tree models: its members' predictions are

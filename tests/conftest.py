@@ -112,3 +112,14 @@ def qm9():
     except (ValueError, OSError, KeyError) as exc:  # pragma: no cover - depends on packaging
         pytest.skip(f"QM9_E not loadable: {exc}")
     return np.asarray(ds.E, dtype=float), np.asarray(ds.u, dtype=float)
+
+
+@pytest.fixture()
+def small_csv(tmp_path):
+    """A calibrated CSV file of 300 rows, columns E and u (the command line's tests)."""
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.5, 2.0, 300)
+    E = u * rng.normal(size=300)
+    p = tmp_path / "small.csv"
+    p.write_text("E,u\n" + "".join(f"{a},{b}\n" for a, b in zip(E, u)))
+    return p

@@ -350,7 +350,7 @@ def test_cli_bench_end_to_end(files, tmp_path):
 def test_cli_demo_is_a_benchmark_of_the_nine_sets(capsys):
     from mcref.cli import main
 
-    assert main(["demo", "--boot", "100", "--mc", "100", "--n-jobs", "1", "--no-progress"]) == 0
+    assert main(["demo", "--boot", "100", "--mc", "100", "--n-jobs", "1", "--no-progress", "--seed", "0"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("benchmark: 9 dataset(s) x 5 statistic(s), B=100, N_MC=100, seed=0")
     for name in mcref.datasets.names():
@@ -421,13 +421,19 @@ def _chromium() -> str | None:
     return None
 
 
-def _dump_dom(url: str) -> str:
+def _dump_dom(url: str, width: int = 1280) -> str:
+    """The DOM of ``url`` after its scripts ran, in headless Chromium with a window ``width`` px wide."""
     exe = _chromium()
     if exe is None:
         pytest.skip("no chromium binary found (apt-get install chromium) for the headless-browser test")
-    r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-                        "--virtual-time-budget=5000", "--dump-dom", url],
-                       capture_output=True, text=True, timeout=120)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as profile:
+        r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                            f"--user-data-dir={profile}", f"--window-size={width},900", "--enable-logging=stderr",
+                            "--v=0", "--virtual-time-budget=5000", "--dump-dom", url],
+                           capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "Uncaught" not in r.stderr, r.stderr[-2000:]
     return r.stdout
@@ -467,3 +473,54 @@ def test_default_n_mc_is_validates_per_dataset(monkeypatch):
     t = res.table.set_index("stat")
     assert t.loc["ENCE", "ref_normal"] == tab["ENCE"].sim["normal"].mean
     assert t.loc["ENCE", "p_permutation"] == tab["ENCE"].p_sim["permutation"]
+
+
+#: written into the page by the layout test: the page's width against the window's, after load
+_MEASURE = ("<script>window.addEventListener('load',function(){var b=document.body;"
+            "b.setAttribute('data-scroll-width',String(document.documentElement.scrollWidth));"
+            "b.setAttribute('data-inner-width',String(window.innerWidth));});</script>")
+
+
+def _visible_text(dom: str) -> str:
+    """The text a reader sees: the body without scripts, styles and tags, entities decoded."""
+    body = re.sub(r"<(script|style)\b.*?</\1>", " ", dom, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+def test_html_report_layout_at_1280px(tmp_path):
+    """Issue 34: at 1280 px the report does not scroll sideways (wide tables scroll in their own
+    box), shows no "None" (N_MC left to validate's default reads as the header says), no
+    status line of the self-test, p-values at the Monte Carlo floor as the command line
+    writes them ("< 0.0001", not 9.999e-05), and a BCa interval that excludes its estimate
+    marked "!" with its legend."""
+    rng = np.random.default_rng(11)
+    u = rng.uniform(0.2, 3.0, 600)
+    calibrated = u * rng.normal(size=600)
+    inconsistent = rng.normal(size=600) / u  # |E| falls as u grows: CC and ENCE at the floor
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        res = benchmark([("calibrated", calibrated, u), ("inconsistent", inconsistent, u)], stats=STATS,
+                        n_boot=300, seed=5, n_jobs=1, progress=False)  # n_mc: validate's default, 10^4 here
+    assert res.options["n_mc"] is None and set(res.table["n_mc"]) == {10_000}
+    floor = res.table[(res.table.dataset == "inconsistent") & (res.table.stat == "ENCE")]["p_permutation"].item()
+    assert floor == 1 / 10_001  # the data's ENCE beyond every shuffle's
+    index = Path(res.to_html(tmp_path / "report"))
+    page = index.with_name("measure.html")
+    page.write_text(index.read_text(encoding="utf-8").replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
+    dom = _dump_dom(page.as_uri(), width=1280)
+    scroll = int(re.search(r'data-scroll-width="(\d+)"', dom).group(1))
+    inner = int(re.search(r'data-inner-width="(\d+)"', dom).group(1))
+    assert inner == 1280 and scroll <= inner, f"the page scrolls sideways: {scroll} px wide in a {inner} px window"
+    text = _visible_text(dom)
+    assert "None" not in text and "nan" not in text.split()
+    assert "images loaded" not in text and "selftest" not in text  # the self-test writes only under #selftest
+    assert "9.999e-05" not in text and "0.0001" in text and "< 0.0001" in text
+    assert "N_MC = default_n_mc(M)" in text
+    marked = bool(res.table["excludes_estimate"].any())
+    assert ("!: the BCa interval excludes its own estimate" in text) == marked
+    assert ("!" in re.sub(r"!: the BCa.*", "", text)) == marked
+    import matplotlib
+
+    matplotlib.use("Agg")
+    title = res.plot()[0].figure.texts[0].get_text()  # the summary figure of the report
+    assert "None" not in title and "N_MC = default_n_mc(M)" in title

@@ -170,6 +170,9 @@ def _predictive_file(tmp_path, suffix=".csv"):
         df[f"s_{j}"] = mu + sd * rng.normal(size=M)
     for t in (0.05, 0.5, 0.95):
         df[f"q{round(t * 100):02d}"] = mu + sd * norm.ppf(t)
+    for p in (0.5, 0.9):  # central intervals, 0.9 a little too narrow
+        half = sd * norm.ppf(0.5 + p / 2) * (0.8 if p == 0.9 else 1.0)
+        df[f"lo{round(p * 100)}"], df[f"hi{round(p * 100)}"] = mu - half, mu + half
     f = tmp_path / f"preds{suffix}"
     if suffix == ".parquet":
         pytest.importorskip("pyarrow")
@@ -208,9 +211,65 @@ def test_validate_quantiles(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == str(check)
 
 
+def test_validate_intervals_equals_from_intervals(tmp_path, capsys):
+    """``--intervals lo50:hi50,lo90:hi90`` (issue 34): levels read from the names or given by
+    --levels; the text, JSON and CSV of :func:`mcref.from_intervals` of those columns."""
+    import mcref
+
+    df, f = _predictive_file(tmp_path)
+    y = df["y"].to_numpy()
+    check = mcref.from_intervals(y, df[["lo50", "lo90"]].to_numpy(), df[["hi50", "hi90"]].to_numpy(), [0.5, 0.9],
+                                 name="preds")
+    assert main(["validate", str(f), "--intervals", "lo50:hi50,lo90:hi90", "--ref", "y"]) == 0
+    assert capsys.readouterr().out.strip() == str(check)
+    argv = ["validate", str(f), "--intervals", "lo50:hi50, lo90:hi90", "--levels", "0.5,0.9", "--ref", "y", "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["form"] == "intervals" and doc["verdict"] == check.verdict and doc["seed"] is None
+    assert [r["observed"] for r in doc["coverage"]] == [r.observed for r in check.coverage]
+    assert main(["validate", str(f), "--intervals", "lo50:hi50,lo90:hi90", "--ref", "y", "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("dataset,seed,form,M,verdict,coverage_verdict,kind,level,")
+    assert [ln.split(",")[7] for ln in lines[1:]] == ["0.5", "0.9"]
+
+
+@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+def test_validate_samples_and_quantiles_give_json_and_csv(tmp_path, capsys):
+    """--samples and --quantiles print JSON and CSV like validate (issue 34): the seed, the
+    check's verdicts and rows, and for --samples the validation table of (E, u) inside the JSON."""
+    import mcref
+
+    df, f = _predictive_file(tmp_path)
+    opts = ["--stat", "ZMS,ENCE", "--boot", "200", "--mc", "200", "--bins", "5", "--seed", "3"]
+    assert main(["validate", str(f), "--samples", "s_*", "--ref", "y", *opts, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    check = mcref.from_samples(df["y"].to_numpy(), df[[f"s_{j}" for j in range(10)]].to_numpy(), name="preds",
+                               seed=3, stats=["ZMS", "ENCE"], n_boot=200, n_mc=200, n_bins=5)
+    assert doc["seed"] == 3 and doc["verdict"] == check.verdict and doc["ks_pvalue"] == check.ks_pvalue
+    assert [r["stat"] for r in doc["validation"]["rows"]] == ["ZMS", "ENCE"]
+    assert doc["validation"]["rows"][1]["estimate"] == check.validation["ENCE"].estimate
+    assert main(["validate", str(f), "--samples", "s_*", "--ref", "y", *opts, "--csv"]) == 0
+    out = capsys.readouterr().out
+    assert out == check.to_csv() and out.splitlines()[1].startswith("preds,3,samples,400,")
+    assert main(["validate", str(f), "--quantiles", "q05,q50,q95", "--ref", "y", "--csv"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1 + 3 + 1  # header, three levels, one central pair
+
+
+def test_interval_level_from_name():
+    from mcref.cli._predictive import name_level
+
+    assert [name_level(n) for n in ("lo90", "hi_95", "upper0.5", "lower_0.9", "lo5", "lo", "sigma2x")] == \
+        [0.9, 0.95, 0.5, 0.9, 0.5, None, None]
+
+
 @pytest.mark.parametrize(
     "extra, match",
     [
+        (["--intervals", "lo50,hi50", "--ref", "y"], "LOWER:UPPER column pairs"),
+        (["--intervals", "lo50:hi90", "--ref", "y"], "give --levels"),
+        (["--intervals", "lo50:hi50,lo90:nohi", "--ref", "y"], "--intervals: no column 'nohi'"),
+        (["--intervals", "hi50:lo50", "--ref", "y"], "must not exceed"),
+        (["--intervals", "lo50:hi50", "--levels", "0.5,0.9", "--ref", "y"], "--levels: 2 levels for 1"),
         (["--samples", "z_*", "--ref", "y"], "--samples: no column"),
         (["--samples", "s_0", "--ref", "y"], "2 or more"),
         (["--samples", "s_*"], "--ref"),

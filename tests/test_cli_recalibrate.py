@@ -149,6 +149,7 @@ def test_out_replaces_an_existing_file(datafile, tmp_path):
         (["--method", "zms", "--out", "{tmp}"], "--out:"),
         (["--method", "zms", "--x-column", "feat"], "--x-column is used only by --method bvs"),
         (["--method", "bvs", "--x-column", "nope"], "--x-column names column 'nope', which is missing"),
+        (["--method", "bvs", "--x-column", "note"], "--x-column: column 'note' holds text (a categorical feature)"),
         (["--method", "zms", "--bins", "5"], "--bins is used only by --method bvs"),
         (["--method", "isotonic", "--degree", "2"], "--degree is used only by --method poly"),
         (["--method", "bvs", "--bins", "100"], "--bins"),

@@ -1,7 +1,7 @@
 """Studies on a real Dask cluster: a `dask scheduler` and `dask worker` processes over TCP.
 
 Not a LocalCluster: the scheduler and the workers are separate processes started the way
-a user starts them (README, "Beyond one machine"), on the loopback interface, and the
+a user starts them (docs/guide/studies.md, "Beyond one machine"), on the loopback interface, and the
 study connects by address — the path that used to fail with "No clients found".
 """
 
@@ -129,7 +129,7 @@ def _sum_cell(key, params, seed_seq, n_threads, data=None):
 
 
 def test_cli_study_on_the_cluster_equals_the_local_run(cluster, tmp_path):
-    # the recipe of the README: `mcref study ... --backend dask --scheduler ADDRESS`
+    # the recipe of docs/guide/studies.md: `mcref study ... --backend dask --scheduler ADDRESS`
     base = [sys.executable, "-m", "mcref.cli", "study", "scaling", "--small", "--seed", "5", "--no-progress"]
     env = {**os.environ}
     remote = subprocess.run(base + ["--backend", "dask", "--scheduler", cluster.address, "--csv",

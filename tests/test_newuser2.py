@@ -89,14 +89,6 @@ def test_unknown_study_keyword_is_named():
 # ----------------------------------------------------------------------------------
 # files, directories and messages in CLI words
 # ----------------------------------------------------------------------------------
-@pytest.fixture()
-def small_csv(tmp_path):
-    rng = np.random.default_rng(0)
-    u = rng.uniform(0.5, 2.0, 300)
-    E = u * rng.normal(size=300)
-    p = tmp_path / "small.csv"
-    p.write_text("E,u\n" + "".join(f"{a},{b}\n" for a, b in zip(E, u)))
-    return p
 
 
 def _error(capsys, argv) -> str:

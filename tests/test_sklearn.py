@@ -64,6 +64,28 @@ def test_prefit_and_bvs_on_x():
     assert abs(np.log(z_rec)) < 0.25 * abs(np.log(z_raw))
 
 
+def test_bvs_shrinks_its_bins_on_a_few_hundred_points():
+    """Issue 34: 300 calibration pairs hold 10 bins of 30, not the 20 that recalibrate() refuses;
+    each fold of a cross-validation shrinks on its own, and 20 stay 20 on a large set."""
+    from mcref import recalibrate
+
+    X, y = problem(n=300, seed=4)
+    gp = overconfident_gp().fit(X[:150], y[:150])
+    model = RecalibratedRegressor(gp, method="bvs", cv="prefit").fit(X, y)
+    assert model.n_bins == 20 and model.n_bins_ == 10 and len(model.recalibrator_.params) == 10
+    mean, std = gp.predict(X, return_std=True)
+    with pytest.raises(ValueError, match="`n_bins`=20 leaves bins with fewer than 30 points"):
+        recalibrate(y - mean, std, "bvs")
+    same = recalibrate(y - mean, std, "bvs", n_bins=10)  # what the wrapper fitted
+    np.testing.assert_array_equal(model.predict(X, return_std=True)[1], same.apply(std))
+    scores = cross_val_score(RecalibratedRegressor(BayesianRidge(), method="bvs", cv=3, random_state=0), X, y,
+                             cv=KFold(3, shuffle=True, random_state=0), scoring=neg_crps_scorer)
+    assert np.isfinite(scores).all()  # 200-point training folds: 133-point out-of-fold sets, 4 bins
+    big = RecalibratedRegressor(BayesianRidge(), method="bvs", cv=3, random_state=0).fit(*problem(n=900))
+    assert big.n_bins_ == 20
+    assert RecalibratedRegressor(BayesianRidge(), method="zms").fit(X, y).n_bins_ is None
+
+
 def test_clone_params_and_cross_validation():
     X, y = problem(n=400, seed=2)
     model = RecalibratedRegressor(BayesianRidge(), method="rce", cv=3, random_state=0)

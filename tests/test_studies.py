@@ -166,7 +166,7 @@ def test_scaling_study_table_and_fit():
 
 
 def test_scaling_bit_identical_across_jobs_and_order():
-    kw = dict(models=("NIG", "T6IG"), M=(400,), N=(5, 10), k=(3, 6), n_mc=40, progress=False)
+    kw = dict(models=("NIG", "T6IG"), M=(400,), N=(5, 10), k=(3, 6), n_mc=40, progress=False, seed=0)
     a = studies.scaling(**kw, n_jobs=1).table
     b = studies.scaling(**kw, n_jobs=2).table
     pd.testing.assert_frame_equal(a, b)
@@ -416,7 +416,7 @@ def test_extrapolation_bootstrap_se_against_naive_resamples():
 
 def test_scaling_on_a_dask_cluster_is_bit_identical():
     distributed = pytest.importorskip("distributed")
-    kw = dict(models=("NIG", "T6IG"), M=(400,), N=(5, 10), k=(3,), n_mc=40, progress=False)
+    kw = dict(models=("NIG", "T6IG"), M=(400,), N=(5, 10), k=(3,), n_mc=40, progress=False, seed=0)
     local = studies.scaling(**kw, n_jobs=1).table
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
             distributed.Client(cl) as client:

@@ -152,8 +152,8 @@ def test_validate_row_and_joint(registered):
 def test_study_workers_receive_the_registry(registered):
     """Loky workers are fresh processes: the runner ships the registered statistics."""
     spec = mcref.studies.StudySpec("user", {"stat": "MAZ"}, [{"i": i} for i in range(4)], toy.user_stat_cell)
-    seq = mcref.studies.run_study(spec, n_jobs=1, progress=False).table
-    par = mcref.studies.run_study(spec, n_jobs=2, backend="loky", progress=False).table
+    seq = mcref.studies.run_study(spec, n_jobs=1, progress=False, seed=0).table
+    par = mcref.studies.run_study(spec, n_jobs=2, backend="loky", progress=False, seed=0).table
     np.testing.assert_array_equal(par["value"].to_numpy(), seq["value"].to_numpy())
     np.testing.assert_allclose(seq["value"], seq["numpy"], rtol=1e-14)
 

@@ -42,7 +42,7 @@ _CLI_NAMES = {
     "ref": "--ref", "pred=": "--pred COLUMN", "ref=": "--ref COLUMN", "x": "x", "x=": "x",
     "max_fraction": "--max-fraction", "steps": "--steps", "rule": "--rule", "path": "FILE",
     "delimiter": "--delimiter", "sources": "PATH", "n_splits": "--cv", "degree": "--degree", "method": "--method",
-    "by": "--by", "pairs": "--pairs",
+    "by": "--by", "pairs": "--pairs", "scheduler": "--scheduler", "connect_timeout": "--connect-timeout",
 }
 
 
@@ -87,7 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .._warnings import MCRefWarning
 
     _shown.clear()
+    from ._common import check_outputs
+
     try:
+        check_outputs(args)  # nothing is computed before an output that cannot be written is refused
         # warning settings restored on return: main() may run inside a program or a test;
         # the command's --progress/--no-progress is the default of every library call below it
         with warnings.catch_warnings(), _progress.default(getattr(args, "progress", None)):
@@ -104,6 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # Python flushes stdout at exit: send it nowhere
         return 0
+    except OSError as exc:  # a file that vanished or a full disk while writing: one line, no traceback
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"mcref: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         _progress.end_line()  # a bar interrupted while it was drawn
         # a study, bench or demo run: the runner has said what was kept and how to resume

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import datasets
 from .._validate import RULES
-from ._common import add_progress_flag, AUTO_MC, DEMO_STATS, stats_list
+from ._common import add_dask_options, add_progress_flag, AUTO_MC, BINS_HELP, DEMO_STATS, stats_list
 
 __all__ = ["cmd_bench", "parser_bench"]
 
@@ -33,7 +33,8 @@ def cmd_bench(args) -> int:
         warnings.simplefilter("ignore", FewReplicatesWarning)
         res = benchmark(sources, stats=stats_list(args.stat, DEMO_STATS), store=args.store, E=args.E, u=args.u,
                         pred=args.pred, ref=args.ref, u_is_variance=args.u_is_variance, n_jobs=args.n_jobs,
-                        backend=args.backend, scheduler=args.scheduler, seed=args.seed,
+                        backend=args.backend, scheduler=args.scheduler, connect_timeout=args.connect_timeout,
+                        seed=args.seed,
                         progress=args.progress is not False, x=args.x_column, by=args.by, pairs=args.pairs,
                         adaptivity=args.x_column is not None, **opts)
     print(res)
@@ -69,14 +70,14 @@ def parser_bench(sub) -> None:
     sp.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")
     sp.add_argument("--backend", default="loky", choices=["loky", "threading", "sequential", "dask"],
                     help="where data sets run (default loky processes; dask: a Dask cluster)")
-    sp.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
+    add_dask_options(sp)
     sp.add_argument("--seed", type=int, default=None,
                     help="benchmark seed (default: the store's, else drawn from the OS and printed)")
     sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
     sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats " + AUTO_MC)
     sp.add_argument("--dists", help="comma-separated generative distributions (default "
                     "normal,t6,empirical,permutation)")
-    sp.add_argument("--bins", type=int, default=20, help="equal-count bins (default 20)")
+    sp.add_argument("--bins", type=int, default=None, help=BINS_HELP + ", per data set as mcref validate")
     sp.add_argument("--min-count", type=int, default=30, help="fewest points per bin (default 30)")
     sp.add_argument("--shrink", action="store_true", help="fewer bins instead of failing when M/bins < --min-count")
     sp.add_argument("--rule", default=RULES[0], choices=list(RULES),
@@ -96,7 +97,8 @@ def parser_bench(sub) -> None:
                            "'A=pred_A:sigma_A,B=pred_B:sigma_B' (NAME= optional); with --ref the first column of "
                            "a pair holds predictions (E = ref - pred), else errors")
     sp.add_argument("--x-column", metavar="NAME",
-                    help="feature column of the files: with it, every data set is validated with its adaptivity "
-                         "rows ENCE|x, ZMSE|x (built-in sets: their x)")
+                    help="feature column of the files (numbers, or text: categorical, as mcref validate reads it): "
+                         "with it, every data set is validated with its adaptivity "
+                         "rows ENCE|NAME, ZMSE|NAME (built-in sets: their x, rows ENCE|x)")
     add_progress_flag(sp)
     sp.set_defaults(func=cmd_bench)

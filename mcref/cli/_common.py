@@ -12,14 +12,36 @@ from typing import Sequence
 
 from .. import datasets
 from .._bootstrap import bootstrap_many
-from .._render import text_table
+from .._render import EXCLUDES_NOTE, text_table
 from ..stats import STATISTICS
 
 __all__ = ["DEMO_STATS", "features_of", "load_data", "bins_of", "stats_list", "fmt", "stats_table", "print_stats", "seed_of",
-           "dists_of", "add_progress_flag", "data_args", "AUTO_MC"]
+           "dists_of", "add_dask_options", "add_progress_flag", "data_args", "AUTO_MC", "BINS_HELP", "OUTPUTS", "check_outputs"]
 
 
 DEMO_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
+
+
+#: every option that names an output file or folder, in any command: (attribute, option, a folder?).
+#: ``--json``/``--csv`` without a value (validate, stats, ...) print to stdout and are not paths.
+OUTPUTS = (("out", "--out", False), ("csv", "--csv", False), ("json", "--json", False), ("html", "--html", True),
+           ("store", "--store", False))
+
+
+def check_outputs(args) -> None:
+    """Refuse, before any work, an output a command could not write: every path option of
+    :data:`OUTPUTS` (the folder that will hold it exists and takes a new file; it is not a
+    folder, or for --html not a file nor a folder other than an earlier report). One check for
+    every command, run by :func:`mcref.cli.main` before the command itself."""
+    from .._html import check_report_target
+    from .._render import check_writable
+
+    for attr, option, folder in OUTPUTS:
+        path = getattr(args, attr, None)
+        if isinstance(path, str):
+            check_writable(path, option, directory=folder)
+            if folder:
+                check_report_target(path, option)
 
 
 def load_data(args) -> datasets.Dataset:
@@ -72,7 +94,7 @@ def print_stats(rows: list[dict]) -> None:
             for r in rows]
     print("\n".join(text_table(head, body)))
     if any(r["excludes_estimate"] for r in rows):
-        print("!: the interval excludes its own estimate (strong finite-sample bias of the statistic)")
+        print(EXCLUDES_NOTE.replace("BCa interval", "interval"))  # any --method
 
 
 def seed_of(args) -> int:
@@ -94,6 +116,15 @@ def dists_of(args) -> list[str]:
     return [d.strip() for d in args.dists.split(",") if d.strip()] if args.dists else list(VALIDATE_DISTS)
 
 
+def add_dask_options(sp: argparse.ArgumentParser) -> None:
+    """``--scheduler`` and ``--connect-timeout``, the Dask options of ``bench`` and ``study``."""
+    from ..studies._runner import DASK_CONNECT_TIMEOUT
+
+    sp.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
+    sp.add_argument("--connect-timeout", type=float, default=DASK_CONNECT_TIMEOUT, metavar="SECONDS",
+                    help=f"seconds to wait for the --scheduler to answer (default {DASK_CONNECT_TIMEOUT:g})")
+
+
 def add_progress_flag(sp: argparse.ArgumentParser) -> None:
     """``--progress/--no-progress`` on a data command; :func:`main` makes it the default
     ``progress=`` of every library call the command makes (mcref._progress)."""
@@ -113,8 +144,7 @@ def data_args(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
     sp.add_argument("--delimiter", help="field delimiter of a text file (default: guessed; tab for .tsv)")
     sp.add_argument("--stat", help="comma-separated statistics (" + ",".join(STATISTICS) + ")")
-    sp.add_argument("--bins", type=int, default=None,
-                    help="equal-count bins (default 20, fewer when M/20 < --min-count so that every bin keeps --min-count points; an explicit --bins is kept or refused)")
+    sp.add_argument("--bins", type=int, default=None, help=BINS_HELP)
     sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
     sp.add_argument("--min-count", type=int, default=30,
                     help="fewest points per bin (default 30); with fewer, an error unless --shrink")
@@ -132,12 +162,17 @@ def data_args(sp: argparse.ArgumentParser) -> None:
     add_progress_flag(sp)
 
 
+#: help of the --bins options that run validate (its default bins depend on M)
+BINS_HELP = ("equal-count bins (default 20, fewer when M/20 < --min-count so that every bin keeps --min-count "
+             "points; an explicit --bins is kept or refused)")
 #: help of the --mc options that run validate (its default N_MC depends on M)
 AUTO_MC = "(default: 10000 up to M = 20000 points, fewer above, at least 2000: mcref.default_n_mc)"
 
 
 def features_of(args, ds: datasets.Dataset) -> dict | None:
-    """The features of --x-column NAMES: columns of the file (numbers, or text: categorical), or
+    """The features of --x-column NAMES: columns of the file, read by the one rule of feature
+    columns (:func:`mcref.datasets.read_features`: numbers when every cell parses, else labels,
+    a categorical feature; as ``mcref bench --x-column`` and ``from_file(x=...)`` read them), or
     the built-in set's covariate x."""
     if args.x_column is None:
         return None
@@ -149,20 +184,7 @@ def features_of(args, ds: datasets.Dataset) -> dict | None:
             raise ValueError(f"--x-column: the built-in data set {ds.name!r} has "
                              + ("one covariate, named x" if ds.x is not None else "no covariate"))
         return {"x": ds.x}
-    cols = datasets.read_columns(args.file, delimiter=getattr(args, "delimiter", None))
-    missing = [n for n in names if n not in cols]
-    if missing:
-        raise ValueError(f"--x-column: no column {', '.join(map(repr, missing))} in {args.file}; columns: "
-                         f"{', '.join(cols)}")
-    import numpy as np
-
-    out = {}
-    for n in names:
-        v = np.asarray(cols[n])
-        if v.dtype.kind == "O":  # text cells: numbers when every cell parses, else categories
-            try:
-                v = v.astype(np.float64)
-            except ValueError:
-                v = v.astype(str)
-        out[n] = v
-    return out
+    try:
+        return datasets.read_features(args.file, names, delimiter=getattr(args, "delimiter", None))
+    except ValueError as exc:
+        raise ValueError(f"--x-column: {str(exc).replace('`x`', 'x')}") from None

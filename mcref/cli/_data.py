@@ -86,6 +86,7 @@ def cmd_decimate(args) -> int:
 
 def cmd_demo(args) -> int:
     t0 = time.perf_counter()
+    seed = seed_of(args)
     if args.validate:  # a benchmark run of the nine built-in sets
         import warnings
 
@@ -94,17 +95,18 @@ def cmd_demo(args) -> int:
 
         with warnings.catch_warnings():  # the summary says "indicative only"
             warnings.simplefilter("ignore", FewReplicatesWarning)
-            res = benchmark("all", n_boot=args.boot, n_mc=args.mc, seed=args.seed, n_jobs=args.n_jobs,
+            res = benchmark("all", n_boot=args.boot, n_mc=args.mc, seed=seed, n_jobs=args.n_jobs,
                             progress=args.progress is not False)
         print(res)
     else:
         rows = []
         for name in datasets.names():
             ds = datasets.load(name)
-            rows += stats_table(ds, list(DEMO_STATS), 20, args.boot, args.seed, "bca")
+            rows += stats_table(ds, list(DEMO_STATS), 20, args.boot, seed, "bca")
         print_stats(rows)
     print(f"\n{len(datasets.names())} data sets in {time.perf_counter() - t0:.1f} s "
-          f"(B={args.boot}{', N_MC=' + n_mc_text(args.mc) if args.validate else ''})")
+          f"(B={args.boot}{', N_MC=' + n_mc_text(args.mc) if args.validate else ''}, seed={seed}: --seed {seed} "
+          "repeats it)")
     if args.validate:
         print("(one data set in detail: mcref validate --dataset NAME; all of them as a report: "
               "mcref bench --dataset all --html DIR)")
@@ -150,7 +152,8 @@ def parser_demo(sub) -> None:
                         "BCa intervals, simulated references, verdicts).")
     sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
     sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats of the references " + AUTO_MC)
-    sp.add_argument("--seed", type=int, default=0, help="random seed (default 0: the demo is reproducible)")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="random seed (default: drawn from the OS and printed, so the run can be repeated)")
     sp.add_argument("--stats-only", dest="validate", action="store_false",
                     help="only the statistics with BCa intervals (no simulated references)")
     sp.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")

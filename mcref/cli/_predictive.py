@@ -1,6 +1,7 @@
-"""``mcref validate FILE --samples "s_*"`` and ``--quantiles q05,q50,q95``: predictive forms
-of a file to one :class:`mcref.PredictiveCheck` (:func:`mcref.from_samples`,
-:func:`mcref.from_quantiles`), the target values in the ``--ref`` column.
+"""``mcref validate FILE --samples "s_*"``, ``--quantiles q05,q50,q95`` and ``--intervals
+lo90:hi90``: predictive forms of a file to one :class:`mcref.PredictiveCheck`
+(:func:`mcref.from_samples`, :func:`mcref.from_quantiles`, :func:`mcref.from_intervals`), the
+target values in the ``--ref`` column; printed as text, ``--json`` or ``--csv``.
 
 Part of :mod:`mcref.cli`; the CLI calls only the public API.
 """
@@ -15,7 +16,7 @@ import numpy as np
 
 from .. import datasets
 
-__all__ = ["cmd_predictive", "predictive_args", "quantile_level"]
+__all__ = ["cmd_predictive", "predictive_args", "quantile_level", "name_level"]
 
 
 def predictive_args(sp) -> None:
@@ -30,10 +31,20 @@ def predictive_args(sp) -> None:
                       help="comma-separated columns of FILE holding predicted quantiles, in increasing level "
                            "(e.g. q05,q50,q95): coverage per level and per central interval, interval scores, "
                            "local coverage (mcref.from_quantiles); the target is the --ref column")
+    form.add_argument("--intervals", metavar="PAIRS",
+                      help="comma-separated LOWER:UPPER column pairs of FILE holding central prediction intervals "
+                           "(e.g. lo50:hi50,lo90:hi90): coverage per level, interval scores, local coverage "
+                           "(mcref.from_intervals); the target is the --ref column")
     sp.add_argument("--levels", metavar="LEVELS",
                     help="with --quantiles: the levels of its columns, comma-separated in (0, 1) (default: read "
-                         "from the names, q05 -> 0.05, q50 -> 0.5, q975 -> 0.975); with --samples: the central "
-                         "coverage levels checked (default 0.5,0.9,0.95)")
+                         "from the names, q05 -> 0.05, q50 -> 0.5, q975 -> 0.975); with --intervals: the level "
+                         "of each pair (default: read from the names, lo90:hi90 -> 0.9); with --samples: the "
+                         "central coverage levels checked (default 0.5,0.9,0.95)")
+
+
+def _level_of(digits: str) -> float:
+    """``"05"`` → 0.05, ``"5"`` → 0.5, ``"975"`` → 0.975 (the digits after "0."), ``"0.9"`` → 0.9."""
+    return float(digits) if "." in digits else float("0." + digits)
 
 
 def quantile_level(name: str) -> float | None:
@@ -41,10 +52,14 @@ def quantile_level(name: str) -> float | None:
     ``q_0.9``/``q0.9`` → 0.9 (a ``q`` or ``quantile`` prefix, then the digits after "0."); None
     when the name gives none."""
     m = re.fullmatch(r"(?:q|quantile)[_-]?(0?\.\d+|\d+)", name.strip(), flags=re.IGNORECASE)
-    if m is None:
-        return None
-    digits = m.group(1)
-    return float(digits) if "." in digits else float("0." + digits)
+    return None if m is None else _level_of(m.group(1))
+
+
+def name_level(name: str) -> float | None:
+    """The level the number at the end of an interval column's name gives: ``lo90`` → 0.9,
+    ``upper_95`` → 0.95, ``hi_0.5`` → 0.5 (digits as :func:`quantile_level`); None without one."""
+    m = re.search(r"(?<![\d.])(0?\.\d+|\d+)$", name.strip())
+    return None if m is None else _level_of(m.group(1))
 
 
 def _levels(text: str) -> list[float]:
@@ -77,19 +92,32 @@ def _sample_columns(cols: dict, globs: str, path: str) -> list[str]:
     return names
 
 
+def _present(cols: dict, names, option: str, path: str) -> None:
+    """Every column of ``names`` is in the file, or a ValueError naming the option and listing the columns."""
+    missing = [n for n in names if n not in cols]
+    if missing:
+        raise ValueError(f"{option}: no column {', '.join(map(repr, missing))} in {path}; columns: "
+                         f"{', '.join(cols)}")
+
+
+def _given_levels(levels: str | None, n: int, what: str) -> list[float] | None:
+    """--levels, one per column or pair (``what``), or None when not given."""
+    if levels is None:
+        return None
+    lv = _levels(levels)
+    if len(lv) != n:
+        raise ValueError(f"--levels: {len(lv)} levels for {n} {what}")
+    return lv
+
+
 def _quantile_columns(cols: dict, spec: str, levels: str | None, path: str) -> tuple[list[str], list[float]]:
     names = [c.strip() for c in spec.split(",") if c.strip()]
     if not names:
         raise ValueError("--quantiles: give comma-separated column names, e.g. q05,q50,q95")
-    missing = [n for n in names if n not in cols]
-    if missing:
-        raise ValueError(f"--quantiles: no column {', '.join(map(repr, missing))} in {path}; columns: "
-                         f"{', '.join(cols)}")
-    if levels is not None:
-        lv = _levels(levels)
-        if len(lv) != len(names):
-            raise ValueError(f"--levels: {len(lv)} levels for {len(names)} --quantiles columns")
-        return names, lv
+    _present(cols, names, "--quantiles", path)
+    given = _given_levels(levels, len(names), "--quantiles columns")
+    if given is not None:
+        return names, given
     lv = [quantile_level(n) for n in names]
     if None in lv:
         raise ValueError(f"--quantiles: the level of column {names[lv.index(None)]!r} cannot be read from its name "
@@ -97,11 +125,33 @@ def _quantile_columns(cols: dict, spec: str, levels: str | None, path: str) -> t
     return names, [float(v) for v in lv]
 
 
-def cmd_predictive(args, validate_options: dict) -> int:
-    """``mcref validate FILE --samples/--quantiles``: print the :class:`mcref.PredictiveCheck`."""
-    from ..predictive import from_quantiles, from_samples
+def _interval_columns(cols: dict, spec: str, levels: str | None, path: str) -> tuple[list[tuple[str, str]], list[float]]:
+    pairs = [p.strip() for p in spec.split(",") if p.strip()]
+    if not pairs or any(p.count(":") != 1 for p in pairs):
+        raise ValueError(f"--intervals: give comma-separated LOWER:UPPER column pairs, e.g. lo50:hi50,lo90:hi90; got "
+                         f"{spec!r}")
+    pairs = [tuple(c.strip() for c in p.split(":")) for p in pairs]
+    _present(cols, [c for p in pairs for c in p], "--intervals", path)
+    given = _given_levels(levels, len(pairs), "--intervals pairs")
+    if given is not None:
+        return pairs, given
+    lv = []
+    for lo, hi in pairs:
+        a, b = name_level(lo), name_level(hi)
+        if a is None or a != b:
+            raise ValueError(f"--intervals: the level of the pair {lo}:{hi} cannot be read from its names (lo90:hi90 "
+                             "-> 0.9); give --levels")
+        lv.append(a)
+    return pairs, lv
 
-    option = "--samples" if args.samples is not None else "--quantiles"
+
+def cmd_predictive(args, validate_options: dict) -> int:
+    """``mcref validate FILE --samples/--quantiles/--intervals``: print the :class:`mcref.PredictiveCheck`
+    (text, ``--json`` or ``--csv``)."""
+    from ..predictive import from_intervals, from_quantiles, from_samples
+
+    option = ("--samples" if args.samples is not None else "--quantiles" if args.quantiles is not None
+              else "--intervals")
     if args.file is None or args.dataset is not None:
         raise ValueError(f"{option} reads the columns of a FILE (CSV, Parquet, Feather, NPZ), not --dataset")
     for opt in ("E", "u", "pred"):
@@ -110,8 +160,6 @@ def cmd_predictive(args, validate_options: dict) -> int:
                              "target the --ref column")
     if args.ref is None:
         raise ValueError(f"{option}: give --ref COLUMN, the observed (target) values")
-    if args.json or args.csv:
-        raise ValueError(f"--json/--csv: not available with {option}; the check prints as text")
     cols = datasets.read_columns(args.file, delimiter=getattr(args, "delimiter", None))
     if args.ref not in cols:
         raise ValueError(f"--ref: no column {args.ref!r} in {args.file}; columns: {', '.join(cols)}")
@@ -132,14 +180,27 @@ def cmd_predictive(args, validate_options: dict) -> int:
             check = from_samples(y, samples, x=x, name=name, seed=seed, **extra, **validate_options)
         except ValueError as exc:
             raise ValueError(f"--samples {args.samples}: {exc}") from None
-    else:
+    elif args.quantiles is not None:
         names, levels = _quantile_columns(cols, args.quantiles, args.levels, args.file)
         q = np.column_stack([_numbers(cols, n, "--quantiles") for n in names])
         try:
             check = from_quantiles(y, q, levels, x=x, name=name)
         except ValueError as exc:
             raise ValueError(f"--quantiles {args.quantiles}: {exc}") from None
-    print(check)
-    if args.samples is not None:
-        print(f"seed: {seed} (--seed {seed} repeats this run)")
+    else:
+        pairs, levels = _interval_columns(cols, args.intervals, args.levels, args.file)
+        lo = np.column_stack([_numbers(cols, a, "--intervals") for a, _ in pairs])
+        hi = np.column_stack([_numbers(cols, b, "--intervals") for _, b in pairs])
+        try:
+            check = from_intervals(y, lo, hi, levels, x=x, name=name)
+        except ValueError as exc:
+            raise ValueError(f"--intervals {args.intervals}: {exc}") from None
+    if args.json:
+        print(check.to_json())
+    elif args.csv:
+        print(check.to_csv(), end="")
+    else:
+        print(check)
+        if check.seed is not None:
+            print(f"seed: {check.seed} (--seed {check.seed} repeats this run)")
     return 0

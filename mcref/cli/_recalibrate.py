@@ -31,14 +31,7 @@ def cmd_recalibrate(args) -> int:
         raise ValueError(f"--bins is used only by --method bvs, not {args.method!r}")
     if args.degree is not None and args.method != "poly":
         raise ValueError(f"--degree is used only by --method poly, not {args.method!r}")
-    out = None
-    if args.out is not None:  # checked before any work
-        out = os.path.abspath(args.out)
-        if os.path.isdir(out):
-            raise ValueError(f"--out: {args.out!r} is a directory; give a file name (e.g. recalibrated.csv)")
-        if not os.path.isdir(os.path.dirname(out)):
-            raise ValueError(f"--out: the directory {os.path.dirname(out)!r} does not exist (create it, or "
-                             "choose another path)")
+    out = None if args.out is None else os.path.abspath(args.out)  # checked before any work (cli.main)
     if args.dataset is not None and args.file is None and args.x_column not in (None, "x"):
         raise ValueError(f"--x-column: a built-in data set has one covariate, named x; got {args.x_column!r}")
     if args.file is not None and args.dataset is None and args.x_column is not None:
@@ -53,6 +46,9 @@ def cmd_recalibrate(args) -> int:
     if args.x_column is not None:
         if ds.x is None:
             raise ValueError(f"--x-column: the built-in data set {ds.name!r} has no covariate x")
+        if ds.x.dtype.kind != "f":
+            raise ValueError(f"--x-column: column {args.x_column!r} holds text (a categorical feature); --method bvs "
+                             "bins a numeric covariate (mcref validate --x-column takes categories)")
         x = ds.x
     opts = {"x": x}
     if args.degree is not None:

@@ -10,7 +10,7 @@ import argparse
 from typing import Any, Sequence
 
 from .._render import json_text
-from ._common import load_data
+from ._common import add_dask_options, load_data, seed_of
 
 __all__ = ["cmd_study_scaling", "cmd_study_sensitivity", "cmd_study_reliability", "cmd_study_verdicts",
            "cmd_study_extrapolation", "parser_study"]
@@ -102,7 +102,7 @@ def _options(args) -> dict:
 
 def _run_options(args) -> dict:
     return dict(seed=args.seed, n_jobs=args.n_jobs, backend=args.backend, scheduler=args.scheduler,
-                store=args.store, progress=not args.no_progress)
+                connect_timeout=args.connect_timeout, store=args.store, progress=not args.no_progress)
 
 
 def _print_study(args, res, extra: Sequence[tuple[str, Any]] = ()) -> int:
@@ -165,9 +165,9 @@ def cmd_study_extrapolation(args) -> int:
     ds = load_data(args)
     kw = _options(args)
     res = studies.extrapolation(ds.E, ds.u, step=args.step, n_max=args.n_max, min_count=args.min_count,
-                                se=args.se, seed=args.seed, name=ds.name, **kw)
+                                se=args.se, seed=seed_of(args), name=ds.name, **kw)
     if args.json:
-        print(json_text({"dataset": res.name, "M": res.M, "a": res.a, "b": res.b, "se_a": res.se_a,
+        print(json_text({"dataset": res.name, "seed": res.seed, "M": res.M, "a": res.a, "b": res.b, "se_a": res.se_a,
                          "se_a_boot": res.se_a_boot, "se": res.se, "se_b": res.se_b,
                          "consistent": res.consistent, "consistent_paper": res.consistent_paper,
                          "points": res.to_frame().to_dict(orient="list")}))
@@ -180,11 +180,13 @@ def cmd_study_extrapolation(args) -> int:
 def _study_args(q: argparse.ArgumentParser, func) -> None:
     """The runner's options, shared by the simulation studies."""
     q.add_argument("--small", action="store_true", help="fast small setting (seconds) instead of the paper's")
-    q.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
+    q.add_argument("--seed", type=int, default=None,
+                   help="study seed (default: the --store's when it holds the study, else drawn from the OS and "
+                        "printed, so the run can be repeated)")
     q.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default -1: every core)")
     q.add_argument("--backend", default="loky", choices=["loky", "threading", "sequential", "dask"],
                    help="where cells run (default loky processes; dask: a Dask cluster)")
-    q.add_argument("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask")
+    add_dask_options(q)
     q.add_argument("--store", help="SQLite results file: finished cells are kept, a rerun resumes")
     q.add_argument("--no-progress", action="store_true", help="no progress bar")
     q.add_argument("--csv", help="also write the table to this CSV file")
@@ -228,6 +230,7 @@ def parser_study(sub) -> None:
     q.add_argument("--se", default="bootstrap", choices=["bootstrap", "ols"],
                    help="standard error of the intercept for the verdict (default bootstrap; ols: as published)")
     _add_study_options(q, "extrapolation")
-    q.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    q.add_argument("--seed", type=int, default=None,
+                   help="bootstrap seed (default: drawn from the OS and printed, so the run can be repeated)")
     q.add_argument("--json", action="store_true", help="print JSON")
     q.set_defaults(func=cmd_study_extrapolation)

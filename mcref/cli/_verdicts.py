@@ -17,13 +17,13 @@ __all__ = ["cmd_validate", "cmd_report", "parser_validate", "parser_report"]
 def cmd_validate(args) -> int:
     from .._validate import validate
 
-    if args.samples is not None or args.quantiles is not None:
+    if args.samples is not None or args.quantiles is not None or args.intervals is not None:
         return cmd_predictive(args, dict(stats=stats_list(args.stat, DEMO_STATS), dists=dists_of(args),
                                          n_bins=args.bins, n_boot=args.boot, n_mc=args.mc, seed=seed_of(args),
                                          rule=args.rule, min_count=args.min_count, shrink=args.shrink,
                                          binning=args.binning, log=not args.linear_bins, combine=args.combine))
     if args.levels is not None:
-        raise ValueError("--levels goes with --samples or --quantiles")
+        raise ValueError("--levels goes with --samples, --quantiles or --intervals")
     ds = load_data(args)
     dists = dists_of(args)
     x = features_of(args, ds)
@@ -65,26 +65,22 @@ def cmd_report(args) -> int:
     ds = load_data(args)
     seed = seed_of(args)
     x = None if args.no_x else ds.x
-    if args.html:  # _html writes the directory atomically: an interrupted run leaves none
-        final = os.path.abspath(args.html)
-        if not os.path.isdir(os.path.dirname(final)):
-            raise ValueError(f"--html: the directory {os.path.dirname(final)!r} that should hold {args.html!r} "
-                             "does not exist")
-        if os.path.exists(final) and not os.path.isdir(final):
-            raise ValueError(f"--html: {args.html!r} exists and is not a directory")
+    if args.html:  # checked before any work (cli.main); _html writes the directory atomically
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FewReplicatesWarning)
             warnings.simplefilter("ignore", TieOrderWarning)
             tab = validate(ds.E, ds.u, n_boot=args.boot, n_mc=args.mc, seed=seed, name=ds.name,
                            min_count=args.min_count, shrink=args.shrink)
         write_dataset_report(tab, ds.E, ds.u, x, args.html, seed=seed)
-        print(f"wrote {os.path.join(args.html, 'report.png')}\nwrote {os.path.join(args.html, 'index.html')}")
+        print(f"wrote {os.path.join(args.html, 'report.png')}\nwrote {os.path.join(args.html, 'index.html')}\n"
+              f"seed={seed} (--seed {seed} repeats it)")
         return 0
-    with atomic_path(args.out, what="--out") as tmp:
+    out = args.out or "report.png"
+    with atomic_path(out, what="--out") as tmp:
         fig = plot_report(ds.E, ds.u, x, name=ds.name, seed=seed)
-        fig.savefig(tmp, format=os.path.splitext(args.out)[1].lstrip(".") or "png", dpi=90)
+        fig.savefig(tmp, format=os.path.splitext(out)[1].lstrip(".") or "png", dpi=90)
     plt.close(fig)
-    print(f"wrote {args.out}")
+    print(f"wrote {out} (seed={seed}: --seed {seed} repeats it)")
     return 0
 
 
@@ -92,7 +88,8 @@ def parser_validate(sub) -> None:
     sp = sub.add_parser("validate", help="full validation table (references, zeta-scores, verdicts)",
                         epilog="Predictive forms: mcref validate preds.parquet --samples 's_*' --ref y (ensemble "
                         "members); mcref validate preds.csv --quantiles q05,q50,q95 --ref y (levels from the names, "
-                        "or --levels 0.05,0.5,0.95).")
+                        "or --levels 0.05,0.5,0.95); mcref validate preds.csv --intervals lo50:hi50,lo90:hi90 --ref y "
+                        "(prediction intervals).")
     data_args(sp)
     sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats " + AUTO_MC)
     sp.add_argument("--dists", help="comma-separated generative distributions (default "
@@ -120,7 +117,7 @@ def parser_report(sub) -> None:
                         description="One figure with the conditional-calibration diagnostics: E vs u, calibration "
                         "curve, reliability diagram, <Z^2> and coverage per bin of u and of x, confidence curve.")
     data_args(sp)
-    sp.add_argument("--out", default="report.png", help="figure file (default report.png; .png, .pdf, .svg)")
+    sp.add_argument("--out", help="figure file (default report.png; .png, .pdf, .svg)")
     sp.add_argument("--html", metavar="DIR", help="write DIR/report.png and DIR/index.html with the validation table")
     sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats of the table (--html) " + AUTO_MC)
     sp.add_argument("--no-x", action="store_true", help="ignore the data set's x (no adaptivity panels)")

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, TypedDict
 import numpy as np
 
 from .. import _version
-from .._validation import check_int, check_n_jobs, check_study_seed, fresh_seed
+from .._validation import check_int, check_n_jobs, check_positive_number, check_study_seed, fresh_seed
 from ..store import StudyStore, canonical_json, to_plain
 from ..stats import install_user_statistics, user_statistics
 
@@ -47,7 +47,8 @@ class RunOptions(TypedDict, total=False):
     Attributes
     ----------
     seed : int or None
-        Study seed (default 0); None adopts the store's seed or draws one.
+        Study seed. None (default): the store's seed when it holds the study already, else one
+        drawn from the OS (the result's ``seed``, printed by the command line).
     n_jobs : int
         Local workers (default -1: every core).
     backend : str
@@ -60,6 +61,8 @@ class RunOptions(TypedDict, total=False):
         Progress bar on a terminal (default True).
     threads_per_cell : int or None
         Threads of each cell (default: cores // workers; 1 on Dask).
+    connect_timeout : float
+        Seconds to wait for the Dask scheduler of ``scheduler`` (default 5).
     """
 
     seed: int | None
@@ -69,10 +72,14 @@ class RunOptions(TypedDict, total=False):
     store: str | os.PathLike | None
     progress: bool
     threads_per_cell: int | None
+    connect_timeout: float
 
 
 #: the names of the runner's keywords, in the order of :func:`run_study`
-RUN_OPTIONS: tuple[str, ...] = ("seed", "n_jobs", "backend", "scheduler", "store", "progress", "threads_per_cell")
+RUN_OPTIONS: tuple[str, ...] = ("seed", "n_jobs", "backend", "scheduler", "store", "progress", "threads_per_cell",
+                                "connect_timeout")
+#: seconds to wait for a Dask scheduler given by its address before saying it does not answer
+DASK_CONNECT_TIMEOUT = 5.0
 
 
 def check_run_options(run: Mapping[str, Any], where: str) -> dict:
@@ -384,8 +391,9 @@ def _iter_joblib(tasks: list[tuple], backend: str, n_jobs: int) -> Iterator[tupl
             gen.close()
 
 
-def _dask_client(scheduler: Any) -> tuple[Any, bool]:
-    """(client, owned): the dask client to use and whether this call must close it."""
+def _dask_client(scheduler: Any, timeout: float = DASK_CONNECT_TIMEOUT) -> tuple[Any, bool]:
+    """(client, owned): the dask client to use and whether this call must close it; a scheduler
+    address that does not answer within ``timeout`` seconds is a ValueError naming it."""
     try:
         import distributed
     except ImportError:
@@ -404,7 +412,12 @@ def _dask_client(scheduler: Any) -> tuple[Any, bool]:
     if isinstance(scheduler, distributed.Client):
         return scheduler, False
     if isinstance(scheduler, str):
-        return distributed.Client(scheduler, set_as_default=False), True
+        try:
+            return distributed.Client(scheduler, set_as_default=False, timeout=timeout), True
+        except (OSError, TimeoutError) as exc:
+            raise ValueError(f"`scheduler`: no Dask scheduler answered at {scheduler!r} within {timeout:g} s "
+                             f"({exc}); start one (dask scheduler) or check the address, or give more time with "
+                             "`connect_timeout`") from None
     raise ValueError(
         f"`scheduler` must be None, an address such as 'tcp://HOST:PORT' or a distributed.Client, "
         f"got {type(scheduler).__name__}"
@@ -475,19 +488,19 @@ def _mcref_version() -> str:
     return str(_version.VERSION)
 
 
-def run_study(spec: StudySpec, *, seed: int | None = 0, n_jobs: int = -1, backend: str = "loky",
+def run_study(spec: StudySpec, *, seed: int | None = None, n_jobs: int = -1, backend: str = "loky",
               scheduler: Any = None, store: str | os.PathLike | None = None, progress: bool = True,
-              threads_per_cell: int | None = None) -> RunInfo:
+              threads_per_cell: int | None = None, connect_timeout: float = DASK_CONNECT_TIMEOUT) -> RunInfo:
     """Run the cells of a study that are not done yet and return the table of all of them.
 
     Parameters
     ----------
     spec : StudySpec
         The study: name, parameters, cell keys and cell function.
-    seed : int or None, default: 0
+    seed : int or None, default: None
         Study seed (non-negative). ``None``: adopt the seed of the store if it holds the
         study already, else draw one from the OS (recorded in the store and returned in
-        :attr:`RunInfo.seed`).
+        :attr:`RunInfo.seed`): mcref's one rule for seeds, as :func:`mcref.validate`.
     n_jobs : int, default: -1
         Workers of the local backends: -1 = every core available to the process, else a
         positive integer; never more than the cells that remain. ``n_jobs=1`` runs the
@@ -509,6 +522,9 @@ def run_study(spec: StudySpec, *, seed: int | None = 0, n_jobs: int = -1, backen
         Threads each cell may use (passed to the cell and to :func:`numba.set_num_threads`).
         Default: ``max(1, cores // workers)`` for local backends (no oversubscription),
         1 for dask.
+    connect_timeout : float, default: 5
+        Seconds to wait for the scheduler at a ``scheduler`` address; one that does not
+        answer is a ValueError naming it (Dask's own default waits 30 s).
 
     Returns
     -------
@@ -557,7 +573,8 @@ def run_study(spec: StudySpec, *, seed: int | None = 0, n_jobs: int = -1, backen
     t0 = time.perf_counter()
     name, keys, ckeys, seed, n_jobs, threads_per_cell = _run_study_iv(
         spec, seed, n_jobs, backend, scheduler, threads_per_cell)
-    client, owned = _dask_client(scheduler) if backend == "dask" else (None, False)
+    connect_timeout = check_positive_number(connect_timeout, "connect_timeout")
+    client, owned = _dask_client(scheduler, connect_timeout) if backend == "dask" else (None, False)
     path = os.fspath(store) if store is not None else None
     st = None
     try:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -68,6 +69,9 @@ class ExtrapolationResult:
         :math:`|a| \\le 2\\,se(a)` with that standard error.
     consistent_paper : bool
         The published test: :math:`|a| \\le 2\\,se_{OLS}(a)`.
+    seed : int or None
+        The seed of the bootstrap (drawn from the OS when none was given; None with
+        ``n_boot=0``): ``extrapolation(..., seed=res.seed)`` repeats the result.
     """
 
     name: str
@@ -84,6 +88,7 @@ class ExtrapolationResult:
     se_a_boot: float = float("nan")
     se: str = "ols"
     consistent_paper: bool = False
+    seed: Any = None
 
     @property
     def verdict(self) -> str:
@@ -102,6 +107,7 @@ class ExtrapolationResult:
     def __str__(self) -> str:
         head = f"{self.name + ': ' if self.name else ''}M={self.M}, N={self.N[0]}..{self.N[-1]} ({self.N.size} points)"
         sa = self.se_a_boot if self.se == "bootstrap" else self.se_a
+        head += f", seed={self.seed}" if self.seed is not None else ""
         return (f"{head}\nZMSE = a + b*sqrt(N/M): a = {self.a:.4g} (se: OLS {self.se_a:.2g}, bootstrap "
                 f"{self.se_a_boot:.2g}), b = {self.b:.4g} ± {self.se_b:.2g}\n"
                 f"|a| {'<=' if self.consistent else '>'} 2 se(a) [{self.se}, {sa:.2g}]: {self.verdict}"
@@ -172,7 +178,7 @@ def _zmse_curve(E: np.ndarray, u: np.ndarray, Ns: np.ndarray) -> np.ndarray:
 
 
 def extrapolation(E, u=None, *, step: int = 10, n_max: int = 150, min_count: int = 20, n_fit_min: int = 20,
-                  se: str = "bootstrap", n_boot: int = 500, seed=0, name: str = "") -> ExtrapolationResult:
+                  se: str = "bootstrap", n_boot: int = 500, seed=None, name: str = "") -> ExtrapolationResult:
     r"""ZMSE versus bin count, extrapolated to zero bin size (distribution-free consistency test).
 
     Parameters
@@ -194,7 +200,8 @@ def extrapolation(E, u=None, *, step: int = 10, n_max: int = 150, min_count: int
         the published OLS one.
     n_boot : int, default: 500
         Pair resamples of the bootstrap standard error (0: none; then ``se="ols"``).
-    seed : None, int or SeedSequence, default: 0
+    seed : None, int or SeedSequence, default: None
+        Seed of the bootstrap; None draws one from the OS (recorded in the result's ``seed``).
     name : str
         Label of the dataset.
 
@@ -215,7 +222,7 @@ def extrapolation(E, u=None, *, step: int = 10, n_max: int = 150, min_count: int
     --------
     >>> rng = np.random.default_rng(0)
     >>> u = rng.lognormal(size=20_000); E = u * rng.normal(size=u.size)
-    >>> res = extrapolation(E, u)
+    >>> res = extrapolation(E, u, seed=0)
     >>> int(res.N[-1]), res.verdict
     (150, 'consistent')
     """
@@ -246,11 +253,13 @@ def extrapolation(E, u=None, *, step: int = 10, n_max: int = 150, min_count: int
     z = _zmse_curve(E, u, Ns)
     x = np.sqrt(Ns / M)
     a, b, se_a, se_b = _ols(x[fitted], z[fitted])
-    se_boot = float("nan")
+    se_boot, seed_used = float("nan"), None
     if n_boot >= 2:
-        curves = _boot_curves(E, u, Ns[fitted], n_boot, seed)
+        seed_seq = check_seed(seed)
+        seed_used = seed_seq.entropy  # drawn from the OS when seed is None: recorded to repeat the result
+        curves = _boot_curves(E, u, Ns[fitted], n_boot, seed_seq)
         se_boot = float(np.std(_ols_intercepts(x[fitted], curves), ddof=1))
     used = se_boot if se == "bootstrap" else se_a
     return ExtrapolationResult(name=name, M=M, N=Ns, zmse=z, x=x, fitted=fitted, a=a, b=b, se_a=se_a, se_b=se_b,
                                consistent=abs(a) <= 2.0 * used, se_a_boot=se_boot, se=se,
-                               consistent_paper=abs(a) <= 2.0 * se_a)
+                               consistent_paper=abs(a) <= 2.0 * se_a, seed=seed_used)
