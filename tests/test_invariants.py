@@ -352,6 +352,19 @@ def test_thread_count(data, d, seed, rule):
     assert canon(a.joint) == canon(b.joint)
 
 
+def _html_table_rows(page: str) -> list[dict]:
+    """The rows of the first sortable table of an HTML report: column name → the cell's data-v."""
+    import re
+
+    table = re.search(r"<table class='sortable'.*?</table>", page, re.S).group(0)
+    cols = re.findall(r"<th data-col='([^']*)'", table)
+    rows = []
+    for tr in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>", 1)[1], re.S):
+        vals = re.findall(r"<td[^>]*data-v='([^']*)'", tr)
+        rows.append(dict(zip(cols, vals)))
+    return rows
+
+
 def _flat_rows(tab) -> dict:
     return {r["stat"]: r for r in tab.records()}
 
@@ -367,8 +380,10 @@ def test_one_dataset_one_answer_whatever_the_door(tmp_path_factory, d, seed, sta
     """One dataset, one answer, whatever the door: the same (E, u) given as arrays, a ``Dataset``,
     a DataFrame (``from_frame``), a CSV file and a Parquet file (``from_file``), validated by
     ``validate``, by ``benchmark`` (with the seed it reports for the set), read back from the
-    benchmark's store, and by ``mcref validate --json``/``--csv`` carry the same numbers: bit for
-    bit, except the CLI's CSV, which writes 10 significant digits (``_render.csv_text``)."""
+    benchmark's store, shown in its HTML report, by ``mcref bench --csv`` and by ``mcref validate
+    --json``/``--csv`` carry the same numbers: bit for bit, except the CLI's CSV, which writes 10
+    significant digits (``_render.csv_text``), and the HTML, which shows 4 and keeps every digit
+    in its sort key."""
     import json
     import subprocess
     import sys
@@ -405,6 +420,28 @@ def test_one_dataset_one_answer_whatever_the_door(tmp_path_factory, d, seed, sta
                 a, b = row[k], via[row["stat"]][k]
                 assert canon(None if (isinstance(a, float) and math.isnan(a) and b is None) else a) == canon(b), \
                     (row["stat"], k)
+    # the HTML report's table carries each number in full as its sort key (data-v)
+    import re
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        index = open(bench.to_html(tmp / "report", diagnostics=False), encoding="utf-8").read()
+    html_rows = _html_table_rows(index)
+    for _, row in bench.table.iterrows():
+        hr = next(h for h in html_rows if h.get("stat") == row["stat"])
+        for k in ("estimate", "low", "high"):
+            assert float(hr[k]) == row[k], (row["stat"], k)
+        assert hr["verdict"] == row["verdict"]
+    # mcref bench on the CSV file: the table benchmark() gives, under the same benchmark seed
+    subprocess.run([sys.executable, "-m", "mcref", "bench", str(tmp / "set.csv"), "--stat", ",".join(stats),
+                    "--boot", "150", "--mc", "150", "--seed", str(seed % 2**31), "--n-jobs", "1",
+                    "--csv", str(tmp / "bench.csv")], capture_output=True, text=True, check=True)
+    cli_bench = pd.read_csv(tmp / "bench.csv")
+    for _, row in bench.table.iterrows():
+        cr = cli_bench[cli_bench["stat"] == row["stat"]].iloc[0]
+        for k in ("estimate", "low", "high", "p_test", "seed"):
+            assert canon(float(cr[k])) == canon(float(row[k])), (row["stat"], k)
+        assert cr["verdict"] == row["verdict"]
     # the command line: JSON exact, CSV to its 10 significant digits
     cli = [sys.executable, "-m", "mcref", "validate", str(tmp / "set.csv"), "--stat", ",".join(stats),
            "--boot", "150", "--mc", "150", "--seed", str(seed)]
