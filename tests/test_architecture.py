@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("numerical API", ("mcref._hd", "mcref.binning", "mcref._prepared", "mcref.stats", "mcref.shape",
                        "mcref._bootstrap", "mcref.generative", "mcref.reference", "mcref.exact", "mcref._zeta",
                        "mcref.intervals", "mcref.calibration", "mcref.scores", "mcref.diagnostics",
-                       "mcref._distfit", "mcref.parallel", "mcref._progress",
+                       "mcref._distfit", "mcref.parallel", "mcref._progress", "mcref._sequential",
                        "mcref.synthetic", "mcref._tables", "mcref.datasets", "mcref.data", "mcref.features")),
     ("figures and reports", ("mcref._mpl", "mcref._forest", "mcref.plots", "mcref._html")),
     ("workflows", ("mcref._joint", "mcref._scale_test", "mcref._verdict_table", "mcref._validate", "mcref._recalibrate",
