@@ -21,6 +21,7 @@ from .binning import Binning, equal_count_bins
 from ._bootstrap import BootstrapResult, bootstrap, bootstrap_many
 from .calibration import QCEResult, Uniformity, qce, rank_calibration, uniformity
 from ._decimation import DecimationResult, decimation
+from ._dependence import DependenceDiagnostics, dependence, optimal_block_length
 from ._distfit import NU_BOUNDS, DistFit, TFit, distfit, fit_scaled, fit_t, ks_distance
 from .diagnostics import (CalibrationCurve, CalibScores, CCConsistency, ConfidenceCurve, calib_scores,
                           calibration_curve, cc_consistency, confidence_curve)
@@ -61,6 +62,8 @@ __all__ = [
     # whole-set calibration scores of mcref.diagnostics (the binned, local diagnostics stay there)
     "calib_scores", "CalibScores", "calibration_curve", "CalibrationCurve", "confidence_curve", "ConfidenceCurve",
     "cc_consistency", "CCConsistency",
+    # dependent test sets (validate(groups=..., order=...))
+    "dependence", "DependenceDiagnostics", "optimal_block_length",
     # predictive forms to a verdict (mcref.predictive)
     "predictive", "PredictiveCheck", "from_samples", "from_quantiles", "from_intervals", "from_estimator",
 ]

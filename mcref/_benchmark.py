@@ -37,16 +37,18 @@ __all__ = ["BenchmarkResult", "benchmark", "STUDY_NAME", "content_hash", "valida
 #: name of the benchmark study in a store and in :func:`mcref.studies._runner.cell_seed`
 STUDY_NAME = "benchmark"
 #: options of :func:`mcref.validate` that :func:`benchmark` passes on (all but the data, stats, seed, name;
-#: and the features ``x``, which are data: benchmark's ``x`` names the file column)
+#: and the features ``x`` and the labels ``groups``/``order``, which are data: benchmark's ``x`` and ``groups``
+#: name file columns; ``order`` is not offered)
 _VALIDATE_OPTIONS = tuple(n for n in inspect.signature(validate).parameters
-                          if n not in ("E", "u", "x", "stats", "seed", "name"))
+                          if n not in ("E", "u", "x", "stats", "seed", "name", "groups", "order", "block_length",
+                                       "block_method"))
 _VALIDATE_DEFAULTS = {n: p.default for n, p in inspect.signature(validate).parameters.items()
                       if n in _VALIDATE_OPTIONS}
 _GLOB_CHARS = frozenset("*?[")
 VERDICT_ORDER = ("valid", "invalid", "not testable", "unreliable")
 
 
-def content_hash(E: np.ndarray, u: np.ndarray, x: np.ndarray | None = None) -> str:
+def content_hash(E: np.ndarray, u: np.ndarray, x: np.ndarray | None = None, groups: np.ndarray | None = None) -> str:
     """SHA-256 (hex) of a dataset's content: the bytes of E then u (then x, for a run with
     adaptivity rows) as little-endian float64 (the labels of a categorical x as JSON text).
 
@@ -69,6 +71,9 @@ def content_hash(E: np.ndarray, u: np.ndarray, x: np.ndarray | None = None) -> s
 
         h.update(b"x-labels")
         h.update(json.dumps(np.asarray(x).tolist()).encode("utf-8"))
+    if groups is not None:  # the group codes of a run with groups= (dense, by first appearance)
+        h.update(b"groups")
+        h.update(np.ascontiguousarray(groups, dtype="<i8").tobytes())
     return h.hexdigest()
 
 
@@ -385,6 +390,25 @@ def _check_options(stats: Any, options: Mapping[str, Any]) -> tuple[list[str], d
     return names, opts
 
 
+def _group_codes(ds: Dataset, where: str, column: str, by: str | None, delimiter: str | None) -> np.ndarray:
+    """The dense group codes of the column ``column`` of the file a dataset was read from
+    (``benchmark(groups=...)``), checked by :func:`mcref._validation.check_groups`."""
+    from ._validation import check_groups
+
+    if by is not None:
+        raise ValueError("`groups` reads a column of each data file, which `by` splits: give one file per dataset")
+    if not (ds.source and os.path.isfile(ds.source)):
+        raise ValueError(f"`groups`: {where} is not read from a file; groups= names a column of the data files "
+                         "(validate(E, u, groups=...) takes labels directly)")
+    cols = _datasets.read_columns(ds.source, delimiter=delimiter)
+    if column not in cols:
+        raise ValueError(f"`groups`: no column {column!r} in {where}; columns: {', '.join(cols)}")
+    try:
+        return check_groups(cols[column], ds.M)
+    except ValueError as exc:
+        raise ValueError(f"`sources`: {where}: {exc}") from None
+
+
 # ---------------------------------------------------------------------- cell
 def _bench_cell(key: dict, params: dict, seed_seq: np.random.SeedSequence, n_threads: int, *,
                 data: Any = None) -> list[dict]:
@@ -393,14 +417,16 @@ def _bench_cell(key: dict, params: dict, seed_seq: np.random.SeedSequence, n_thr
         raise ValueError(f"benchmark cell {key['dataset']!r}: its data did not reach the worker")
     E, u, *rest = data
     x = rest[0] if rest else None  # the feature x of an adaptivity run: numbers or labels
-    if content_hash(E, u, x) != key["sha256"]:  # the data that travelled are the data of the key
+    g = rest[1] if len(rest) > 1 else None  # the group codes of a run with groups=
+    if content_hash(E, u, x, g) != key["sha256"]:  # the data that travelled are the data of the key
         raise ValueError(f"benchmark cell {key['dataset']!r}: the data do not match their content hash")
     seed = validate_seed(seed_seq)
     with warnings.catch_warnings():  # said once by benchmark(); ties are in tie columns of validate's own table
         warnings.simplefilter("ignore", FewReplicatesWarning)
         warnings.simplefilter("ignore", TieOrderWarning)
         features = None if x is None else {params.get("x_name", "x"): x}  # named as validate names them
-        tab = validate(E, u, x=features, stats=params["stats"], seed=seed, name=key["dataset"], **params["options"])
+        tab = validate(E, u, x=features, stats=params["stats"], seed=seed, name=key["dataset"], groups=g,
+                       **params["options"])
     return _rows(tab, seed)
 
 
@@ -431,6 +457,11 @@ def _rows(tab, seed: int) -> list[dict]:
             "beta_u2": float(sh.beta_u2), "beta_E2": float(sh.beta_E2), "beta_Z2": float(sh.beta_Z2),
             "n_bins": int(tab.n_bins) if tab.binned else None, "n_mc": int(tab.n_mc), "seed": int(seed),
         })
+        if tab.dependence is not None:  # groups=: what the labels say (docs/methods.md, "Dependent test sets")
+            d = tab.dependence
+            row.update({"n_groups": int(d.n_units), "icc_Z": float(d.icc_z), "icc_Z2": float(d.icc_z2),
+                        "design_effect": float(d.design_effect), "M_eff": float(d.m_eff),
+                        "independent_rows_wrong": bool(d.independent_rows_wrong)})
         rows.append(row)
     return rows
 
@@ -458,6 +489,7 @@ def benchmark(
     seed: int | None = None,
     progress: bool = True,
     adaptivity: bool = False,
+    groups: str | None = None,
     **validate_options: Any,
 ) -> BenchmarkResult:
     """Validate many datasets at once: :func:`mcref.validate` per dataset, in parallel, stored.
@@ -519,6 +551,11 @@ def benchmark(
         are named after that column (``ENCE|x`` without ``x``), as ``mcref validate
         --x-column`` names them. x enters each cell's content hash, so a run with adaptivity is
         another benchmark than one without.
+    groups : str, optional
+        A column of the data files holding a group label per row (dependent test sets:
+        ``validate(E, u, groups=...)``, docs/methods.md "Dependent test sets"); every source must
+        then be a file (or a glob or directory of files), not split by ``by``. The labels enter
+        each cell's content hash.
     **validate_options
         Options of :func:`mcref.validate`: ``dists``, ``n_bins``, ``n_boot``, ``n_mc``,
         ``min_count``, ``shrink``, ``binning``, ``log``, ``k_sensitivity``, ``rule``,
@@ -602,14 +639,16 @@ def benchmark(
                              "or x in the file), and this dataset has none")
         xs = None if not adaptivity else (np.ascontiguousarray(ds.x, dtype=np.float64) if ds.x.dtype.kind == "f"
                                           else ds.x)
-        key = {"dataset": ds.name, "sha256": content_hash(ds.E, ds.u, xs)}
+        g = _group_codes(ds, where, groups, by, delimiter) if groups is not None else None
+        key = {"dataset": ds.name, "sha256": content_hash(ds.E, ds.u, xs, g)}
         keys.append(key)
-        data[canonical_json(key)] = (np.ascontiguousarray(ds.E), np.ascontiguousarray(ds.u)) + ((xs,) if adaptivity
-                                                                                                else ())
+        data[canonical_json(key)] = (np.ascontiguousarray(ds.E), np.ascontiguousarray(ds.u)) + (
+            (xs,) if adaptivity or g is not None else ()) + ((g,) if g is not None else ())
     # the adaptivity rows are named by the feature, as validate names them: ENCE|x, or ENCE|<x column>
     x_name = x if x is not None else "x"
     params = {"stats": names, "options": opts, **({"adaptivity": True} if adaptivity else {}),
-              **({"x_name": x_name} if adaptivity and x_name != "x" else {})}
+              **({"x_name": x_name} if adaptivity and x_name != "x" else {}),
+              **({"groups": str(groups)} if groups is not None else {})}
     spec = StudySpec(STUDY_NAME, params, keys, _bench_cell, data=data)
     info_ = run_study(spec, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler, store=store,
                       progress=progress, connect_timeout=connect_timeout)

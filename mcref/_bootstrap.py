@@ -29,8 +29,10 @@ from .binning import bin_starts
 from .intervals import ConfidenceInterval
 from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
+from .kernels.units import boot_units_kernel, jack_units_kernel
 from .kernels.rng import chunk_states, keyed_states
 from .parallel import batch_ranges, map_chunks
+from ._dependence import Units, units_for
 from ._prepared import Prepared, prepare, prepare_for
 from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
 
@@ -314,6 +316,10 @@ def bootstrap_many(
     binning: str = "equal",
     log: bool | None = None,
     progress: bool | None = None,
+    groups=None,
+    order=None,
+    block_length: int | None = None,
+    block_method: str = "circular",
 ) -> dict[str, BootstrapResult]:
     """Bootstrap several statistics on the **same** resamples; see :func:`bootstrap`.
 
@@ -323,6 +329,8 @@ def bootstrap_many(
         Statistics (see :func:`mcref.statistic`).
     E, u, n_boot, method, n_bins, min_count, shrink, confidence_level, seed, binning, log, progress
         As in :func:`bootstrap` (this function holds their one definition and defaults).
+    groups, order, block_length, block_method
+        Dependent rows, as in :func:`bootstrap`.
 
     Returns
     -------
@@ -332,15 +340,33 @@ def bootstrap_many(
     infos, E, u, n_boot, method, level, n_bins = _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins)
     progress = check_progress(progress)
     prep = prepare_for(infos, E, u, n_bins=n_bins, min_count=min_count, shrink=shrink, binning=binning, log=log)
+    units = units_for(prep.order, groups=groups, order=order, block_length=block_length, block_method=block_method,
+                      z2=prep.z2)
     return bootstrap_prepared(infos, prep, E, u, n_boot=n_boot, method=method, level=level, seed=seed,
-                              progress=progress)
+                              progress=progress, units=units)
+
+
+def check_units_support(infos: Sequence[StatInfo], prep: Prepared, units: Units | None) -> None:
+    """ValueError when ``groups``/``order`` meet what their resampling does not cover: adaptive
+    bins (re-cut per resample in NumPy) and registered user statistics."""
+    if units is None:
+        return
+    if prep.binning == "adaptive" and any(i.binned for i in infos):
+        raise ValueError("`groups`/`order` need binning='equal': the adaptive bins are not resampled by units")
+    users = [i.name for i in infos if i.user]
+    if users:
+        raise ValueError(f"`groups`/`order` cover the built-in statistics only, not the registered {', '.join(users)}")
 
 
 def bootstrap_prepared(infos: Sequence[StatInfo], prep: Prepared, E: np.ndarray, u: np.ndarray, *, n_boot: int,
-                       method: str, level: float, seed, progress: bool | None = None) -> dict[str, BootstrapResult]:
+                       method: str, level: float, seed, progress: bool | None = None,
+                       units: Units | None = None) -> dict[str, BootstrapResult]:
     """:func:`bootstrap_many` on data checked and prepared by the caller (:func:`mcref.stats.prepare`
     with the bins and ranks ``infos`` need; ``E``, ``u`` the checked input arrays): the internal
-    path of :func:`mcref.validate`, which checks and prepares a dataset once for all its steps."""
+    path of :func:`mcref.validate`, which checks and prepares a dataset once for all its steps.
+    ``units`` (:func:`mcref._dependence.units_for`): resample whole groups or blocks, and take the
+    BCa acceleration from the delete-one-unit jackknife."""
+    check_units_support(infos, prep, units)
     est = estimates(infos, prep)
     ss = check_seed(seed)
     if method == "bca" and n_boot < MIN_BOOT_BCA:
@@ -351,7 +377,7 @@ def bootstrap_prepared(infos: Sequence[StatInfo], prep: Prepared, E: np.ndarray,
             f"{MIN_BOOT_BCA} (method='percentile' accepts fewer, for exploration)"
         )
     with _progress.session(progress, seconds=_boot_seconds(infos, prep, n_boot, method)) as sess:
-        return _bootstrap_run(infos, E, u, prep, est, ss, n_boot, method, level, sess)
+        return _bootstrap_run(infos, E, u, prep, est, ss, n_boot, method, level, sess, units)
 
 
 def _boot_seconds(infos: Sequence[StatInfo], prep: Prepared, n_boot: int, method: str) -> float:
@@ -379,8 +405,32 @@ def estimates(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
     return est
 
 
+def unit_jackknife(infos: Sequence[StatInfo], prep: Prepared, units: Units) -> np.ndarray:
+    """Delete-one-unit jackknife (docs/methods.md, "Dependent test sets"): ``out[k, j]`` =
+    statistic k on the data without group (or non-overlapping block) j, re-binned at
+    ⌊(M − n_j)·b/N + ½⌋; O(M) per unit (:func:`mcref.kernels.units.jack_units_kernel`)."""
+    codes = np.array([i.code for i in infos], dtype=np.int64)
+    out = np.empty((codes.size, units.n_units))
+    jack_units_kernel(codes, units.gid, units.sizes, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2,
+                      prep.n_bins, prep.ugs, prep.slot, prep.eslot, prep.egs, out)
+    return out
+
+
+def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: int, phase) -> np.ndarray:
+    """The replicates of ``codes`` resampled by units (:func:`mcref.kernels.units.boot_units_kernel`),
+    in batches of chunks (Ctrl-C, progress)."""
+    part = np.empty((codes.size, n_boot))
+    ties = prep.tie_groups if np.any(codes >= K.ENCE) else np.empty((0, 2), dtype=np.int64)
+    for c0, c1 in batch_ranges(states.shape[0], 4.0 * CHUNK * prep.M, progress=phase.chunks(CHUNK)):
+        boot_units_kernel(codes, units.kernel_kind, units.scheme, units.block_length, units.gid, units.opos,
+                          units.n_units, states[c0:c1], tstates[c0:c1], CHUNK, ties, prep.z, prep.zshift, prep.z2,
+                          prep.E2, prep.u2, prep.lnu2, prep.n_bins, prep.ugs, prep.slot, prep.eslot, prep.egs,
+                          part[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
+    return part
+
+
 def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: str, level: float,
-                   sess: _progress.Session) -> dict[str, BootstrapResult]:
+                   sess: _progress.Session, units: Units | None = None) -> dict[str, BootstrapResult]:
     """The replicates (phase "bootstrap") and the intervals (phases "jackknife <stat>")."""
     n_chunks = -(-n_boot // CHUNK)
     states = chunk_states(ss, n_chunks)
@@ -392,7 +442,9 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
     # user statistics walk the built-in kernel's resamples: its tie split only with binned statistics
     groups = prep.tie_groups if any(infos[k].binned for k in bi) else np.empty((0, 2), dtype=np.int64)
     with sess.phase("bootstrap", n_boot, "replicate") as phase:
-        if prep.binning == "adaptive" and any(i.binned for i in infos):
+        if units is not None:  # whole groups or blocks (no user statistics: check_units_support)
+            boot[bi] = _boot_units(codes, prep, units, states, tstates, n_boot, phase)
+        elif prep.binning == "adaptive" and any(i.binned for i in infos):
             _boot_rebinned(infos, E, u, prep, states, boot, phase.chunks(CHUNK))
         else:
             args = prep.kernel_args()
@@ -411,11 +463,13 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
                 map_chunks(one, n_chunks, numba.get_num_threads(), progress=None if codes.size else phase.chunks(CHUNK))
     alpha = 1.0 - level
     out = {}
+    ujack = unit_jackknife(infos, prep, units) if units is not None and method == "bca" else None
     for k, inf in enumerate(infos):
         theta, b = float(est[k]), _finite_replicates(boot[k], inf.name)
         dist = np.append(b, theta)
-        lo, hi, used, z0, a = _interval(theta, b, lambda inf=inf: jackknife(inf, prep, progress=sess), method,
-                                        alpha, inf.name)
+        jfn = ((lambda k=k: ujack[k]) if ujack is not None else
+               (lambda inf=inf: jackknife(inf, prep, progress=sess)))
+        lo, hi, used, z0, a = _interval(theta, b, jfn, method, alpha, inf.name)
         if used == "bca" and not lo <= theta <= hi:
             warnings.warn(BiasedIntervalWarning(
                 f"the BCa interval of {inf.name}, [{lo:.4g}, {hi:.4g}], excludes the estimate {theta:.4g}: the "
@@ -499,6 +553,23 @@ def bootstrap(name: str, E, u, **options) -> BootstrapResult:
         (CC, adaptive bins), "jackknife <stat>". None (default): only when stderr is a
         terminal and the call is expected to take more than about 2 s; True: always (also
         into a pipe, sparsely); False: never. The results do not depend on it.
+    groups : array_like, shape (M,), optional
+        A label per row (dependent test sets, docs/methods.md "Dependent test sets"): rows of
+        one group may be correlated. Whole groups are resampled (cluster bootstrap: group
+        counts c ~ Multinomial(G; 1/G), each row taken c_g times; the resample of n = Σ c_g n_g
+        rows is re-binned at ⌊n·b/N + ½⌋) and the BCa acceleration comes from the
+        delete-one-group jackknife. At least two groups, not one row per group.
+    order : array_like, shape (M,), optional
+        A time or sequence value per row (serial dependence): blocks of consecutive rows along
+        it are resampled (``block_method``), and the acceleration comes from the delete-one-block
+        jackknife over non-overlapping blocks. Not with ``groups``.
+    block_length : int, optional
+        Rows per block along ``order``, 1 to M // 2 (default: the automatic length of Politis &
+        White 2004 with the 2009 correction, of Z² along ``order``:
+        :func:`mcref.optimal_block_length`).
+    block_method : {"circular", "moving", "stationary"}, default: "circular"
+        Circular blocks (wrapping past the end), moving blocks (within the series), or the
+        stationary bootstrap (geometric lengths of mean ``block_length``).
 
     Returns
     -------

@@ -165,6 +165,9 @@ def _columns(result) -> list[tuple[str, str, str]]:
     cols += [(f"ref_{d}", f"ref [{d}]", "num") for d in result.dists]
     cols += [(f"p_{d}", f"p [{d}]", "p") for d in result.dists]
     cols += [("shape_flag", "shape flag", "num"), ("verdict_paper", "paper rule", "verdict")]
+    if "design_effect" in getattr(result.table, "columns", ()):  # benchmark(groups=...): the dependence
+        cols += [("n_groups", "groups", "num"), ("icc_Z2", "ICC of Z²", "num"),
+                 ("design_effect", "design effect", "num"), ("M_eff", "effective rows", "num")]
     return cols
 
 

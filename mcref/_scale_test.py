@@ -158,7 +158,37 @@ def _check(n_boot, names=None):
     return n_boot
 
 
-def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=None) -> ScaleTest:
+def _cluster_columns(z: np.ndarray, gid: np.ndarray) -> np.ndarray:
+    """Cluster-level rows (n_g, S1_g, S2_g, n_g², S1_g², S2_g², n_g S1_g, n_g S2_g, S1_g S2_g),
+    S_p = Σ z^p over cluster g: their column sums are every moment the cluster-studentized
+    scale statistics need (:func:`_cluster_z_stat`), and a cluster bootstrap resamples these rows."""
+    n = np.bincount(gid).astype(np.float64)
+    s1 = np.bincount(gid, z)
+    s2 = np.bincount(gid, z * z)
+    return np.column_stack([n, s1, s2, n * n, s1 * s1, s2 * s2, n * s1, n * s2, s1 * s2])
+
+
+def _cluster_z_stat(name: str, sums: np.ndarray, n_clusters: int):
+    r"""(θ, se) of a Z statistic from the cluster moments of :func:`_cluster_columns` (rows of
+    ``sums``), with the cluster-robust (sandwich) standard error: for the influence ψ_i of θ
+    (ZMS: z² − θ; MZ: z − θ; VarZ: (z − z̄)² − m₂) and its cluster sums Ψ_g,
+    :math:`se^2 = rac{G}{G-1}\sum_g \Psi_g^2 / M^2` (Cameron, Gelbach & Miller 2008)."""
+    M, S1, S2, nn, q11, q22, n1, n2, q12 = (sums[..., j] for j in range(9))
+    c = n_clusters / (n_clusters - 1.0)
+    a1, a2 = S1 / M, S2 / M
+    if name in ("ZMS", "NLL"):
+        th, psi = a2, q22 - 2.0 * a2 * n2 + a2 * a2 * nn
+    elif name == "MZ":
+        th, psi = a1, q11 - 2.0 * a1 * n1 + a1 * a1 * nn
+    else:  # VarZ: Ψ_g = S2 − 2 z̄ S1 + (z̄² − m₂) n_g
+        m2 = a2 - a1 * a1
+        a, b = -2.0 * a1, a1 * a1 - m2
+        psi = q22 + a * a * q11 + b * b * nn + 2.0 * a * q12 + 2.0 * b * n2 + 2.0 * a * b * n1
+        return M / (M - 1.0) * m2, M / (M - 1.0) * np.sqrt(np.maximum(c * psi, 0.0)) / M
+    return th, np.sqrt(np.maximum(c * psi, 0.0)) / M
+
+
+def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=None, clusters=None) -> ScaleTest:
     r"""Scale test of Z = E/u (module docstring): the intersection of the studentized
     bootstrap-t and of the studentized Monte Carlo test under the unit-variance t(ν̂).
 
@@ -171,6 +201,12 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     n_boot : int, default: 5000
         Bootstrap resamples B, and draws of the t(ν̂) reference.
     seed : None, int or SeedSequence
+    clusters : array_like of int, shape (M,), optional
+        Each Z's cluster (dependent rows, docs/methods.md "Dependent test sets"): T is
+        studentized by the cluster-robust standard error (cluster sums of the influence,
+        :func:`_cluster_z_stat`), the bootstrap-t resamples whole clusters (Cameron, Gelbach &
+        Miller 2008), and the t(ν̂) reference lays independent t(ν̂) rows out in the same
+        clusters and studentizes them the same way.
 
     Returns
     -------
@@ -207,11 +243,21 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     if not nu > 2.0:
         raise ValueError(f"the Student t fitted to Z has nu = {nu:.3g} <= 2: no unit-variance t exists")
     m = z.size
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    ss_boot, ss_t = ss.spawn(2)
+    if clusters is not None:
+        from .kernels.units import t_cluster_sums
+
+        gid = np.asarray(clusters, dtype=np.int64)
+        X = _cluster_columns(z, gid)
+        G = X.shape[0]
+        tsums = t_cluster_sums(np.bincount(gid).astype(np.int64), nu if nu < T_NORMAL_NU else np.inf,
+                               chunk_states(ss_t, -(-n_boot // CHUNK)), CHUNK, n_boot)
+        return _finish(stats, lambda n, s: _cluster_z_stat(n, s, G), X.sum(axis=0), bootstrap_sums(X, n_boot, ss_boot),
+                       {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
     # resampled in sorted order: the test is a function of the multiset of Z (the same p in any row order)
     X = _z_columns(np.sort(z))
     obs = X.sum(axis=0)
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    ss_boot, ss_t = ss.spawn(2)
     sums = bootstrap_sums(X, n_boot, ss_boot)
     tsums = t_power_sums(m, nu if nu < T_NORMAL_NU else np.inf, chunk_states(ss_t, -(-n_boot // CHUNK)), CHUNK,
                          n_boot)
@@ -281,16 +327,22 @@ def rce_test(E, u, *, n_boot: int = 5000, seed=None) -> ScaleTest:
     return _rce_test(E, u, _check(n_boot), seed)
 
 
-def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed) -> ScaleTest:
+def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None) -> ScaleTest:
     """:func:`rce_test` on arrays checked by the caller (``validate`` checks once). The pairs are
     resampled in the order of (u, E): the test is a function of the multiset of pairs (the same p
-    in any row order)."""
-    o = np.lexsort((E, u))
-    E, u = E[o], u[o]
+    in any row order). ``clusters`` (each row's cluster): the rows of the bootstrap and of the
+    delta-method se are the clusters' sums of E² and u² (the cluster-robust se, cluster
+    bootstrap-t; Cameron, Gelbach & Miller 2008)."""
+    if clusters is None:
+        o = np.lexsort((E, u))
+        E, u = E[o], u[o]
     v = u * u
     scale = v.mean()
     v = v / scale
     e = E * E / scale
+    if clusters is not None:
+        gid = np.asarray(clusters, dtype=np.int64)
+        e, v = np.bincount(gid, e), np.bincount(gid, v)
     X = np.column_stack([e, v, e * e, v * v, e * v])
     obs = X.sum(axis=0)
     sums = bootstrap_sums(X, n_boot, seed if seed is not None else np.random.SeedSequence())
@@ -379,14 +431,16 @@ class ScaleTests:
 
 
 def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates=None,
-                prep=None) -> ScaleTests | None:
+                prep=None, units=None) -> ScaleTests | None:
     """The bootstrap-t tests of the conditional rule for the statistics ``names`` of a table:
     the scale statistics (ZMS, MZ, VarZ, NLL) by :func:`scale_test` on Z = E/u (with
     :func:`scale_unreliable`, β_GM of Z² by :func:`mcref.shape.skewness_gm`), RCE by
     :func:`rce_test`; ``seed`` (a SeedSequence) gives one child to each. None when no such
     statistic is listed. Registered permutation-invariant statistics (no studentized form)
     keep the rule before, the Monte Carlo test under t(ν̂) (``estimates``: their values on the
-    data; ``prep`` as :func:`mcref._joint.scale_simulation`). Arrays checked by the caller."""
+    data; ``prep`` as :func:`mcref._joint.scale_simulation`). Arrays checked by the caller.
+    ``units`` (:class:`mcref._dependence.Units`, with ``prep``): dependent rows, the tests on
+    cluster sums over its groups or non-overlapping blocks (docs/methods.md, "Dependent test sets")."""
     from ._joint import is_scale, scale_simulation
     from .shape import skewness_gm
 
@@ -404,6 +458,9 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
         est = {n: float(estimates[n]) for n in un}
     E = np.asarray(E, dtype=np.float64)
     u = np.asarray(u, dtype=np.float64)
+    clusters = None
+    if units is not None:  # the same values in u-sorted order, beside each point's unit
+        E, u, clusters = prep.E, prep.u, units.gid
     p, flags, res, note = {}, {}, None, ""
     if zn:
         z = E / u
@@ -412,7 +469,7 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
             note = (f"scale test: Z2 fails the shape screen and |Z| has power-law tails (tail ratio "
                     f"{tail_ratio(z):.2f} > {TAIL_RATIO_LIMIT:g}): {', '.join(zn)} unreliable")
         try:
-            res = scale_test(z, zn, n_boot=n_boot, seed=ss_z)
+            res = scale_test(z, zn, n_boot=n_boot, seed=ss_z, clusters=clusters)
             p.update(res.p)
         except ValueError:  # ν̂ ≤ 2: no unit-variance t
             bad = True
@@ -421,14 +478,15 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
             p.update({n: math.nan for n in zn})  # no test: the rows say unreliable, with no p
         flags = {n: bad for n in zn}
     if "RCE" in names:
-        p["RCE"] = _rce_test(E, u, _check(n_boot), ss_r).p["RCE"]
+        p["RCE"] = _rce_test(E, u, _check(n_boot), ss_r, clusters).p["RCE"]
     if un:
         for n in un:
             if user is None:  # ν̂ ≤ 2
                 p[n], flags[n] = math.nan, True
             else:
                 p[n] = user.p_value(n, user.dists[0].label, est[n], alternative=info(n).alternative)[0]
-    label = (f"bootstrap-t and t(fit nu={res.nu:.3g})" if res is not None else
+    kind = "cluster bootstrap-t" if clusters is not None else "bootstrap-t"
+    label = (f"{kind} and t(fit nu={res.nu:.3g})" if res is not None else
              user.dists[0].label if user is not None else "bootstrap-t") + f", B={int(n_boot)}"
     return ScaleTests(p=p, unreliable=flags, scale=res, label=label, user=user, estimates=est,
                       note=note)

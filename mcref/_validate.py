@@ -71,7 +71,8 @@ from ._scale_test import scale_tests
 from ._validation import dataset_args, check_choice, check_E_u, check_int, check_probability, check_progress
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
 from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
-from ._bootstrap import BootstrapResult, bootstrap_prepared
+from ._bootstrap import BootstrapResult, bootstrap_prepared, check_units_support
+from ._dependence import dependence_diagnostics, units_for
 from .generative import get_distribution
 from .reference import simulate_prepared
 from .shape import shape_screen_prepared
@@ -223,6 +224,10 @@ def validate(
     seed=None,
     name: str = "",
     progress: bool | None = None,
+    groups=None,
+    order=None,
+    block_length: int | None = None,
+    block_method: str = "circular",
 ) -> ValidationTable:
     """Validate the calibration of a dataset (E, u): the workflow of docs/methods.md, "Verdicts".
 
@@ -300,6 +305,30 @@ def validate(
         stderr is a terminal and the whole table is expected to take more than about 2 s;
         True: always (also into a pipe or a log, refreshed sparsely); False: never. The
         table does not depend on it.
+    groups : array_like, shape (M,), optional
+        A label per row for **dependent test sets** (docs/methods.md, "Dependent test sets"):
+        rows of one group (the conformers of a molecule, the frames of a trajectory, a
+        patient's repeated measures) may have correlated errors, rows of different groups not.
+        The intervals resample whole groups (cluster bootstrap, BCa acceleration from the
+        delete-one-group jackknife), the scale tests studentize cluster sums (cluster
+        bootstrap-t and a t(ν̂) reference laid out in the same clusters), and the permutation
+        test moves whole groups' Z-vectors among the groups of equal size (groups of unequal
+        sizes: it exchanges the groups' u-levels, each group keeping its Z and its pattern of
+        u, unless the levels follow the sizes). The table reports
+        the dependence (:attr:`ValidationTable.dependence`: intra-group correlation of Z and
+        Z², design effect, effective rows) and says when the independent-rows rule would have
+        been wrong. At least two groups, not one row per group. Without it (and without
+        ``order``) the table is the same, bit for bit, as before these options existed.
+    order : array_like, shape (M,), optional
+        A time or sequence value per row (serial dependence): the intervals resample blocks of
+        consecutive rows along it (``block_method``), the jackknife and the scale tests use
+        non-overlapping blocks as clusters, and the permutation test moves whole blocks.
+        Not with ``groups``.
+    block_length : int, optional
+        Rows per block along ``order``, 1 to M // 2 (default: automatic, Politis & White 2004
+        with the 2009 correction, on Z² along ``order``; :func:`mcref.optimal_block_length`).
+    block_method : {"circular", "moving", "stationary"}, default: "circular"
+        The block bootstrap of ``order``.
 
     Returns
     -------
@@ -327,6 +356,7 @@ def validate(
 
     E, u = check_E_u(E, u, min_size=3)
     features = as_features(x, E.size)
+    dep = _dependence_args(E.size, groups, order, block_length, block_method)
     n_boot = check_int(n_boot, "n_boot", minimum=1)
     auto_notes = []
     if n_mc is None:
@@ -395,7 +425,26 @@ def validate(
     with _progress.session(progress, seconds=_validate_seconds(infos, E.size, n_boot, n_mc, len(dists), binning)):
         return _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
                              k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine,
-                             auto_notes, added, ss_fit, features)
+                             auto_notes, added, ss_fit, features, dep)
+
+
+def _dependence_args(m: int, groups, order, block_length, block_method) -> dict:
+    """The dependence keywords of :func:`validate`, checked before any work (the units are cut
+    once the data are sorted: :func:`mcref._dependence.units_for`)."""
+    from ._validation import BLOCK_METHODS, check_block_length, check_groups, check_order
+
+    if groups is not None and order is not None:
+        raise ValueError("give `groups` or `order`, not both: mcref resamples either whole groups (clustered rows) "
+                         "or blocks along the order (serial dependence), not both at once")
+    if groups is not None:
+        check_groups(groups, m)
+    if order is not None:
+        check_order(order, m)
+        check_block_length(block_length, m)
+    elif block_length is not None:
+        raise ValueError("`block_length` goes with `order` (the blocks are cut along it)")
+    check_choice(block_method, "block_method", BLOCK_METHODS)
+    return dict(groups=groups, order=order, block_length=block_length, block_method=block_method)
 
 
 U_ONLY_REASON = ("a function of u alone (MV = <u^2>): every simulated dataset has the data's own value, so no "
@@ -579,9 +628,60 @@ def _run_notes(auto_notes, untest, feature_hows, fit, added) -> list[str]:
     return notes
 
 
+def _stat_row(inf, b: BootstrapResult, prep, sim, labels, gen, centred, fit, screen, ties, *, rule: str,
+              alpha: float, k_sensitivity: float) -> ValidationRow:
+    """The row of statistic ``inf``: its interval ``b``, references and p under every D of ``sim``,
+    ζ-scores, D-sensitivity, shape flag and the verdict of ``rule`` (docs/methods.md, "Verdicts")."""
+    ref = inf.reference(prep.E, prep.u) if inf.reference is not None else None  # u order: any row order
+    zbs = zeta(b.estimate, ref, b.low, b.high) if ref is not None else None
+    refs = {d: _invariant_reference(sim.reference(inf.name, d), b.estimate) if untestable(inf.name, d)
+            else sim.reference(inf.name, d) for d in labels}
+    zsim = {d: zeta(b.estimate, r.mean, b.low, b.high, u_ref=r.se) for d, r in refs.items()}
+    zsim2 = {d: zeta_sim2(b.estimate, r.mean, r.low, r.high) for d, r in refs.items()}
+    alt = alternative_for(inf.name)
+    pv = {d: (1.0, 0.0) if untestable(inf.name, d) else
+          sim.p_value(inf.name, d, centred.get(inf.name, b.estimate) if d == "permutation" else b.estimate,
+                      alternative=alt)
+          for d in labels}
+    sens = [sim.paired_difference(inf.name, gen[0], d) for d in gen[1:]]
+    d_sens = any(p.sensitive(k_sensitivity) for p in sens)
+    flag = screen.unreliable(inf.name)
+    if fit is not None and inf.name in fit.unreliable:  # the scale test's own screen (tails, not skewness)
+        flag = fit.unreliable[inf.name]
+    v_paper = verdict_for(zeta_bs=zbs, zeta_sim={d: zsim[d] for d in gen}, d_sensitive=d_sens, shape_flag=flag)
+    scale = fit is not None and inf.name in fit.p
+    p_test = None
+    if scale:  # NaN: the scale test could not run (fitted ν̂ ≤ 2), the row is unreliable
+        p_test = fit.p[inf.name] if fit.p[inf.name] == fit.p[inf.name] else None
+    elif rule == "conditional" and not scale and ref is None:
+        p_test = pv["permutation"][0]
+    elif rule == "mc" and ref is None and "empirical" in pv:
+        p_test = pv["empirical"][0]
+    if rule == "conditional":
+        v_rule = verdict_conditional(zeta_bs=zbs, p_perm=pv["permutation"][0], shape_flag=flag, alpha=alpha,
+                                     p_scale=p_test if scale else None)
+    elif rule == "mc":
+        v_rule = verdict_mc(zeta_bs=zbs, p_sim={d: p for d, (p, _) in pv.items()}, shape_flag=flag, alpha=alpha)
+    else:
+        v_rule = v_paper
+    if not inf.errors:  # MV: u alone, the data's value in every simulated set: nothing can reject it
+        v_rule = v_paper = "not testable"
+        p_test = None
+    return ValidationRow(
+        name=inf.name, estimate=b.estimate, bias=b.bias, low=b.low, high=b.high, interval_method=b.method,
+        reference=ref, zeta_bs=zbs, sim=refs, zeta_sim=zsim, zeta_sim2=zsim2, sensitivity=sens,
+        d_sensitive=d_sens, shape_flag=flag, verdict=v_rule,
+        test="none" if not inf.errors else "t(fit)" if scale and not flag and inf.name in fit.estimates else
+        decided_by(rule, zeta_bs=zbs, shape_flag=flag, dists=labels, scale=scale), p_test=p_test,
+        p_sim={d: p for d, (p, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()}, alternative=alt,
+        verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
+        tie_range=ties.get(inf.name), reason="" if inf.errors else U_ONLY_REASON,
+    )
+
+
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
                   rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, auto_notes=(),
-                  added=(), ss_fit=None, features=()) -> ValidationTable:
+                  added=(), ss_fit=None, features=(), dep=None) -> ValidationTable:
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
     all_infos, all_names = infos, names
     # constant u: the rows that need variation in u are not testable (the others stand)
@@ -590,6 +690,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     names = [i.name for i in infos]
     # checked once (validate), prepared once: every step below reads the same sorted data
     prep = prepare_for(infos, E, u, n_bins=n_bins, min_count=min_count, shrink=shrink, binning=binning, log=log)
+    units = units_for(prep.order, **(dep or {}), z2=prep.z2, us=prep.u)  # None without groups and order
+    check_units_support(infos, prep, units)
     # a categorical feature's bins are numbered along ascending u, not by their labels' spelling
     fbins, xrows = _feature_rows(all_infos, features, n_bins=n_bins, min_count=min_count, binning=binning, log=log,
                                  first_seen=prep.order)
@@ -600,21 +702,22 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
         # the table marks an interval that excludes its estimate ("!" and excludes_estimate)
         warnings.simplefilter("ignore", BiasedIntervalWarning)
         boots: dict[str, BootstrapResult] = bootstrap_prepared(infos, prep, E, u, n_boot=n_boot, method="bca",
-                                                               level=0.95, seed=ss_boot) if infos else {}
+                                                               level=0.95, seed=ss_boot, units=units) if infos else {}
     # one shuffle per repeat serves the rows of u and of every feature; under the permutation D the
     # binned rows are measured against the set's own scale u·√ZMS (docs/methods.md, "Adaptivity")
     c2 = float(np.mean(prep.z2))
     labs = [lab[prep.order] for lab, _ in fbins]  # feature g: each u-sorted position's bin
     sim_infos = infos + [xi for xi, _ in xrows]
     grp = [-1] * len(infos) + [g for _, g in xrows]
-    sim = simulate_prepared(sim_infos, prep, dists, n_mc=n_mc, seed=ss_sim, features=labs, grp=grp, perm_scale=c2)
+    sim = simulate_prepared(sim_infos, prep, dists, n_mc=n_mc, seed=ss_sim, features=labs, grp=grp, perm_scale=c2,
+                            units=units)
     labels = [d.label for d in sim.dists]
     centred = {i.name: _binned_value(i.code, _starts_labels(prep.starts), prep.u, prep.u * prep.z, c2)
                for i in infos if i.binned}
     # the conditional rule's scale tests
     # (docs/methods.md, "Scale test"): the studentized bootstrap-t of ZMS, MZ, VarZ, NLL and of RCE, B = N_MC
     fit = (scale_tests(names, E, u, n_boot=n_mc, seed=ss_fit, estimates={n: boots[n].estimate for n in names},
-                       prep=prep) if rule == "conditional" else None)
+                       prep=prep, units=units) if rule == "conditional" else None)
     # the generative D (the user's, not the permutation D nor the D the rule added) enter the published rule
     # and the D-sensitivity flag, as before the permutation D existed
     gen = [d for d in labels if d != "permutation" and d not in added] or [d for d in labels if d not in added]
@@ -626,54 +729,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
             ts = tie_spread_prepared(inf, prep, E, u, n_orders=100, seed=ss_ties)
             if ts.n_straddling:
                 ties[inf.name] = (ts.low, ts.high)
-    rows = []
-    for inf in infos:
-        b = boots[inf.name]
-        ref = inf.reference(prep.E, prep.u) if inf.reference is not None else None  # u order: any row order
-        zbs = zeta(b.estimate, ref, b.low, b.high) if ref is not None else None
-        refs = {d: _invariant_reference(sim.reference(inf.name, d), b.estimate) if untestable(inf.name, d)
-                else sim.reference(inf.name, d) for d in labels}
-        zsim = {d: zeta(b.estimate, r.mean, b.low, b.high, u_ref=r.se) for d, r in refs.items()}
-        zsim2 = {d: zeta_sim2(b.estimate, r.mean, r.low, r.high) for d, r in refs.items()}
-        alt = alternative_for(inf.name)
-        pv = {d: (1.0, 0.0) if untestable(inf.name, d) else
-              sim.p_value(inf.name, d, centred.get(inf.name, b.estimate) if d == "permutation" else b.estimate,
-                          alternative=alt)
-              for d in labels}
-        sens = [sim.paired_difference(inf.name, gen[0], d) for d in gen[1:]]
-        d_sens = any(p.sensitive(k_sensitivity) for p in sens)
-        flag = screen.unreliable(inf.name)
-        if fit is not None and inf.name in fit.unreliable:  # the scale test's own screen (tails, not skewness)
-            flag = fit.unreliable[inf.name]
-        v_paper = verdict_for(zeta_bs=zbs, zeta_sim={d: zsim[d] for d in gen}, d_sensitive=d_sens, shape_flag=flag)
-        scale = fit is not None and inf.name in fit.p
-        p_test = None
-        if scale:  # NaN: the scale test could not run (fitted ν̂ ≤ 2), the row is unreliable
-            p_test = fit.p[inf.name] if fit.p[inf.name] == fit.p[inf.name] else None
-        elif rule == "conditional" and not scale and ref is None:
-            p_test = pv["permutation"][0]
-        elif rule == "mc" and ref is None and "empirical" in pv:
-            p_test = pv["empirical"][0]
-        if rule == "conditional":
-            v_rule = verdict_conditional(zeta_bs=zbs, p_perm=pv["permutation"][0], shape_flag=flag, alpha=alpha,
-                                         p_scale=p_test if scale else None)
-        elif rule == "mc":
-            v_rule = verdict_mc(zeta_bs=zbs, p_sim={d: p for d, (p, _) in pv.items()}, shape_flag=flag, alpha=alpha)
-        else:
-            v_rule = v_paper
-        if not inf.errors:  # MV: u alone, the data's value in every simulated set: nothing can reject it
-            v_rule = v_paper = "not testable"
-            p_test = None
-        rows.append(ValidationRow(
-            name=inf.name, estimate=b.estimate, bias=b.bias, low=b.low, high=b.high, interval_method=b.method,
-            reference=ref, zeta_bs=zbs, sim=refs, zeta_sim=zsim, zeta_sim2=zsim2, sensitivity=sens,
-            d_sensitive=d_sens, shape_flag=flag, verdict=v_rule,
-            test="none" if not inf.errors else "t(fit)" if scale and not flag and inf.name in fit.estimates else
-            decided_by(rule, zeta_bs=zbs, shape_flag=flag, dists=labels, scale=scale), p_test=p_test,
-            p_sim={d: p for d, (p, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()}, alternative=alt,
-            verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
-            tie_range=ties.get(inf.name), reason="" if inf.errors else U_ONLY_REASON,
-        ))
+    rows = [_stat_row(inf, boots[inf.name], prep, sim, labels, gen, centred, fit, screen, ties, rule=rule, alpha=alpha,
+                      k_sensitivity=k_sensitivity) for inf in infos]
     tested = {}
     for xi, g in xrows:
         # summed in u order, as every other row: the same bits whatever the order of the input rows
@@ -690,6 +747,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     paper = _paper_note(rows, gen, k_sensitivity)
     if paper:
         notes.append(paper)
+    diag = dependence_diagnostics(prep.z, units, alpha) if units is not None else None
     return ValidationTable(rows=rows, shape=screen, M=E.size, n_bins=sim.n_bins, n_boot=n_boot, n_mc=n_mc,
                            dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned,
-                           joint=joint, notes=tuple(notes))
+                           joint=joint, notes=tuple(notes), dependence=diag)

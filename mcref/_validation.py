@@ -467,3 +467,63 @@ def dataset_args(fn=None, *, x: bool = True):
 
 def _has_value(v: Any) -> bool:
     return v is not None and v != ""
+
+
+#: the block bootstraps of ``order=`` (docs/methods.md, "Dependent test sets")
+BLOCK_METHODS = ("circular", "moving", "stationary")
+
+
+def check_groups(groups: Any, m: int) -> np.ndarray:
+    """``groups`` (one label per row: numbers, strings, a pandas Series or Categorical) as dense
+    int64 codes 0 … G−1, or ValueError naming the argument and the rule: one label per row, no
+    missing label, at least two groups, and not one row per group (that is the independent-rows
+    rule: leave ``groups`` out)."""
+    try:
+        arr = np.asarray(groups)
+    except (TypeError, ValueError) as exc:  # pragma: no cover - numpy takes almost anything
+        raise ValueError(f"`groups` must be a 1-D array of labels, one per row ({exc})") from None
+    if arr.ndim != 1:
+        raise ValueError(f"`groups` must be one-dimensional (one label per row), got shape {arr.shape}")
+    if arr.size != m:
+        raise ValueError(f"`groups` must give one label per row: {arr.size} labels for {m} rows")
+    missing = np.array([v is None or (isinstance(v, float) and math.isnan(v)) for v in arr.tolist()]) \
+        if arr.dtype.kind in "fO" else np.zeros(m, dtype=bool)
+    if missing.any():
+        raise ValueError(f"`groups` must label every row ({int(missing.sum())} missing labels, first at index "
+                         f"{int(np.argmax(missing))})")
+    try:
+        _, codes = np.unique(arr, return_inverse=True)
+    except TypeError:  # labels of mixed types: compare their text
+        _, codes = np.unique(arr.astype(str), return_inverse=True)
+    codes = codes.astype(np.int64).reshape(-1)
+    n_groups = int(codes.max()) + 1
+    if n_groups < 2:
+        raise ValueError("`groups` must hold at least two groups: with a single group every row is correlated "
+                         "with every other, and no resampling of groups exists")
+    if n_groups == m:
+        raise ValueError("`groups` gives every row a group of its own: that is the independent-rows rule; leave "
+                         "`groups` out")
+    return codes
+
+
+def check_order(order: Any, m: int) -> np.ndarray:
+    """``order`` (a time or sequence value per row) as float64, or ValueError naming the argument
+    and the rule: one finite number per row (ties keep the rows' input order)."""
+    arr = np.asarray(order)
+    if arr.dtype.kind == "M":  # datetimes: their integer ticks
+        arr = arr.astype("datetime64[ns]").astype(np.int64)
+    out = as_float_array(arr, "order")
+    if out.size != m:
+        raise ValueError(f"`order` must give one value per row: {out.size} values for {m} rows")
+    return out
+
+
+def check_block_length(value: Any, m: int) -> int | None:
+    """``block_length`` (None: automatic) as an int in [1, M // 2] (two blocks at least), or
+    ValueError naming the argument and the rule."""
+    if value is None:
+        return None
+    v = check_int(value, "block_length", minimum=1)
+    if v > m // 2:
+        raise ValueError(f"`block_length` must be at most M // 2 = {m // 2} (two blocks at least), got {v}")
+    return v

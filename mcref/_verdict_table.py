@@ -12,6 +12,7 @@ import textwrap
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from ._dependence import DependenceDiagnostics
 from ._joint import JointVerdict
 from ._render import csv_text, EXCLUDES_NOTE, json_text, p_text
 from .reference import PairedDifference, ReferenceResult
@@ -52,6 +53,18 @@ LEGEND = (
     "                published rule, for comparison",
     "  joint verdict one Monte Carlo test of all the statistics at once (their p-values combined and ranked",
     "                among the simulated sets'; docs/methods.md, 'Joint verdict'): the model-level verdict",
+)
+
+
+#: the legend's lines of a table with dependent rows (validate(groups=...) or order=...)
+DEPENDENCE_LEGEND = (
+    "  groups/order  dependent rows: the BCa intervals resample whole groups (or blocks along order) and take",
+    "                their acceleration from the delete-one-group (block) jackknife; boot-t studentizes cluster",
+    "                sums; perm moves whole groups' Z-vectors (unequal sizes: exchanges the groups' u-levels;",
+    "                order: whole blocks); p[normal], p[t(6)], p[emp] still simulate independent rows",
+    "  design effect the variance of <Z2> over its independent-rows variance; effective rows = M / design effect;",
+    "                above 1.42 an independent-rows test at alpha = 0.05 would reject 10 % or more of calibrated",
+    "                sets (docs/methods.md, 'Dependent test sets')",
 )
 
 
@@ -184,6 +197,10 @@ class ValidationTable:
     notes: tuple[str, ...] = ()
     #: print every column (references, p-values and ζ-scores per D) instead of the compact view
     wide: bool = False
+    #: dependent rows (``validate(groups=...)`` or ``order=...``): what the labels say about the
+    #: dependence (intra-group correlation, design effect, effective rows; docs/methods.md,
+    #: "Dependent test sets"); None without labels
+    dependence: DependenceDiagnostics | None = None
 
     def __getitem__(self, stat: str) -> ValidationRow:
         nm = stat if "|" in stat else info(stat).name  # "ENCE|x": an adaptivity row
@@ -217,6 +234,7 @@ class ValidationTable:
             "n_boot": self.n_boot, "n_mc": self.n_mc, "dists": list(self.dists), "rule": self.rule,
             "alpha": self.alpha, "shape": asdict(self.shape), "rows": self.records(),
             "joint": self.joint.flat() if self.joint else None,
+            **({"dependence": self.dependence.flat()} if self.dependence is not None else {}),
         })
 
     def to_csv(self) -> str:
@@ -224,6 +242,8 @@ class ValidationTable:
         that every row says how to reproduce it)."""
         # the joint verdict is one per table: repeated on every row, as the dataset and the seed
         jv = {f"joint_{k}": v for k, v in self.joint.flat().items()} if self.joint else {}
+        if self.dependence is not None:
+            jv.update({f"dependence_{k}": v for k, v in self.dependence.flat().items()})
         return csv_text([{"dataset": self.name, "seed": self.seed, **r, **jv} for r in self.records()])
 
     def __str__(self) -> str:
@@ -333,9 +353,11 @@ def _screen_line(sh: ShapeScreen) -> str:
 def _rule_note(tab: ValidationTable) -> str:
     """What decided the verdict column, by rule."""
     if tab.rule == "conditional":
+        how = ("the data's Z shuffled across rows, u and any feature x kept; exact for 'Z independent of (u, x)' "
+               "under any D" if tab.dependence is None else
+               "by whole groups or blocks, below, u and any feature x kept")
         return (f"verdict (column test; p: its p-value, valid when p > {tab.alpha:g}): perm, the permutation "
-                "test of consistency and adaptivity (the data's Z shuffled across rows, u and any feature x kept; "
-                "exact for 'Z independent of (u, x)' under any D); boot-t, the scale tests of ZMS and RCE "
+                f"test of consistency and adaptivity ({how}); boot-t, the scale tests of ZMS and RCE "
                 "(studentized bootstrap-t of E[Z^2] = 1 and of <E^2> = <u^2>); zeta_BS, |zeta_BS| <= 1 against "
                 "another predefined reference; shape: the screen says unreliable. p[emp]: the Monte Carlo test "
                 "under the empirical D (rule='mc'); paper: the published zeta_Sim rule, for comparison")
@@ -353,6 +375,8 @@ def _notes(tab: ValidationTable, wide: bool) -> list[str]:
     repeating (few points or replicates, biased intervals, the shape screen, ties) and a
     pointer to the other views (or the legend)."""
     notes = [_rule_note(tab), *tab.notes]
+    if tab.dependence is not None:  # the permutation test moves units, not rows  # what the labels changed, what they measure, and the warning
+        notes.extend(x for x in (tab.dependence.units, tab.dependence.line(), tab.dependence.warning_line()) if x)
     rows = tab.rows
     if tab.M < MIN_RELIABLE_M:
         notes.append(f"indicative only: M={tab.M} points (bootstrap intervals and Monte Carlo p-values of fewer "
@@ -371,6 +395,8 @@ def _notes(tab: ValidationTable, wide: bool) -> list[str]:
         notes.append(f"indicative only: B={tab.n_boot}, N_MC={tab.n_mc} (stable verdicts need 1000 or more each)")
     if tab.explain:
         notes.extend(LEGEND)
+        if tab.dependence is not None:
+            notes.extend(DEPENDENCE_LEGEND)
     elif wide:
         notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
     elif tab.rule == "conditional":

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Literal, Sequence
 
 import numpy as np
@@ -402,7 +402,7 @@ def simulate(
 def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence[Distribution], *, n_mc: int,
                       seed, n_threads: int | None = None, progress: bool | None = None,
                       features: Sequence[np.ndarray] = (), grp: Sequence[int] | None = None,
-                      perm_scale: float = 1.0) -> Simulation:
+                      perm_scale: float = 1.0, units=None) -> Simulation:
     """:func:`simulate` on data checked and prepared by the caller (:func:`mcref.stats.prepare_for`
     ``infos``; ``dists`` resolved with the data's Z): the internal path of :func:`mcref.validate`.
     The sorted u, its bins and its ranks come from ``prep``: no second check, no second sort.
@@ -411,15 +411,19 @@ def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence
     that binned statistic k is binned on (−1: the bins of u), so one ε per repeat serves the
     rows of u and of every feature. ``perm_scale`` = c²: under the permutation D the binned
     statistics are computed against u·c (the set's own scale, c² = ZMS: docs/methods.md,
-    "Adaptivity"); the other D are unchanged."""
+    "Adaptivity"); the other D are unchanged. ``units`` (:class:`mcref._dependence.Units`): the
+    permutation D moves whole groups' (or blocks') Z-vectors among the units of equal size, the
+    data's Z in u-sorted order (docs/methods.md, "Dependent test sets")."""
     fx = _fixed_u_of(prep, single_bin=not any(i.binned for i, g in zip(infos, grp or [-1] * len(infos)) if g < 0))
+    if units is not None:
+        dists = [replace(d, values=prep.z) if d.kind == "permutation" else d for d in dists]
     return _simulate_run(infos, tuple(dists), fx.with_features(features), n_mc, check_seed(seed), n_threads,
-                         progress, grp=grp, perm_scale=perm_scale)
+                         progress, grp=grp, perm_scale=perm_scale, units=units)
 
 
 def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx: _FixedU, n_mc: int,
                   ss: np.random.SeedSequence, n_threads: int | None, progress: bool | None,
-                  grp: Sequence[int] | None = None, perm_scale: float = 1.0) -> Simulation:
+                  grp: Sequence[int] | None = None, perm_scale: float = 1.0, units=None) -> Simulation:
     """The Monte Carlo repeats of :func:`simulate` (arguments checked, u prepared)."""
     if any(i.kind == "rank" for i in infos) and fx.sxx == 0.0:  # all u equal: no ranks to correlate
         raise ValueError("CC is undefined when all `u` are equal")
@@ -452,14 +456,19 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     if perm is not None and perm.size != m:
         raise ValueError(f"the permutation D shuffles the data's {perm.size} Z values, but `u` has {m}")
     perm = fx.u[:1] if perm is None else perm
+    none = np.empty(0, dtype=np.int64)
+    pu = (units.members, units.ustart, units.cstart, np.arange(units.n_perm_units, dtype=np.int64)) \
+        if units is not None else (none, none, none, none)
+    lv = (units.levels, units.ratios, units.gid) if units is not None and units.levels is not None else \
+        (np.empty(0), np.empty(0), none)
     # repeats per kernel call: about 4·10⁶ element·D, so Ctrl-C is seen within a fraction of a second
     sub = max(1, min(CHUNK, 4_000_000 // (m * max(len(g) for g in groups))))
 
     def work(c: int, t: int) -> None:
         if buffers[t] is None:
             buffers[t] = (np.empty((1, m)), np.empty((1, m)), np.empty(m), np.empty(m), make_rank_scratch(m),
-                          np.empty((1, CHUNK if user else 0, m)))
-        zrow, vrow, eps, a, scratch, keep = buffers[t]
+                          np.empty((1, CHUNK if user else 0, m)), np.empty(pu[3].size, dtype=np.int64))
+        zrow, vrow, eps, a, scratch, keep, pscr = buffers[t]
         r0 = c * CHUNK
         nrep = min(CHUNK, n_mc - r0)
         for g, group in enumerate(groups):
@@ -475,7 +484,7 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
                 v = np.ascontiguousarray(dist._user_draw(_mix_rng(ss, c, dist), (nrep, m)), dtype=np.float64)
                 mc_chunk_kernel(codes, grp_k, dcodes, nus, c2g, nrep, no_state, no_state.reshape(0, 4), v, v, emp,
                                 perm, fx.u, fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, fx.xlab, fx.xacc0,
-                                fx.xnb, eps, a, scratch, kept, tmp)
+                                fx.xnb, eps, a, scratch, kept, tmp, *pu, pscr, *lv)
             else:  # every D of the group transforms the chunk's one normal stream; a t(ν) D adds its own χ² stream
                 zs = zstates[c].copy()
                 vs = np.zeros((len(group), 4), dtype=np.uint64)
@@ -489,7 +498,7 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
                     part = np.empty((len(group), codes.size, hi - lo))
                     mc_chunk_kernel(codes, grp_k, dcodes, nus, c2g, hi - lo, zs, vs, zrow, vrow, emp, perm, fx.u,
                                     fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, fx.xlab, fx.xacc0,
-                                    fx.xnb, eps, a, scratch, kept[:, lo:hi], part)
+                                    fx.xnb, eps, a, scratch, kept[:, lo:hi], part, *pu, pscr, *lv)
                     tmp[:, :, lo:hi] = part
             for j, d in enumerate(group):
                 samples[d, bi, r0:r0 + nrep] = tmp[j]

@@ -235,3 +235,59 @@ def jack_cc_direct(u, ae, ru, re):
         x, y = x[keep], y[keep]
         out[j] = np.sum(x * y) / np.sqrt(np.sum(x * x) * np.sum(y * y))
     return out
+
+
+# --------------------------------------------------------------------------- dependent rows
+
+
+def cluster_weights(counts, gid) -> np.ndarray:
+    """Cluster bootstrap as multiplicities: each row taken as often as its group was drawn."""
+    counts = np.asarray(counts)
+    return np.array([counts[g] for g in gid], dtype=np.int64)
+
+
+def block_rows(m: int, block: int, scheme: str, draw_int, draw_double) -> list[int]:
+    """The order positions of a block bootstrap resample, written out block by block: blocks of
+    ``block`` consecutive positions (``"moving"``: start in [0, M − ℓ]; ``"circular"``: start in
+    [0, M), wrapping; ``"stationary"``: start in [0, M), length 1 + ⌊ln(1 − U)/ln(1 − 1/ℓ)⌋,
+    wrapping) until M positions, the last block cut short. ``draw_int(n)`` and ``draw_double()``
+    are the random source (uniform in [0, n) and in [0, 1))."""
+    rows: list[int] = []
+    while len(rows) < m:
+        if scheme == "moving":
+            s, length = draw_int(m - block + 1), block
+        elif scheme == "circular":
+            s, length = draw_int(m), block
+        else:
+            s = draw_int(m)
+            length = 1 if block == 1 else 1 + math.floor(math.log(1.0 - draw_double()) / math.log(1.0 - 1.0 / block))
+        for k in range(min(length, m - len(rows))):
+            rows.append((s + k) % m)
+    return rows
+
+
+def group_jackknife(name: str, E, u, groups, n_bins: int = 20) -> dict:
+    """θ₍g₎ = statistic on the data without the rows of group g, per group label."""
+    E, u, groups = np.asarray(E, float), np.asarray(u, float), np.asarray(groups)
+    return {g: statistic(name, E[groups != g], u[groups != g], n_bins) for g in np.unique(groups)}
+
+
+def cluster_se_zms(z, groups) -> float:
+    """Cluster-robust standard error of ⟨z²⟩: √(G/(G−1)·Σ_g (Σ_{i∈g}(z_i² − ⟨z²⟩))²)/M."""
+    x = np.asarray(z, float) ** 2
+    labels = np.unique(groups)
+    sums = np.array([np.sum(x[groups == g] - x.mean()) for g in labels])
+    return float(math.sqrt(labels.size / (labels.size - 1) * np.sum(sums ** 2)) / x.size)
+
+
+def icc_anova(y, groups) -> float:
+    """One-way ANOVA intra-class correlation for unequal group sizes, written out."""
+    y = np.asarray(y, float)
+    labels = np.unique(groups)
+    G, M = labels.size, y.size
+    means = {g: y[groups == g].mean() for g in labels}
+    sizes = {g: np.sum(groups == g) for g in labels}
+    msb = sum(sizes[g] * (means[g] - y.mean()) ** 2 for g in labels) / (G - 1)
+    msw = sum(np.sum((y[groups == g] - means[g]) ** 2) for g in labels) / (M - G)
+    n0 = (M - sum(n * n for n in sizes.values()) / M) / (G - 1)
+    return float((msb - msw) / (msb + (n0 - 1) * msw))

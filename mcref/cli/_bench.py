@@ -36,7 +36,7 @@ def cmd_bench(args) -> int:
                         backend=args.backend, scheduler=args.scheduler, connect_timeout=args.connect_timeout,
                         seed=args.seed,
                         progress=args.progress is not False, x=args.x_column, by=args.by, pairs=args.pairs,
-                        adaptivity=args.x_column is not None, **opts)
+                        adaptivity=args.x_column is not None, groups=args.groups, **opts)
     print(res)
     if args.csv:
         res.to_csv(args.csv)
@@ -100,5 +100,8 @@ def parser_bench(sub) -> None:
                     help="feature column of the files (numbers, or text: categorical, as mcref validate reads it): "
                          "with it, every data set is validated with its adaptivity "
                          "rows ENCE|NAME, ZMSE|NAME (built-in sets: their x, rows ENCE|x)")
+    sp.add_argument("--groups", metavar="COLUMN",
+                    help="group column of the files (dependent rows: conformers of a molecule, frames of a "
+                         "trajectory): intervals and tests resample and permute whole groups")
     add_progress_flag(sp)
     sp.set_defaults(func=cmd_bench)

@@ -188,3 +188,50 @@ def features_of(args, ds: datasets.Dataset) -> dict | None:
         return datasets.read_features(args.file, names, delimiter=getattr(args, "delimiter", None))
     except ValueError as exc:
         raise ValueError(f"--x-column: {str(exc).replace('`x`', 'x')}") from None
+
+
+def dependence_args(sp: argparse.ArgumentParser) -> None:
+    """The options of dependent rows (``validate(groups=..., order=...)``)."""
+    sp.add_argument("--groups", metavar="COLUMN",
+                    help="group column of FILE (dependent rows: conformers of a molecule, frames of a trajectory, "
+                         "repeated measures): intervals, scale tests and permutation tests resample and permute "
+                         "whole groups")
+    sp.add_argument("--order", metavar="COLUMN",
+                    help="time or sequence column of FILE (serial dependence): block bootstrap and block "
+                         "permutation along it")
+    sp.add_argument("--block-length", type=int, default=None,
+                    help="rows per block along --order (default: automatic, Politis & White 2004)")
+    sp.add_argument("--block-method", default="circular", choices=["circular", "moving", "stationary"],
+                    help="block bootstrap along --order (default circular)")
+
+
+def dependence_of(args, ds: datasets.Dataset) -> dict:
+    """validate's ``groups``/``order`` keywords from --groups/--order COLUMN of the file."""
+    out: dict = {}
+    if args.groups is None and args.order is None:
+        if args.block_length is not None:
+            raise ValueError("--block-length goes with --order")
+        return out
+    if args.file is None:
+        raise ValueError("--groups/--order name a column of FILE; the built-in data sets have none")
+    cols = datasets.read_columns(args.file, delimiter=getattr(args, "delimiter", None))
+    for opt, name in (("groups", args.groups), ("order", args.order)):
+        if name is None:
+            continue
+        if name not in cols:
+            raise ValueError(f"--{opt}: no column {name!r} in {args.file}; columns: {', '.join(cols)}")
+        out[opt] = cols[name]
+    if args.order is not None:
+        import numpy as np
+
+        v = np.asarray(out["order"])
+        if v.dtype.kind == "O":
+            try:
+                out["order"] = v.astype(np.float64)
+            except ValueError:
+                raise ValueError(f"--order: the column {args.order!r} must hold numbers (a time or a sequence "
+                                 "index)") from None
+        out.update(block_length=args.block_length, block_method=args.block_method)
+    elif args.block_length is not None:
+        raise ValueError("--block-length goes with --order")
+    return out

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from .._render import atomic_path
 from .._validate import RULES
-from ._common import AUTO_MC, data_args, DEMO_STATS, dists_of, features_of, load_data, seed_of, stats_list
+from ._common import (AUTO_MC, data_args, DEMO_STATS, dependence_of, dists_of, features_of, load_data, seed_of,
+                      stats_list)
+from ._common import dependence_args
 from ._predictive import cmd_predictive, predictive_args
 
 __all__ = ["cmd_validate", "cmd_report", "parser_validate", "parser_report"]
@@ -27,6 +29,7 @@ def cmd_validate(args) -> int:
     ds = load_data(args)
     dists = dists_of(args)
     x = features_of(args, ds)
+    dep = dependence_of(args, ds)
     import warnings
 
     from .._warnings import FewReplicatesWarning, TieOrderWarning
@@ -37,7 +40,7 @@ def cmd_validate(args) -> int:
         tab = validate(ds.E, ds.u, x=x, stats=stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
                        n_boot=args.boot, n_mc=args.mc, seed=seed_of(args), name=ds.name, rule=args.rule,
                        min_count=args.min_count, shrink=args.shrink, binning=args.binning,
-                       log=not args.linear_bins, combine=args.combine)
+                       log=not args.linear_bins, combine=args.combine, **dep)
     if args.json:
         print(tab.to_json())
     elif args.csv:
@@ -70,7 +73,7 @@ def cmd_report(args) -> int:
             warnings.simplefilter("ignore", FewReplicatesWarning)
             warnings.simplefilter("ignore", TieOrderWarning)
             tab = validate(ds.E, ds.u, n_boot=args.boot, n_mc=args.mc, seed=seed, name=ds.name,
-                           min_count=args.min_count, shrink=args.shrink)
+                           min_count=args.min_count, shrink=args.shrink, **dependence_of(args, ds))
         write_dataset_report(tab, ds.E, ds.u, x, args.html, seed=seed)
         print(f"wrote {os.path.join(args.html, 'report.png')}\nwrote {os.path.join(args.html, 'index.html')}\n"
               f"seed={seed} (--seed {seed} repeats it)")
@@ -108,6 +111,7 @@ def parser_validate(sub) -> None:
                     help="comma-separated feature columns of FILE (or the prediction column, for the predicted "
                          "value V): adaptivity rows ENCE|NAME, ZMSE|NAME over bins of each, tested by permutation "
                          "and part of the joint verdict; text columns are categorical (one bin per level)")
+    dependence_args(sp)
     predictive_args(sp)
     sp.set_defaults(func=cmd_validate)
 
@@ -121,4 +125,5 @@ def parser_report(sub) -> None:
     sp.add_argument("--html", metavar="DIR", help="write DIR/report.png and DIR/index.html with the validation table")
     sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats of the table (--html) " + AUTO_MC)
     sp.add_argument("--no-x", action="store_true", help="ignore the data set's x (no adaptivity panels)")
+    dependence_args(sp)
     sp.set_defaults(func=cmd_report)

@@ -16,13 +16,15 @@ from ._config import NJIT
 from .fastrank import spearman_fixed_u
 from .generative import PERMUTATION, mixing_df, transform
 from .rng import permute_into
+from .units import exchange_levels, permute_units_into
 from .variates import fill_gamma, fill_normal
 from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_mean_code, pack_sums
 
 
 @njit(**NJIT)
 def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, vbuf, emp, perm, u, starts, su2_bins,
-                    su2, slnu2, xu, sxx, xlab, xacc0, xnb, eps, a, rank_scratch, keep, out):
+                    su2, slnu2, xu, sxx, xlab, xacc0, xnb, eps, a, rank_scratch, keep, out, pmem, pust, pcst, puid,
+                    pscr, lev, rr, lgid):
     """Statistics ``codes`` for each repeat r of the chunk and each D: ε = D_d(z, v_d),
     E* = u·ε (u sorted), ``out[d, k, r]`` = statistic k on (E*, u) under D ``dcodes[d]``
     (t(ν) with ν = ``nus[d]``).
@@ -33,7 +35,14 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
     2·Gamma(k/2), k = :func:`.generative.mixing_df`, from its own ``vstates[d]`` (``nus[d]``
     is the D's parameter, ν or p); the permutation D is ε = a uniformly random permutation of
     ``perm`` (the data's Z), shuffled from its own ``vstates[d]`` (:func:`.rng.permute_into`),
-    and draws no normals. ``zbuf``/``vbuf`` (one row each) are the scratch rows they are
+    and draws no normals. With permutation units (``pust`` non-empty: dependent rows, groups or
+    blocks along an order) the permutation D moves whole units of ``perm`` (the data's Z in
+    u-sorted order) among the units of equal size instead
+    (:func:`.units.permute_units_into`; ``pmem``, ``pust``, ``pcst``, ``puid`` the units,
+    ``pscr`` scratch); with u-levels (``lev`` non-empty: groups of unequal sizes) it exchanges
+    the groups' u-levels instead (:func:`.units.exchange_levels`: ``lev[g]`` the level of group
+    g, ``rr`` each point's u over its group's level, ``lgid`` its group), so u changes per
+    repeat and its sums, ranks and feature bins are recomputed. ``zbuf``/``vbuf`` (one row each) are the scratch rows they are
     drawn into, so nothing of size repeats × M is materialised. The states advance in
     place, so a chunk may be run as several calls over consecutive repeats (the caller
     checks for Ctrl-C in between) with the same deviates as one call. With an empty
@@ -50,6 +59,14 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
     docs/methods.md, "Adaptivity").
     """
     draw = zstate.shape[0] == 4
+    m = u.shape[0]
+    nl = 0 if lev.shape[0] == 0 else m  # scratch of the u-level exchange, once per call
+    ustar, us, eps_l, xu_l = np.empty(nl), np.empty(nl), np.empty(nl), np.empty(nl)
+    luid = np.arange(lev.shape[0])
+    lpi = np.empty(lev.shape[0], dtype=np.int64)
+    su2b = np.empty(starts.shape[0] - 1)
+    xlab_l = np.empty((xlab.shape[0], nl), dtype=np.int64)
+    xacc_l = np.empty_like(xacc0)
     need_z = False  # the permutation D alone draws no normals
     for d in range(dcodes.shape[0]):
         if dcodes[d] != PERMUTATION:
@@ -62,8 +79,17 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
         else:
             zr = zbuf[r]
         for d in range(dcodes.shape[0]):
+            if dcodes[d] == PERMUTATION and nl > 0:
+                o, s2, sl, sx = exchange_levels(vstates[d], lev, rr, lgid, luid, lpi, perm, ustar, us, eps_l, xu_l)
+                _level_fixed(o, us, starts, su2b, xlab, xacc0, xlab_l, xacc_l)
+                _repeat_stats(codes, grp, c2s[d], eps_l, us, starts, su2b, s2, sl, xu_l, sx, xlab_l, xacc_l, xnb, a,
+                              rank_scratch, out[d], r)
+                continue
             if dcodes[d] == PERMUTATION:
-                permute_into(vstates[d], perm, eps)
+                if pust.shape[0] > 0:
+                    permute_units_into(vstates[d], perm, pmem, pust, pcst, puid, pscr, eps)
+                else:
+                    permute_into(vstates[d], perm, eps)
             else:
                 vr = vbuf[0]
                 df = mixing_df(dcodes[d], nus[d])
@@ -76,6 +102,26 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
                 keep[d, r, :] = eps
             _repeat_stats(codes, grp, c2s[d], eps, u, starts, su2_bins, su2, slnu2, xu, sxx, xlab, xacc0, xnb, a,
                           rank_scratch, out[d], r)
+
+
+@njit(**NJIT)
+def _level_fixed(o, us, starts, su2b, xlab, xacc0, xlab_l, xacc_l):
+    """The sums of a repeat's own u (u-level exchange): Σu² per bin of u (``starts`` over the
+    rows sorted by u, ``us``) and, per feature g, each row's bin in that order and the bins'
+    (n_b, Σu²) (``xacc0[g, :, 0]`` is the fixed count)."""
+    for b in range(starts.shape[0] - 1):
+        t = 0.0
+        for k in range(starts[b], starts[b + 1]):
+            t += us[k] * us[k]
+        su2b[b] = t
+    for g in range(xlab.shape[0]):
+        for b in range(xacc0.shape[1]):
+            xacc_l[g, b, 0] = xacc0[g, b, 0]
+            xacc_l[g, b, 1] = 0.0
+        for k in range(o.shape[0]):
+            lab = xlab[g, o[k]]
+            xlab_l[g, k] = lab
+            xacc_l[g, lab, 1] += us[k] * us[k]
 
 
 @njit(**NJIT)

@@ -1,0 +1,345 @@
+"""Resampling and permutation by units: dependent rows (docs/methods.md, "Dependent test sets").
+
+A dependent test set is cut into **units** that are resampled or permuted whole: the groups
+of ``groups=`` (clusters), or blocks of consecutive rows along ``order=``. Every kernel here
+works over the data sorted by u, as the i.i.d. kernels do (:mod:`.bootstrap`):
+
+* a bootstrap resample is a vector of multiplicities ``w`` over the u-sorted points, drawn by
+  one parametrised generator, :func:`unit_weights` (unit kind rows / groups / blocks): a
+  cluster resample draws the group counts c ~ Multinomial(G; 1/G, …) and sets w_i = c_{g(i)};
+  a block resample draws block starts (moving, circular or stationary blocks) and sets
+  w_i = the number of drawn blocks that cover row i (a difference array along ``order``,
+  read at each u-sorted point's position along ``order``). The resample size n = Σw differs
+  from M for clusters: its equal-count bins are cut at ⌊n·b/N + ½⌋ of its own walk
+  (:func:`unit_starts`) and its statistics divide by n;
+* the delete-one-unit jackknife (:func:`jack_units_kernel`) evaluates the statistics on the
+  weights w = 1 but 0 on one unit;
+* the permutation by units (:func:`permute_units_into`) moves whole units' Z-vectors among
+  the units of equal size; with one row per unit it is a row permutation.
+
+Every kernel is a pure function of arrays; chunk c draws only from its own states (the
+caller's ``states[c]``, ``tstates[c]`` rows, keyed per chunk), writes only its own output
+columns, and allocates its scratch once per chunk: results do not depend on the thread count.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ._config import NJIT, NJIT_ORDERED, NJIT_ORDERED_PARALLEL, NJIT_PARALLEL
+from .bootstrap import split_ties
+from .rng import (STACK_ROWS, bounded_one, load_state, multinomial_leaf, multinomial_start, next_double,
+                  permute_into, store_state)
+from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, mean_acc, needs, prefix_counts
+from .variates import next_gamma, next_normal
+
+#: unit kinds of :func:`unit_weights`
+ROWS, GROUPS, BLOCKS = 0, 1, 2
+#: block schemes of :func:`unit_weights` (the order of ``mcref._validation.BLOCK_METHODS``)
+CIRCULAR, MOVING, STATIONARY = 0, 1, 2
+
+
+@njit(**NJIT)
+def unit_starts(n, n_bins, starts):
+    """``starts[b] = ⌊n·b/N + ½⌋`` (b = 0 … N), in exact integer arithmetic: the equal-count bin
+    starts of a resample of n points (``mcref.binning.bin_starts``)."""
+    for b in range(n_bins + 1):
+        starts[b] = (2 * n * b + n_bins) // (2 * n_bins)
+
+
+@njit(**NJIT)
+def _cover_add(cover, s, length, m):
+    """One block of ``length`` rows from position ``s`` along the order, wrapping past M."""
+    e = s + length
+    cover[s] += 1
+    if e <= m:
+        cover[e] -= 1
+    else:
+        cover[m] -= 1
+        cover[0] += 1
+        cover[e - m] -= 1
+
+
+@njit(**NJIT)
+def unit_weights(s, kind, scheme, block, gid, opos, cnt, cover, stack, w):
+    r"""Multiplicities ``w`` (over the u-sorted points) of one bootstrap resample by units;
+    returns the resample size n = Σw. Advances the state array ``s``.
+
+    * ``ROWS``: w ~ Multinomial(M; 1/M, …), the i.i.d. pairs bootstrap (leaf by leaf,
+      :func:`mcref.kernels.rng.multinomial_leaf`);
+    * ``GROUPS`` (cluster bootstrap): c ~ Multinomial(G; 1/G, …) over the G groups (``cnt``,
+      length G), :math:`w_i = c_{g(i)}` with ``gid[i]`` the group of point i;
+    * ``BLOCKS`` (Künsch 1989; Politis & Romano 1992, 1994): blocks of rows along the order
+      are drawn until M rows are covered, the last one cut short (n = M); ``scheme``
+      ``MOVING`` starts uniform in [0, M − ℓ], ``CIRCULAR`` in [0, M) wrapping past the end,
+      ``STATIONARY`` in [0, M) with lengths Geometric(1/ℓ) (mean ℓ = ``block``), wrapping.
+      :math:`w_i` = the number of blocks covering the order position ``opos[i]`` of point i,
+      from the difference array ``cover`` (length M + 1).
+    """
+    m = w.shape[0]
+    if kind == ROWS or kind == GROUPS:
+        cells = m if kind == ROWS else cnt.shape[0]
+        target = w if kind == ROWS else cnt
+        st = load_state(s)
+        sp = multinomial_start(stack, cells, cells)
+        while sp > 0:
+            _lo, _hi, sp, st = multinomial_leaf(st, stack, sp, target)
+        store_state(s, st)
+        if kind == ROWS:
+            return m
+        n = 0
+        for i in range(m):
+            c = cnt[gid[i]]
+            w[i] = c
+            n += c
+        return n
+    cover[:] = 0
+    left = m
+    q = 1.0 / block
+    while left > 0:
+        if scheme == MOVING:
+            start = bounded_one(s, m - block + 1)
+            length = block
+        elif scheme == CIRCULAR:
+            start = bounded_one(s, m)
+            length = block
+        else:
+            start = bounded_one(s, m)
+            length = 1
+            if q < 1.0:  # Geometric(q) on {1, 2, …} by inversion of 1 − U in (0, 1]
+                length = 1 + np.int64(math.floor(math.log(1.0 - next_double(s)) / math.log(1.0 - q)))
+        length = min(length, left)
+        _cover_add(cover, start, length, m)
+        left -= length
+    run = 0
+    for t in range(m):
+        run += cover[t]
+        cover[t] = run
+    for i in range(m):
+        w[i] = cover[opos[i]]
+    return m
+
+
+@njit(**NJIT)
+def _eval_scratch(m, n_bins, n_codes, ties, cc):
+    """Scratch of :func:`_eval_units`, once per chunk: ``(w, starts, raw, sums, acc, cs, corr, cuts,
+    row, buf, res)``; ``row`` and ``cs`` only for tie splits, ``buf`` only for CC."""
+    return (np.empty(m, dtype=np.int64), np.empty(n_bins + 1, dtype=np.int64), np.empty(N_RAW), np.empty(N_SUMS),
+            np.empty((n_bins, 4)), np.empty(m + 1 if ties else 0, dtype=np.int64), np.zeros((n_bins + 1, 2)),
+            np.empty(n_bins + 1, dtype=np.int64), np.empty(m + 1 if ties else 0, dtype=np.int64),
+            np.empty((m if cc else 0, 2)), np.empty(n_codes))
+
+
+@njit(**NJIT)
+def _eval_units(codes, need, need_bins, need_ties, w, n, tarr, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs,
+                slot, eslot, egs, raw, sums, acc, cs, corr, cuts, row, buf, res):
+    """The statistics ``codes`` on the multiset ``w`` of n points, bins cut at ``starts``
+    (already filled for n), tied runs at the cuts split from ``tarr`` (a bootstrap
+    resample; an empty ``groups`` keeps the input order, as the jackknife does)."""
+    m = w.shape[0]
+    raw[:] = 0.0
+    acc[:, :] = 0.0
+    corr[:, :] = 0.0
+    if need:
+        mean_acc(w, 0, m, need, z, zshift, z2, E2, u2, lnu2, raw)
+    if need_bins:
+        bin_acc(w, 0, m, starts, u2, E2, z2, acc, 0, 0)
+        if need_ties:
+            prefix_counts(w, cs)
+            split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
+        bin_finish(starts, acc, corr)
+    finish_codes(codes, raw, sums, acc, np.float64(n), w, ugs, slot, eslot, egs, buf, res)
+
+
+@njit(**NJIT_PARALLEL)
+def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, tstates, chunk, groups, z, zshift,
+                      z2, E2, u2, lnu2, n_bins, ugs, slot, eslot, egs, out):
+    """Fill ``out[k, r]`` with statistic ``codes[k]`` on bootstrap resample r drawn by units
+    (:func:`unit_weights`; ``n_units`` groups for ``GROUPS``). The bins of each resample are
+    its own equal-count bins of n = Σw points (:func:`unit_starts`); the statistics divide
+    by n. Tied runs of u that straddle a cut are split at random from the chunk's tie
+    stream ``tstates[ch]`` (:func:`mcref.kernels.bootstrap.split_ties`), as in the i.i.d.
+    kernel. Chunk ``ch`` draws its units from ``states[ch]`` only."""
+    m = z.shape[0]
+    n_codes = codes.shape[0]
+    n_boot = out.shape[1]
+    need, need_bins = needs(codes)
+    need_ties = need_bins and groups.shape[0] > 0
+    need_cc = False
+    for c in codes:
+        need_cc |= c == CC
+    for ch in prange(states.shape[0]):
+        sarr = states[ch].copy()
+        tarr = tstates[ch].copy()
+        w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, need_ties,
+                                                                                  need_cc)
+        cnt = np.empty(max(n_units, 1), dtype=np.int64)
+        cover = np.empty(m + 1, dtype=np.int64)
+        stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+        for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
+            n = unit_weights(sarr, kind, scheme, block, gid, opos, cnt, cover, stack, w)
+            unit_starts(n, n_bins, starts)
+            _eval_units(codes, need, need_bins, need_ties, w, n, tarr, groups, z, zshift, z2, E2, u2, lnu2, starts,
+                        ugs, slot, eslot, egs, raw, sums, acc, cs, corr, cuts, row, buf, res)
+            for k in range(n_codes):
+                out[k, r] = res[k]
+
+
+@njit(**NJIT)
+def unit_weights_into(states, chunk, kind, scheme, block, gid, opos, n_units, out, sizes):
+    """The multiplicities of :func:`boot_units_kernel`'s resamples, one row of ``out``
+    (n_boot, M) each, and their sizes n (``sizes``): the same draws from the same states."""
+    m = out.shape[1]
+    n_boot = out.shape[0]
+    cnt = np.empty(max(n_units, 1), dtype=np.int64)
+    cover = np.empty(m + 1, dtype=np.int64)
+    stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+    for ch in range(states.shape[0]):
+        sarr = states[ch].copy()
+        for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
+            sizes[r] = unit_weights(sarr, kind, scheme, block, gid, opos, cnt, cover, stack, out[r])
+
+
+#: units per parallel block of :func:`jack_units_kernel`
+_JACK_UNITS = 16
+
+
+@njit(**NJIT_PARALLEL)
+def jack_units_kernel(codes, gid, sizes, z, zshift, z2, E2, u2, lnu2, n_bins, ugs, slot, eslot, egs, out):
+    """Delete-one-unit jackknife: ``out[k, j]`` = statistic ``codes[k]`` on the data without
+    unit j (w = 1 but 0 on the points with ``gid == j``), its M − n_j points re-binned at
+    ⌊(M − n_j)·b/N + ½⌋ in the stable u order. O(M) per unit."""
+    m = z.shape[0]
+    n_units = sizes.shape[0]
+    n_codes = codes.shape[0]
+    need, need_bins = needs(codes)
+    need_cc = False
+    for c in codes:
+        need_cc |= c == CC
+    no_groups = np.empty((0, 2), dtype=np.int64)
+    n_blocks = (n_units + _JACK_UNITS - 1) // _JACK_UNITS
+    for blk in prange(n_blocks):
+        w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, False, need_cc)
+        tarr = np.empty(4, dtype=np.uint64)
+        for j in range(blk * _JACK_UNITS, min((blk + 1) * _JACK_UNITS, n_units)):
+            for i in range(m):
+                w[i] = 0 if gid[i] == j else 1
+            n = m - sizes[j]
+            unit_starts(n, n_bins, starts)
+            _eval_units(codes, need, need_bins, False, w, n, tarr, no_groups, z, zshift, z2, E2, u2, lnu2, starts,
+                        ugs, slot, eslot, egs, raw, sums, acc, cs, corr, cuts, row, buf, res)
+            for k in range(n_codes):
+                out[k, j] = res[k]
+
+
+@njit(**NJIT)
+def permute_units_into(s, src, members, ustart, cstart, uid, pscratch, out):
+    """``out`` = ``src`` with whole units moved: a uniformly random permutation π of the units
+    of each class of equal size (``permute_into`` on their ids), then unit π(j) receives unit
+    j's values in member order: ``out[members[ustart[π(j)] + q]] = src[members[ustart[j] + q]]``.
+
+    Units are numbered class by class: class k holds the units ``cstart[k] … cstart[k+1] − 1``,
+    all of one size; ``uid`` = 0 … U − 1 and ``pscratch`` (U) is scratch. With one row per unit
+    (one class) this is a row permutation of ``src``. Under "the units' Z-vectors are
+    exchangeable among units of equal size, and independent of u" every arrangement is equally
+    likely, so the permutation test stays exact (docs/methods.md, "Dependent test sets")."""
+    for k in range(cstart.shape[0] - 1):
+        a = cstart[k]
+        b = cstart[k + 1]
+        ids = pscratch[a:b]
+        permute_into(s, uid[a:b], ids)
+        for j in range(a, b):
+            t = ids[j - a]
+            d0 = ustart[t]
+            s0 = ustart[j]
+            for q in range(ustart[j + 1] - s0):
+                out[members[d0 + q]] = src[members[s0 + q]]
+
+
+@njit(**NJIT_ORDERED)
+def _chunk_t_cluster(sizes, nu, state, b0, b1, out):
+    """Rows b0 … b1 − 1 of ``out``: the cluster sums of :func:`t_cluster_sums`."""
+    normal = not (nu < np.inf)
+    for b in range(b0, b1):
+        for j in range(9):
+            out[b, j] = 0.0
+        for g in range(sizes.shape[0]):
+            s1 = 0.0
+            s2 = 0.0
+            for _ in range(sizes[g]):
+                z = next_normal(state)
+                if not normal:
+                    z *= math.sqrt((nu - 2.0) / (2.0 * next_gamma(state, 0.5 * nu)))
+                s1 += z
+                s2 += z * z
+            n = np.float64(sizes[g])
+            out[b, 0] += n
+            out[b, 1] += s1
+            out[b, 2] += s2
+            out[b, 3] += n * n
+            out[b, 4] += s1 * s1
+            out[b, 5] += s2 * s2
+            out[b, 6] += n * s1
+            out[b, 7] += n * s2
+            out[b, 8] += s1 * s2
+
+
+@njit(**NJIT_ORDERED_PARALLEL)
+def t_cluster_sums(sizes, nu, states, chunk, n_mc):
+    r"""``out[k]`` = the cluster moments :math:`(\sum n_g, \sum S_{1g}, \sum S_{2g}, \sum n_g^2,
+    \sum S_{1g}^2, \sum S_{2g}^2, \sum n_g S_{1g}, \sum n_g S_{2g}, \sum S_{1g} S_{2g})` of n_mc
+    samples of independent unit-variance t(ν) rows (normal when ν = inf) laid out in clusters of
+    ``sizes`` (:math:`S_{pg}` = Σ z^p over cluster g): the law of the cluster-studentized scale
+    statistics under independent t(ν) errors. Chunk c uses a copy of ``states[c]``."""
+    out = np.empty((n_mc, 9))
+    for c in prange(states.shape[0]):
+        st = states[c].copy()
+        b0 = c * chunk
+        b1 = min(n_mc, b0 + chunk)
+        if b0 < b1:
+            _chunk_t_cluster(sizes, nu, st, b0, b1, out)
+    return out
+
+
+@njit(**NJIT)
+def exchange_levels(s, lev, rr, gid, uid, pi, src, ustar, us, eps, xu):
+    r"""One repeat of the permutation by **exchange of the groups' u-levels** (groups of unequal
+    sizes; docs/methods.md, "Dependent test sets"). Each group keeps its rows, their Z and its
+    pattern of u, :math:`u_i = \bar u_g r_i` (``lev[g]`` = ū_g, ``rr[i]`` = r_i), and takes the
+    level of another group: :math:`u^*_i = \bar u_{\pi(g(i))} r_i`, π a uniformly random
+    permutation of the G groups (``permute_into`` on ``uid`` into ``pi``). Exact for "the
+    levels ū_g are exchangeable: independent of the groups' sizes, patterns and Z" (then the
+    data's (levels, groups) pairing is one uniform draw of the G! pairings).
+
+    Writes the repeat in ascending u* (ties in u-sorted order): ``us`` = sorted u*, ``eps`` =
+    the Z of those rows (``src[o]``), ``xu`` = their average ranks minus (M + 1)/2; returns
+    ``(o, Σ u*², Σ ln u*², Σ xu²)`` with o the sort (u-sorted positions in u* order)."""
+    m = rr.shape[0]
+    permute_into(s, uid, pi)
+    for i in range(m):
+        ustar[i] = lev[pi[gid[i]]] * rr[i]
+    o = np.argsort(ustar, kind="mergesort")
+    su2 = 0.0
+    sln = 0.0
+    for k in range(m):
+        v = ustar[o[k]]
+        us[k] = v
+        eps[k] = src[o[k]]
+        su2 += v * v
+        sln += math.log(v * v)
+    mid = 0.5 * (m + 1)
+    sxx = 0.0
+    a = 0
+    while a < m:
+        b = a + 1
+        while b < m and us[b] == us[a]:
+            b += 1
+        x = 0.5 * (a + 1 + b) - mid  # average 1-based rank of the run [a, b)
+        for k in range(a, b):
+            xu[k] = x
+            sxx += x * x
+        a = b
+    return o, su2, sln, sxx

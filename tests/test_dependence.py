@@ -1,0 +1,432 @@
+"""Dependent test sets: groups= and order= (docs/methods.md, "Dependent test sets").
+
+Every kernel is checked against a naive NumPy expansion on the same random draws
+(``tests/naive.py``): the unit weights, the statistics of a resample, the delete-one-group
+jackknife, the cluster-studentized scale statistic, the permutation by units; the block length
+against arch (when installed) and a hand computation; determinism over thread counts; the bad
+inputs; and, marked slow, the size of the labelled rule on a small Monte Carlo.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numba
+import numpy as np
+import pytest
+
+import mcref
+from mcref._dependence import design_effect, icc, optimal_block_length, units_for
+from mcref._prepared import prepare
+from mcref.kernels.rng import bounded_one, chunk_states, keyed_states, multinomial_counts, next_double
+from mcref.kernels.rng import STACK_ROWS
+from mcref.kernels.stats import CC, ENCE, RCE, UCE, ZMS, ZMSE
+from mcref.kernels.units import (BLOCKS, CIRCULAR, GROUPS, MOVING, ROWS, STATIONARY, boot_units_kernel,
+                                 permute_units_into, unit_weights_into)
+
+import naive
+
+STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE", "UCE")
+CODES = np.array([ZMS, RCE, CC, ENCE, ZMSE, UCE], dtype=np.int64)
+
+
+def clustered(seed=0, G=40, size=None, rho=0.5):
+    """A calibrated clustered set: group σ, 10 % jitter, ε = √ρ·shared + √(1 − ρ)·own."""
+    rng = np.random.default_rng(seed)
+    sizes = np.full(G, 12) if size is None else size(rng, G)
+    g = np.repeat(np.arange(sizes.size), sizes)
+    u = np.sqrt(1 / rng.gamma(4, 0.25, sizes.size))[g] * np.exp(0.1 * rng.normal(size=g.size))
+    eps = math.sqrt(rho) * rng.normal(size=sizes.size)[g] + math.sqrt(1 - rho) * rng.normal(size=g.size)
+    perm = rng.permutation(g.size)  # rows of a group need not be adjacent
+    return (u * eps)[perm], u[perm], g[perm]
+
+
+def _units(E, u, **labels):
+    prep = prepare(E, u, 4, min_count=1)
+    return prep, units_for(prep.order, z2=prep.z2, **labels)
+
+
+# --------------------------------------------------------------------------- unit weights
+
+
+def test_group_weights_are_the_drawn_group_counts_expanded():
+    E, u, g = clustered()
+    prep, un = _units(E, u, groups=g)
+    states = chunk_states(np.random.SeedSequence(5), 2)
+    w = np.empty((70, E.size), dtype=np.int64)
+    n = np.empty(70, dtype=np.int64)
+    unit_weights_into(states, 64, GROUPS, 0, 0, un.gid, un.opos, un.n_units, w, n)
+    for r in (0, 63, 64, 69):  # the first replicates of each chunk's stream
+        s = states[r // 64].copy()
+        cnt = np.empty(un.n_units, dtype=np.int64)
+        stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+        for _ in range(r % 64 + 1):
+            multinomial_counts(s, un.n_units, un.n_units, cnt, stack)
+        assert cnt.sum() == un.n_units
+        np.testing.assert_array_equal(w[r], naive.cluster_weights(cnt, un.gid))
+        assert n[r] == int(np.sum(cnt * un.sizes))
+
+
+def test_row_weights_are_the_iid_resamples():
+    """Unit kind ROWS draws exactly the multiplicities of the i.i.d. bootstrap."""
+    rng = np.random.default_rng(1)
+    u = rng.uniform(0.5, 2, 300)
+    states = chunk_states(np.random.SeedSequence(3), 1)
+    w = np.empty((10, 300), dtype=np.int64)
+    unit_weights_into(states, 64, ROWS, 0, 0, np.zeros(300, np.int64), np.arange(300), 1, w, np.empty(10, np.int64))
+    idx = mcref._bootstrap.resample_indices(u, 10, np.random.SeedSequence(3))
+    order = np.argsort(u, kind="stable")
+    pos = np.empty(300, dtype=np.int64)
+    pos[order] = np.arange(300)
+    for r in range(10):
+        np.testing.assert_array_equal(w[r], np.bincount(pos[idx[r]], minlength=300))
+
+
+@pytest.mark.parametrize("scheme,code", [("circular", CIRCULAR), ("moving", MOVING), ("stationary", STATIONARY)])
+@pytest.mark.parametrize("block", [1, 7, 25])
+def test_block_weights_against_the_blocks_written_out(scheme, code, block):
+    rng = np.random.default_rng(2)
+    m = 203
+    E, u = rng.normal(size=m), rng.uniform(0.5, 2, m)
+    t = rng.permutation(m).astype(float)  # the order is not the input order
+    prep, un = _units(E, u, order=t, block_length=block, block_method=scheme)
+    states = chunk_states(np.random.SeedSequence(9), 1)
+    w = np.empty((5, m), dtype=np.int64)
+    unit_weights_into(states, 64, BLOCKS, code, block, un.gid, un.opos, 0, w, np.empty(5, np.int64))
+    s = states[0].copy()
+    for r in range(5):
+        rows = naive.block_rows(m, block, scheme, lambda n: int(bounded_one(s, n)), lambda: float(next_double(s)))
+        assert len(rows) == m
+        cover = np.bincount(rows, minlength=m)  # per order position
+        np.testing.assert_array_equal(w[r], cover[un.opos])
+
+
+# --------------------------------------------------------------------------- statistics on a resample
+
+
+@pytest.mark.parametrize("labels", ["groups", "order"])
+def test_resample_statistics_equal_the_statistic_on_the_expanded_data(labels):
+    E, u, g = clustered(seed=3)
+    lab = {"groups": g} if labels == "groups" else {"order": np.arange(E.size), "block_length": 9}
+    n_bins = 4
+    prep, un = _units(E, u, **lab)
+    states = chunk_states(np.random.SeedSequence(11), 1)
+    tstates = keyed_states(np.random.SeedSequence(11), 1, 7)
+    out = np.empty((CODES.size, 6))
+    boot_units_kernel(CODES, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, states,
+                      tstates, 64, np.empty((0, 2), np.int64), prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
+                      prep.lnu2, n_bins, prep.ugs, prep.slot, prep.eslot, prep.egs, out)
+    w = np.empty((6, E.size), dtype=np.int64)
+    n = np.empty(6, dtype=np.int64)
+    unit_weights_into(states, 64, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, w, n)
+    for r in range(6):
+        idx = np.repeat(np.arange(E.size), w[r])  # u-sorted positions, copies adjacent: the stable order
+        Ex, ux = prep.E[idx], prep.u[idx]
+        for k, name in enumerate(STATS):
+            assert out[k, r] == pytest.approx(naive.statistic(name, Ex, ux, n_bins), rel=1e-10, abs=1e-12), name
+
+
+def test_group_jackknife_against_deleting_each_group():
+    E, u, g = clustered(seed=4, size=lambda rng, G: rng.integers(3, 20, G))
+    res = mcref.bootstrap_many(STATS, E, u, n_bins=4, min_count=5, n_boot=200, groups=g, seed=1)
+    prep, un = _units(E, u, groups=g)
+    from mcref._bootstrap import unit_jackknife
+    from mcref.stats import info
+
+    jack = unit_jackknife([info(s) for s in STATS], prep, un)
+    for k, name in enumerate(STATS):
+        ref = naive.group_jackknife(name, E, u, g, 4)
+        np.testing.assert_allclose(np.sort(jack[k]), np.sort(list(ref.values())), rtol=1e-10, atol=1e-13)
+        d = np.mean(jack[k]) - jack[k]
+        a = np.sum(d ** 3) / (6 * np.sum(d ** 2) ** 1.5)
+        assert res[name].acceleration == pytest.approx(a, rel=1e-9, abs=1e-14)
+
+
+def test_group_numbering_does_not_depend_on_label_spelling_or_row_order():
+    E, u, g = clustered(seed=5)
+    a = mcref.bootstrap("ENCE", E, u, n_bins=4, n_boot=300, groups=g, seed=2)
+    b = mcref.bootstrap("ENCE", E, u, n_bins=4, n_boot=300, groups=np.array([f"mol-{x:03d}" for x in 99 - g]),
+                        seed=2)
+    assert (a.low, a.high, a.bias) == (b.low, b.high, b.bias)
+
+
+# --------------------------------------------------------------------------- permutation by units
+
+
+def test_permutation_by_units_moves_whole_z_vectors_among_equal_sizes():
+    E, u, g = clustered(seed=6, size=lambda rng, G: rng.choice([3, 5, 8], G))
+    prep, un = _units(E, u, groups=g)
+    s = chunk_states(np.random.SeedSequence(1), 1)[0].copy()
+    uid = np.arange(un.n_perm_units, dtype=np.int64)
+    out = np.full(E.size, np.nan)
+    permute_units_into(s, prep.z, un.members, un.ustart, un.cstart, uid, np.empty_like(uid), out)
+    vec = [tuple(prep.z[un.members[un.ustart[j]:un.ustart[j + 1]]]) for j in range(un.n_perm_units)]
+    got = [tuple(out[un.members[un.ustart[j]:un.ustart[j + 1]]]) for j in range(un.n_perm_units)]
+    assert sorted(got) == sorted(vec)  # a bijection of the units' Z-vectors, each intact
+    size = {v: len(v) for v in vec}
+    assert all(len(x) == size[x] for x in got)
+    assert got != vec  # something moved
+    # each group's members are one group (the permutation units are the groups)
+    for j in range(un.n_perm_units):
+        assert np.unique(un.gid[un.members[un.ustart[j]:un.ustart[j + 1]]]).size == 1
+
+
+def test_blocks_along_the_order_are_consecutive():
+    rng = np.random.default_rng(7)
+    m = 101
+    t = rng.permutation(m)
+    prep, un = _units(rng.normal(size=m), rng.uniform(1, 2, m), order=t, block_length=10)
+    along = un.opos[un.members]
+    assert np.array_equal(np.sort(along), np.arange(m))
+    for j in range(un.n_perm_units):
+        seg = un.opos[un.members[un.ustart[j]:un.ustart[j + 1]]]
+        assert np.all(np.diff(seg) == 1) and seg[0] % 10 == 0
+    assert sorted(np.diff(un.ustart).tolist()) == [1] + [10] * 10
+
+
+def test_level_exchange_gives_each_group_another_groups_level():
+    from mcref.kernels.units import exchange_levels
+    from scipy.stats import rankdata
+
+    E, u, g = clustered(seed=14, size=lambda rng, G: rng.integers(2, 25, G))
+    prep = prepare(E, u, 4, min_count=1)
+    un = units_for(prep.order, groups=g, z2=prep.z2, us=prep.u)
+    assert un.levels is not None  # unequal sizes: the u-levels are exchanged
+    np.testing.assert_allclose(un.levels[un.gid] * un.ratios, prep.u, rtol=1e-14)
+    m = E.size
+    s = chunk_states(np.random.SeedSequence(2), 1)[0].copy()
+    ustar, us, eps, xu = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    pi = np.empty(un.n_units, dtype=np.int64)
+    o, su2, sln, sxx = exchange_levels(s, un.levels, un.ratios, un.gid, np.arange(un.n_units), pi, prep.z, ustar, us,
+                                       eps, xu)
+    assert sorted(pi) == list(range(un.n_units))  # a permutation of the groups
+    np.testing.assert_allclose(ustar, un.levels[pi[un.gid]] * un.ratios, rtol=1e-15)
+    for j in range(un.n_units):  # each group: one level, another group's, and its own pattern of u
+        lv = ustar[un.gid == j] / un.ratios[un.gid == j]
+        np.testing.assert_allclose(lv, un.levels[pi[j]], rtol=1e-12)
+    assert np.all(np.diff(us) >= 0) and np.array_equal(us, ustar[o])
+    np.testing.assert_array_equal(eps, prep.z[o])  # every row keeps its Z
+    np.testing.assert_allclose(xu, rankdata(us) - (m + 1) / 2)
+    assert su2 == pytest.approx(np.sum(us ** 2)) and sxx == pytest.approx(np.sum(xu ** 2))
+    assert sln == pytest.approx(np.sum(np.log(us ** 2)))
+
+
+def test_equal_sizes_permute_z_vectors_unequal_exchange_levels():
+    E, u, g = clustered(seed=15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.MCRefWarning)
+        a = mcref.validate(E, u, groups=g, n_boot=100, n_mc=100, n_bins=4, seed=1)
+        g2 = g.copy()
+        g2[g2 == 0] = 1  # one group of 24: unequal sizes
+        b = mcref.validate(E, u, groups=g2, n_boot=100, n_mc=100, n_bins=4, seed=1)
+    assert "Z-vectors permuted" in a.dependence.units and "u-levels exchanged" in b.dependence.units
+    assert "u-levels exchanged" in str(b)
+    # u-levels that follow the sizes are not exchangeable: Z-vectors permuted within sizes (exact)
+    rng = np.random.default_rng(3)
+    sizes = np.repeat([4, 8, 16, 32], 6)
+    gg = np.repeat(np.arange(sizes.size), sizes)
+    uu = (sizes ** -0.5)[gg] * np.exp(0.1 * rng.normal(size=gg.size))
+    prep = prepare(uu * rng.normal(size=gg.size), uu, 4, min_count=1)
+    un = units_for(prep.order, groups=gg, z2=prep.z2, us=prep.u)
+    assert un.levels is None and un.level_size_p < 0.05 and un.n_classes == 4
+    assert "follow their sizes" in un.describe()
+
+
+# --------------------------------------------------------------------------- scale test, diagnostics
+
+
+def test_cluster_studentized_zms_against_the_sandwich_se():
+    from mcref._scale_test import scale_test
+
+    E, u, g = clustered(seed=8)
+    z = E / u
+    res = scale_test(z, ["ZMS"], n_boot=199, seed=0, clusters=np.unique(g, return_inverse=True)[1])
+    t = (np.mean(z ** 2) - 1) / naive.cluster_se_zms(z, g)
+    assert res.t["ZMS"] == pytest.approx(t, rel=1e-10)
+
+
+def test_icc_and_design_effect():
+    E, u, g = clustered(seed=9, size=lambda rng, G: rng.integers(2, 30, G))
+    z = E / u
+    gid = np.unique(g, return_inverse=True)[1]
+    assert icc(z, gid) == pytest.approx(naive.icc_anova(z, g), rel=1e-10)
+    assert icc(z * z, gid) == pytest.approx(naive.icc_anova(z * z, g), rel=1e-10)
+    # closed form: clusters of n with one shared value per cluster and no within spread: d = n
+    assert design_effect(np.repeat(np.arange(10.0), 7), np.repeat(np.arange(10), 7)) == pytest.approx(7.0)
+    assert design_effect(np.arange(50.0), np.arange(50) // 1 * 0 + np.arange(50)) == pytest.approx(1.0)
+
+
+def test_icc_recovers_the_generating_correlation():
+    """Monte Carlo expectation: ρ = 0.6 clusters of 20; the estimate's sd at G = 400 is about 0.02."""
+    E, u, g = clustered(seed=10, G=400, size=lambda rng, G: np.full(G, 20), rho=0.6)
+    d = mcref.dependence(E, u, groups=g)
+    assert d.icc_z == pytest.approx(0.6, abs=0.08)
+    assert d.icc_z2 == pytest.approx(0.36, abs=0.08)  # corr(Z1², Z2²) = ρ² for normal errors
+    assert d.design_effect == pytest.approx(1 + 19 * 0.36, rel=0.3)
+    assert d.independent_rows_wrong
+
+
+# --------------------------------------------------------------------------- block length
+
+
+def _ar(phi, n, seed):
+    rng = np.random.default_rng(seed)
+    e = rng.normal(size=n)
+    x = np.empty(n)
+    x[0] = e[0]
+    for t in range(1, n):
+        x[t] = phi * x[t - 1] + e[t]
+    return x
+
+
+@pytest.mark.parametrize("phi", [0.0, 0.5, 0.9])
+def test_block_length_matches_arch(phi):
+    arch = pytest.importorskip("arch.bootstrap")
+    x = _ar(phi, 1200, 3)
+    ref = arch.optimal_block_length(x).to_numpy()[0]
+    np.testing.assert_allclose(optimal_block_length(x), ref, rtol=1e-12)
+
+
+def test_block_length_by_hand():
+    """An alternating series: every autocorrelation is ±(n − k)/n, never inside the band, so the
+    bandwidth is its maximum ⌈√n⌉ + 5; the formulas of Politis & White (2004) written out."""
+    n = 100
+    x = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    m = 10 + 5
+    gam = np.array([(-1.0) ** k * (n - k) / n for k in range(m + 1)])
+    h = np.array([min(1.0, 2 * (1 - k / m)) for k in range(1, m + 1)])
+    G = 2 * np.sum(h * np.arange(1, m + 1) * gam[1:])
+    s2 = gam[0] + 2 * np.sum(h * gam[1:])
+    b_sb = min((2 * G * G / (2 * s2 * s2) * n) ** (1 / 3), math.ceil(min(3 * 10, n / 3)))
+    b_cb = min((2 * G * G / (4 / 3 * s2 * s2) * n) ** (1 / 3), math.ceil(min(3 * 10, n / 3)))
+    np.testing.assert_allclose(optimal_block_length(x), (b_sb, b_cb), rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- determinism, no labels
+
+
+def test_no_labels_is_the_unchanged_path():
+    rng = np.random.default_rng(12)
+    u = rng.uniform(0.5, 2, 400)
+    E = u * rng.normal(size=400)
+    opts = dict(stats=["ZMS", "CC", "ENCE"], n_boot=200, n_mc=200, seed=4, n_bins=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.FewReplicatesWarning)
+        a = mcref.validate(E, u, **opts).to_json()
+        b = mcref.validate(E, u, groups=None, order=None, block_length=None, **opts).to_json()
+    assert a == b and '"dependence"' not in a
+
+
+@pytest.mark.parametrize("labels", ["groups", "order"])
+def test_same_seed_same_table_for_any_thread_count(labels):
+    E, u, g = clustered(seed=13)
+    lab = {"groups": g} if labels == "groups" else {"order": np.arange(E.size)}
+    n0 = numba.get_num_threads()
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.MCRefWarning)
+        try:
+            for n in (1, max(1, min(2, numba.config.NUMBA_NUM_THREADS))):
+                numba.set_num_threads(n)
+                out.append(mcref.validate(E, u, **lab, n_boot=150, n_mc=150, n_bins=4, seed=6).to_json())
+        finally:
+            numba.set_num_threads(n0)
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("labels", ["groups", "order"])
+def test_first_chunks_do_not_depend_on_the_number_of_replicates(labels):
+    """Chunk c draws from its own streams only: the first 128 replicates of B = 128 and B = 320
+    are the same, bit for bit (the shape sequential tests will stop early in)."""
+    E, u, g = clustered(seed=17)
+    lab = {"groups": g} if labels == "groups" else {"order": np.arange(E.size), "block_method": "stationary"}
+    a = mcref.bootstrap_many(["ZMS", "CC", "ENCE"], E, u, n_bins=4, n_boot=128, seed=8, method="percentile", **lab)
+    b = mcref.bootstrap_many(["ZMS", "CC", "ENCE"], E, u, n_bins=4, n_boot=320, seed=8, method="percentile", **lab)
+    for k in a:
+        np.testing.assert_array_equal(a[k].distribution, b[k].distribution[:128])
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(groups=np.arange(10)), r"`groups` must give one label per row: 10 labels for 100 rows"),
+    (dict(groups=np.zeros(100)), r"`groups` must hold at least two groups"),
+    (dict(groups=np.arange(100)), r"`groups` gives every row a group of its own"),
+    (dict(groups=[None] + [1] * 99), r"`groups` must label every row \(1 missing"),
+    (dict(order=np.r_[np.nan, np.arange(99.0)]), r"`order` must contain only finite values"),
+    (dict(order=np.arange(100), block_length=51), r"`block_length` must be at most M // 2 = 50"),
+    (dict(order=np.arange(100), block_length=0), r"`block_length` must be an integer >= 1"),
+    (dict(block_length=5), r"`block_length` goes with `order`"),
+    (dict(groups=np.arange(100) // 10, order=np.arange(100)), r"give `groups` or `order`, not both"),
+    (dict(order=np.arange(100), block_method="overlapping"), r"`block_method` must be one of"),
+])
+def test_bad_labels(kw, match):
+    rng = np.random.default_rng(0)
+    u = rng.uniform(1, 2, 100)
+    with pytest.raises(ValueError, match=match):
+        mcref.validate(u * rng.normal(size=100), u, n_boot=100, n_mc=100, **kw)
+    if "block_method" not in kw:
+        with pytest.raises(ValueError, match=match):
+            mcref.bootstrap("ZMS", u * rng.normal(size=100), u, n_boot=100, **kw)
+
+
+def test_adaptive_bins_and_user_statistics_are_refused_with_labels():
+    rng = np.random.default_rng(0)
+    u = rng.uniform(1, 2, 300)
+    E = u * rng.normal(size=300)
+    with pytest.raises(ValueError, match=r"`groups`/`order` need binning='equal'"):
+        mcref.bootstrap("ENCE", E, u, n_boot=100, binning="adaptive", n_bins=5, groups=np.arange(300) // 10)
+
+
+def test_cli_and_benchmark_take_a_group_column(tmp_path, capsys):
+    from mcref.cli import main
+
+    E, u, g = clustered(seed=16)
+    path = tmp_path / "set.csv"
+    with open(path, "w") as f:
+        f.write("E,u,mol,t\n")
+        for i in range(E.size):
+            f.write(f"{float(E[i])!r},{float(u[i])!r},m{g[i]},{i}\n")
+    assert main(["validate", str(path), "--groups", "mol", "--boot", "100", "--mc", "100", "--bins", "4",
+                 "--seed", "3", "--json"]) == 0
+    out = capsys.readouterr().out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.MCRefWarning)
+        tab = mcref.validate(E, u, groups=np.array([f"m{x}" for x in g]), n_boot=100, n_mc=100, n_bins=4, seed=3)
+    assert '"design_effect"' in out and f'"n_units": {np.unique(g).size}' in out
+    import json
+
+    got = json.loads(out)
+    assert got["rows"][0]["estimate"] == tab.rows[0].estimate and got["joint"]["p"] == tab.joint.p
+    assert main(["validate", str(path), "--groups", "nope", "--boot", "100", "--mc", "100"]) == 2
+    assert "--groups: no column 'nope'" in capsys.readouterr().err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.MCRefWarning)
+        res = mcref.benchmark([str(path)], groups="mol", n_boot=100, n_mc=100, n_bins=4, n_jobs=1, progress=False,
+                              stats=["ZMS", "ENCE"], seed=2)
+    row = res.table[res.table.stat == "ZMS"].iloc[0]
+    assert row["n_groups"] == np.unique(g).size and row["design_effect"] > 1
+    with pytest.raises(ValueError, match="no column 'nope'"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.MCRefWarning)
+        mcref.benchmark([str(path)], groups="nope", n_boot=100, n_mc=100, n_jobs=1, progress=False)
+
+
+# --------------------------------------------------------------------------- size (slow)
+
+
+@pytest.mark.slow
+def test_size_of_the_labelled_rule_on_clustered_sets():
+    """100 calibrated sets of 40 clusters of 12 at ρ = 0.6 (M = 480): the labelled joint verdict
+    rejects within the binomial band of 5 % (3 sd: ≤ 11.5 %), the independent-rows rule far more."""
+    lab, iid = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.MCRefWarning)
+        for s in range(100):
+            E, u, g = clustered(seed=1000 + s, rho=0.6)
+            opts = dict(n_boot=200, n_mc=200, n_bins=8, seed=s, dists=("permutation",))
+            lab.append(mcref.validate(E, u, groups=g, **opts).joint.verdict == "invalid")
+            iid.append(mcref.validate(E, u, **opts).joint.verdict == "invalid")
+    assert np.mean(lab) <= 0.115
+    assert np.mean(iid) > 0.2
