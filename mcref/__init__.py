@@ -30,7 +30,7 @@ from .intervals import ConfidenceInterval
 from .reference import PairedDifference, ReferenceResult, Simulation, simulate, simulated_reference
 from .shape import ShapeScreen, shape_screen
 from .stats import register_statistic, statistic, statistics, tie_spread, unregister_statistic
-from ._validate import JointVerdict, ValidationTable, default_n_mc, validate
+from ._validate import JointVerdict, ValidationTable, default_n_boot, default_n_mc, validate
 from ._version import VERSION
 from ._zeta import zeta, zeta_sim2
 from . import predictive
@@ -56,7 +56,7 @@ __all__ = [
     "fit_t", "fit_scaled", "ks_distance", "TFit", "NU_BOUNDS",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
     "statistics", "register_statistic", "unregister_statistic",
-    "tie_spread", "validate", "default_n_mc", "plot_report", "diagnostics", "qce", "rank_calibration",
+    "tie_spread", "validate", "default_n_mc", "default_n_boot", "plot_report", "diagnostics", "qce", "rank_calibration",
     "uniformity", "QCEResult", "Uniformity", "zeta", "zeta_sim2", "benchmark", "BenchmarkResult",
     "recalibrate", "recalibrate_cv", "Recalibrator", "RecalibrationCV", "ClippedVarianceWarning",
     # whole-set calibration scores of mcref.diagnostics (the binned, local diagnostics stay there)

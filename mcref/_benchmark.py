@@ -29,7 +29,7 @@ from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
 from .datasets import Dataset
 from .stats import info
 from .studies._runner import DASK_CONNECT_TIMEOUT, RunInfo, StudySpec, run_study
-from ._render import n_mc_text
+from ._render import n_boot_text, n_mc_text
 from ._validate import DEFAULT_STATS, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD, RULES, validate
 
 __all__ = ["BenchmarkResult", "benchmark", "STUDY_NAME", "content_hash", "validate_seed"]
@@ -167,7 +167,7 @@ class BenchmarkResult:
         o = self.options
         r = self.run
         head = (f"benchmark: {len(self.datasets)} dataset(s) x {len(self.stats)} statistic(s), "
-                f"B={o['n_boot']}, N_MC={n_mc_text(o['n_mc'])}, seed={self.seed}"
+                f"B={n_boot_text(o['n_boot'])}, N_MC={n_mc_text(o['n_mc'])}, seed={self.seed}"
                 + (f", store={self.store}" if self.store else "")
                 + f" ({r.n_computed} computed, {r.n_loaded} loaded, {r.seconds:.1f} s)")
         t = self.table
@@ -186,7 +186,7 @@ class BenchmarkResult:
         notes = [f"verdicts: {tally} (estimate and verdict per cell; docs/methods.md, 'Verdicts')"]
         notes += _fewer_bins_notes(t, o)
         if _indicative(o):
-            notes.append(f"indicative only: B={o['n_boot']}, N_MC={n_mc_text(o['n_mc'])} (stable verdicts need 1000 "
+            notes.append(f"indicative only: B={n_boot_text(o['n_boot'])}, N_MC={n_mc_text(o['n_mc'])} (stable verdicts need 1000 "
                          "or more each)")
         return "\n".join([head, *lines, *notes])
 
@@ -337,8 +337,7 @@ def _resolve_sources(sources: Any, file_options: Mapping[str, Any], by: str | No
 # ---------------------------------------------------------------------- options
 def _indicative(opts: Mapping[str, Any]) -> bool:
     """B or N_MC below what stable verdicts need (N_MC None: validate's default, never below)."""
-    return opts["n_boot"] < MIN_VERDICT_REPLICATES or (opts["n_mc"] is not None
-                                                       and opts["n_mc"] < MIN_VERDICT_REPLICATES)
+    return any(opts[n] is not None and opts[n] < MIN_VERDICT_REPLICATES for n in ("n_boot", "n_mc"))
 
 
 def _check_options(stats: Any, options: Mapping[str, Any]) -> tuple[list[str], dict[str, Any]]:
@@ -359,12 +358,14 @@ def _check_options(stats: Any, options: Mapping[str, Any]) -> tuple[list[str], d
         raise ValueError(f"`stats` names a statistic twice: {names}")
     opts = {n: options.get(n, _VALIDATE_DEFAULTS[n]) for n in _VALIDATE_OPTIONS}
     dists = opts["dists"]
-    dists = [dists] if isinstance(dists, str) else list(dists)
-    if not dists or not all(isinstance(d, str) for d in dists):
-        raise ValueError(f"`dists` must be a non-empty list of distribution names (strings), got {opts['dists']!r}")
+    if dists is not None:  # None: validate's default for each dataset's M
+        dists = [dists] if isinstance(dists, str) else list(dists)
+        if not dists or not all(isinstance(d, str) for d in dists):
+            raise ValueError(f"`dists` must be a non-empty list of distribution names (strings), got "
+                             f"{opts['dists']!r}")
     opts["dists"] = dists
     for n in ("n_boot", "n_mc"):
-        if n == "n_mc" and opts[n] is None:  # validate's default_n_mc of each dataset's M
+        if opts[n] is None:  # validate's default_n_boot / default_n_mc of each dataset's M
             continue
         opts[n] = check_int(opts[n], n, minimum=1)
         if opts[n] < MIN_VERDICT_REPLICATES_HARD:
@@ -453,7 +454,7 @@ def _rows(tab, seed: int) -> list[dict]:
         row.update({
             "D_sensitive": bool(r.d_sensitive), "excludes_estimate": bool(r.excludes_estimate),
             "shape_flag": bool(r.shape_flag), "verdict": r.verdict, "test": r.test, "p_test": _f(r.p_test),
-            "verdict_paper": r.verdict_paper,
+            "n_test": int(r.n_test) if r.n_test is not None else None, "verdict_paper": r.verdict_paper,
             "beta_u2": float(sh.beta_u2), "beta_E2": float(sh.beta_E2), "beta_Z2": float(sh.beta_Z2),
             "n_bins": int(tab.n_bins) if tab.binned else None, "n_mc": int(tab.n_mc), "seed": int(seed),
         })

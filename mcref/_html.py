@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from . import _version
-from ._render import EXCLUDES_NOTE, n_mc_text, p_text
+from ._render import EXCLUDES_NOTE, n_boot_text, n_mc_text, p_text
 
 __all__ = ["write_report", "write_dataset_report", "check_report_target", "MARKER"]
 
@@ -190,7 +190,9 @@ def _results_table(result, rows, *, table_id: str | None, link: bool) -> str:
             elif kind == "verdict":
                 tds.append(f"<td class='txt {_vclass(v)}' data-v='{_e(v)}'>{_e(v)}</td>")
             elif kind == "p":  # as the command line writes it: "< 0.0001" at the Monte Carlo floor
-                tds.append(f"<td data-v='{_num(v)[1]}'>{_e(p_text(_float(v), _n_mc(r.get('n_mc'))))}</td>")
+                n = _n_mc(r.get("n_test")) if c in ("p_test", "p_permutation") and _n_mc(r.get("n_test")) else \
+                    _n_mc(r.get("n_mc"))  # a sequential test's p: the floor of its own repeats
+                tds.append(f"<td data-v='{_num(v)[1]}'>{_e(p_text(_float(v), n))}</td>")
             else:
                 shown, key = _num(v)
                 if kind == "high" and r.get("excludes_estimate"):
@@ -280,7 +282,8 @@ def write_dataset_report(table, E, u, x, directory: str | os.PathLike, *, seed=N
             for v in (r.estimate, r.low, r.high, r.reference):
                 shown, key = _num(v)
                 cells.append(f"<td data-v='{key}'>{shown}{_MARK if v is r.high and r.excludes_estimate else ''}</td>")
-            cells.append(f"<td data-v='{_num(p)[1]}'>{_e(p_text(p, table.n_mc))}</td>")
+            n = r.n_test if r.test and r.n_test else table.n_mc
+            cells.append(f"<td data-v='{_num(p)[1]}'>{_e(p_text(p, n))}</td>")
             rows.append("<tr>" + "".join(cells) + "</tr>")
         head = "".join(f"<th class='{c}'>{h}</th>" for h, c in (("stat", "txt"), ("verdict", "txt"), ("test", "txt"),
                                                                ("estimate", ""),
@@ -354,7 +357,7 @@ def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = Tr
 <script>{_HEAD_JS}</script>
 </head><body>
 <h1>mcref benchmark: {len(result.datasets)} datasets × {len(result.stats)} statistics</h1>
-<p class="meta">B = {o['n_boot']} bootstrap replicates, N_MC = {n_mc_text(o['n_mc'])} Monte Carlo repeats, D = {_e(dists)},
+<p class="meta">B = {n_boot_text(o['n_boot'])} bootstrap replicates, N_MC = {n_mc_text(o['n_mc'])} Monte Carlo repeats, D = {_e(dists)},
 {_e(o['n_bins'] if o['n_bins'] is not None else 'default')} bins, rule = {_e(o['rule'])}, α = {o['alpha']:g}, seed = {result.seed}; mcref {_e(_version.VERSION)}.</p>
 <p class="note">Verdicts (docs/methods.md, "Verdicts"): <b>unreliable</b> when the shape screen flags the statistic;
 {_e(_rule_note(o['rule']))} “paper rule”: the published ζ_Sim rule, for comparison. Click a column header to

@@ -24,7 +24,7 @@ import os
 import tempfile
 from typing import Any, Iterator, Mapping, Sequence
 
-__all__ = ["plain", "json_text", "csv_text", "text_table", "atomic_path", "check_writable", "n_mc_text", "p_text",
+__all__ = ["plain", "json_text", "csv_text", "text_table", "atomic_path", "check_writable", "n_mc_text", "n_boot_text", "p_text",
            "EXCLUDES_NOTE"]
 
 #: the note under every table that marks a BCa interval excluding its own estimate with "!"
@@ -124,6 +124,11 @@ def n_mc_text(n_mc: int | None) -> str:
     """How an ``n_mc`` option reads in a summary: the number, or ``default_n_mc(M)`` for None
     (each dataset's own default)."""
     return "default_n_mc(M)" if n_mc is None else str(n_mc)
+
+
+def n_boot_text(n_boot: int | None) -> str:
+    """How an ``n_boot`` option reads in a summary: the number, or ``default_n_boot(M)`` for None."""
+    return "default_n_boot(M)" if n_boot is None else str(n_boot)
 
 
 def _bound_above(p: float) -> tuple[float, int]:

@@ -123,11 +123,15 @@ class SequentialTest:
         """Add a batch of ``n`` repeats, ``n_ge`` of them ≥ θ̂ and ``n_le`` ≤ θ̂ (cumulative
         counts are kept here), and decide if the CSM stops or ``n_max`` is reached. Returns
         :attr:`decided`; a decided test ignores later batches (its p is that of its decision)."""
+        return self.observe(self.n_ge + int(n_ge), self.n_le + int(n_le), self.n + int(n))
+
+    def observe(self, n_ge: int, n_le: int, n: int) -> bool:
+        """Set the cumulative counts after ``n`` repeats (:meth:`update` adds a batch) and decide
+        as :meth:`update` does; for a statistic whose pool is recomputed as it grows (a joint
+        test's combination), the counts of the whole pool at ``n``."""
         if self.decided:
             return True
-        self.n += int(n)
-        self.n_ge += int(n_ge)
-        self.n_le += int(n_le)
+        self.n, self.n_ge, self.n_le = int(n), int(n_ge), int(n_le)
         stops = [bool(csm_stops(self.n, s, a, e)) for s, a, e in self._sides()]
         below = [s < a * self.n for s, a, _ in self._sides()]  # the sequence lies below that side's level
         if any(st and b for st, b in zip(stops, below)):  # one side surely at most its level: p <= alpha
@@ -137,6 +141,17 @@ class SequentialTest:
         elif self.n >= self.n_max:  # the cap: the fixed-N Monte Carlo decision
             self.reject = self.p <= self.alpha
         return self.decided
+
+    def observe_p(self, p: float, n: int) -> bool:
+        """:meth:`observe` from a p-value of ``n`` repeats written as :meth:`p` writes it (a test
+        that gives its p, not its counts): the count of the side that p reads,
+        S = p(1 + n) − 1 (two-sided: p/2 for the smaller side, both sides at least that)."""
+        half = p / 2.0 if self.alternative == "two-sided" else p
+        s = max(0, int(round(half * (1.0 + n) - 1.0)))
+        big = int(n)  # the other side(s), when p tells only the smaller one
+        n_ge = s if self.alternative != "less" else big
+        n_le = s if self.alternative != "greater" else big
+        return self.observe(n_ge, n_le, n)
 
     @property
     def p(self) -> float:

@@ -65,7 +65,7 @@ import numpy as np  # noqa: F401 - the docstring examples use np
 from . import _progress
 from .features import Feature, as_features, feature_bins
 from .kernels.stats import finish_binned
-from ._joint import (row_feature, row_statistic, DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
+from ._joint import (is_scale, row_feature, row_statistic, DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
                      untestable)
 from ._scale_test import scale_tests
 from ._validation import dataset_args, check_choice, check_E_u, check_int, check_probability, check_progress
@@ -74,6 +74,8 @@ from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
 from ._bootstrap import BootstrapResult, bootstrap_prepared, check_units_support
 from ._dependence import dependence_diagnostics, units_for
 from .generative import get_distribution
+from .kernels.rng import fresh
+from ._rounds import sequential_work
 from .reference import simulate_prepared
 from .shape import shape_screen_prepared
 from ._prepared import prepare_for
@@ -82,14 +84,13 @@ from ._verdict_table import (MIN_RELIABLE_M, MIN_VERDICT_REPLICATES, MIN_VERDICT
                              ValidationRow, ValidationTable)
 from ._zeta import zeta, zeta_sim2
 
+from ._budget import (COMPARISON_MAX_M, MIN_DEFAULT_N_BOOT, MIN_DEFAULT_N_MC, N_BOOT_BUDGET, N_MC_BUDGET,  # noqa: F401
+                      PAPER_N_BOOT, PAPER_N_MC, default_n_boot, default_n_mc)
+
 __all__ = ["ValidationRow", "ValidationTable", "validate", "default_n_mc", "DEFAULT_STATS", "VALIDATE_DISTS", "RULES",
            "alternative_for", "JointVerdict"]
 
 DEFAULT_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
-#: N_MC of the papers (Pernot 2023, 2024), validate's default up to M = 2·10⁴ points (:func:`default_n_mc`)
-PAPER_N_MC = 10_000
-#: the least N_MC of validate's default, and its work budget M·N_MC per D beyond M = 2·10⁴
-MIN_DEFAULT_N_MC, N_MC_BUDGET = 2_000, 200_000_000
 #: the D of validate: the papers' normal and t(6), the data's own standardized Z, and the data's Z
 #: shuffled across u (docs/methods.md, "Verdicts")
 VALIDATE_DISTS = ("normal", "t6", "empirical", "permutation")
@@ -177,31 +178,6 @@ def verdict_for(*, zeta_bs: float | None, zeta_sim: dict[str, float], d_sensitiv
     return "valid" if ok[0] else "invalid"
 
 
-def default_n_mc(m: int) -> int:
-    r"""Validate's default number of Monte Carlo repeats N_MC for a dataset of ``m`` points.
-
-    .. math::
-
-        N_{MC}(M) = \min\left(10^4,\ \max\left(2000,\ 100\left\lfloor \frac{2\cdot 10^6}{M}
-        \right\rfloor\right)\right)
-
-    The papers' 10⁴ up to M = 2·10⁴ points (every published dataset: their tables are
-    unchanged), then a budget of about 2·10⁸ element·repeats per D, and never fewer than
-    2000. A cost decision, not a precision one: the Monte Carlo test is exact for any
-    N_MC (Besag & Clifford 1989); at N_MC = 2000 a p-value near α = 0.05 has Monte Carlo
-    standard error √(α(1 − α)/N_MC) = 0.0049, and u(θ_ref) = sd(θ_k)/√N_MC is 2.2 % of the
-    statistic's own spread, whatever M (docs/methods.md, "Simulated references"). Pass
-    ``n_mc=10_000`` for the papers' setting at any M.
-
-    Examples
-    --------
-    >>> [default_n_mc(m) for m in (5_000, 20_000, 50_000, 100_000, 1_000_000)]
-    [10000, 10000, 4000, 2000, 2000]
-    """
-    m = check_int(m, "m", minimum=1)
-    return min(PAPER_N_MC, max(MIN_DEFAULT_N_MC, 100 * ((N_MC_BUDGET // 100) // m)))
-
-
 @dataset_args(x=False)  # a Dataset's x enters the verdict only when passed: validate(ds, x=ds.x)
 def validate(
     E,
@@ -209,9 +185,9 @@ def validate(
     *,
     x=None,
     stats: Sequence[str] = DEFAULT_STATS,
-    dists: Sequence = VALIDATE_DISTS,
+    dists: Sequence | None = None,
     n_bins: int | None = None,
-    n_boot: int = 5000,
+    n_boot: int | None = None,
     n_mc: int | None = None,
     min_count: int = 30,
     shrink: bool = False,
@@ -228,6 +204,7 @@ def validate(
     order=None,
     block_length: int | None = None,
     block_method: str = "circular",
+    sequential: bool | None = None,
 ) -> ValidationTable:
     """Validate the calibration of a dataset (E, u): the workflow of docs/methods.md, "Verdicts".
 
@@ -357,8 +334,27 @@ def validate(
     E, u = check_E_u(E, u, min_size=3)
     features = as_features(x, E.size)
     dep = _dependence_args(E.size, groups, order, block_length, block_method)
-    n_boot = check_int(n_boot, "n_boot", minimum=1)
     auto_notes = []
+    if n_boot is None:
+        n_boot = default_n_boot(E.size)
+        if n_boot < PAPER_N_BOOT:
+            auto_notes.append(f"B={n_boot}: the default for M={E.size} (default_n_boot: {PAPER_N_BOOT} up to "
+                              f"M={N_BOOT_BUDGET // PAPER_N_BOOT}, then about {N_BOOT_BUDGET:.0e}/M, at least "
+                              f"{MIN_DEFAULT_N_BOOT}); n_boot={PAPER_N_BOOT} for the papers' setting")
+    n_boot = check_int(n_boot, "n_boot", minimum=1)
+    rule = check_choice(rule, "rule", RULES)
+    if sequential is None:  # the default: sequential tests up to the default N_MC; a given n_mc is the fixed test
+        sequential = n_mc is None and rule == "conditional"
+    elif sequential and rule != "conditional":
+        raise ValueError(f"`sequential=True` goes with rule='conditional' (its tests stop early); rule={rule!r} "
+                         "decides by the fixed-N_MC references")
+    skipped = dists is None and E.size > COMPARISON_MAX_M
+    if dists is None:
+        dists = VALIDATE_DISTS if not skipped else ("permutation",)
+        if skipped:
+            auto_notes.append(f"dists: the comparison D ({', '.join(d for d in VALIDATE_DISTS if d != 'permutation')}"
+                              f") are not simulated by default beyond M={COMPARISON_MAX_M} (they do not decide "
+                              "the verdict; the paper column needs them): dists=(...) to add them")
     if n_mc is None:
         n_mc = default_n_mc(E.size)
         if n_mc < PAPER_N_MC:
@@ -368,7 +364,6 @@ def validate(
     n_mc = check_int(n_mc, "n_mc", minimum=2)
     if not k_sensitivity > 0:
         raise ValueError(f"`k_sensitivity` must be > 0, got {k_sensitivity}")
-    rule = check_choice(rule, "rule", RULES)
     alpha = check_probability(alpha, "alpha")
     progress = check_progress(progress)
     combine = check_combine(combine)
@@ -387,7 +382,7 @@ def validate(
     dists = [given[i] if i in given else get_distribution(d, Z=E / u) for i, d in enumerate(dists)]
     added = []
     if rule == "conditional":  # the D the rule decides by are always simulated
-        for need in CONDITIONAL_DISTS:
+        for need in CONDITIONAL_DISTS if not skipped else ("permutation",):
             if need not in [d.label for d in dists]:
                 dists.append(get_distribution(need, Z=E / u))
                 added.append(need)
@@ -425,7 +420,8 @@ def validate(
     with _progress.session(progress, seconds=_validate_seconds(infos, E.size, n_boot, n_mc, len(dists), binning)):
         return _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
                              k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine,
-                             auto_notes, added, ss_fit, features, dep)
+                             auto_notes, added, ss_fit, features, dep, sequential=bool(sequential),
+                             skipped=skipped)
 
 
 def _dependence_args(m: int, groups, order, block_length, block_method) -> dict:
@@ -522,13 +518,17 @@ def _feature_rows(infos, features: Sequence[Feature], *, n_bins, min_count, binn
 
 
 def _feature_row(xi, f: Feature, est: float, tested: float, sim, labels, flag: bool, alpha: float,
-                 how: str) -> "ValidationRow":
+                 how: str, rounds=None) -> "ValidationRow":
     """An adaptivity row: the estimate over bins of the feature and its permutation test
     (tested against the set's own scale, one-sided), with the references of every D."""
     nan = float("nan")
     refs = {d: sim.reference(xi.name, d) for d in labels}
     pv = {d: sim.p_value(xi.name, d, tested if d == "permutation" else est, alternative=xi.alternative)
           for d in labels}
+    n_test = rounds.n_test(xi.name) if rounds is not None else None
+    if n_test is not None:  # decided sequentially: the p of the repeats it was decided on
+        t = rounds.tests[xi.name]
+        pv["permutation"] = (t.p, t.se)
     p = pv["permutation"][0]
     verdict = "valid" if p > alpha else "invalid"
     return ValidationRow(
@@ -536,7 +536,7 @@ def _feature_row(xi, f: Feature, est: float, tested: float, sim, labels, flag: b
         zeta_bs=None, sim=refs, zeta_sim={d: nan for d in labels}, zeta_sim2={d: nan for d in labels},
         sensitivity=[], d_sensitive=False, shape_flag=flag, verdict=verdict, test="permutation", p_test=p,
         p_sim={d: q for d, (q, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()},
-        alternative=xi.alternative, verdict_paper=verdict, excludes_estimate=False, reason=how,
+        alternative=xi.alternative, verdict_paper=verdict, excludes_estimate=False, reason=how, n_test=n_test,
     )
 
 
@@ -545,7 +545,7 @@ def _degenerate(sim, name: str) -> bool:
     the permutation test cannot test it (RCE when u is constant)."""
     if "permutation" not in [d.label for d in sim.dists] or untestable(name, "permutation"):
         return False
-    x = sim.samples[[d.label for d in sim.dists].index("permutation"), sim.names.index(name)]
+    x = sim.samples[[d.label for d in sim.dists].index("permutation")][sim.names.index(name)]
     return bool(np.ptp(x) <= 1e-9 * np.max(np.abs(x)))
 
 
@@ -629,7 +629,7 @@ def _run_notes(auto_notes, untest, feature_hows, fit, added) -> list[str]:
 
 
 def _stat_row(inf, b: BootstrapResult, prep, sim, labels, gen, centred, fit, screen, ties, *, rule: str,
-              alpha: float, k_sensitivity: float) -> ValidationRow:
+              alpha: float, k_sensitivity: float, rounds=None) -> ValidationRow:
     """The row of statistic ``inf``: its interval ``b``, references and p under every D of ``sim``,
     ζ-scores, D-sensitivity, shape flag and the verdict of ``rule`` (docs/methods.md, "Verdicts")."""
     ref = inf.reference(prep.E, prep.u) if inf.reference is not None else None  # u order: any row order
@@ -643,6 +643,10 @@ def _stat_row(inf, b: BootstrapResult, prep, sim, labels, gen, centred, fit, scr
           sim.p_value(inf.name, d, centred.get(inf.name, b.estimate) if d == "permutation" else b.estimate,
                       alternative=alt)
           for d in labels}
+    n_test = rounds.n_test(inf.name) if rounds is not None else None
+    if n_test is not None and inf.name not in (fit.p if fit is not None else {}):  # decided sequentially
+        t = rounds.tests[inf.name]
+        pv["permutation"] = (t.p, t.se)
     sens = [sim.paired_difference(inf.name, gen[0], d) for d in gen[1:]]
     d_sens = any(p.sensitive(k_sensitivity) for p in sens)
     flag = screen.unreliable(inf.name)
@@ -675,13 +679,14 @@ def _stat_row(inf, b: BootstrapResult, prep, sim, labels, gen, centred, fit, scr
         decided_by(rule, zeta_bs=zbs, shape_flag=flag, dists=labels, scale=scale), p_test=p_test,
         p_sim={d: p for d, (p, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()}, alternative=alt,
         verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
-        tie_range=ties.get(inf.name), reason="" if inf.errors else U_ONLY_REASON,
+        tie_range=ties.get(inf.name), reason="" if inf.errors else U_ONLY_REASON, n_test=n_test if p_test is not None
+        else None,
     )
 
 
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
                   rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, auto_notes=(),
-                  added=(), ss_fit=None, features=(), dep=None) -> ValidationTable:
+                  added=(), ss_fit=None, features=(), dep=None, sequential=False, skipped=False) -> ValidationTable:
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
     all_infos, all_names = infos, names
     # constant u: the rows that need variation in u are not testable (the others stand)
@@ -709,19 +714,29 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     labs = [lab[prep.order] for lab, _ in fbins]  # feature g: each u-sorted position's bin
     sim_infos = infos + [xi for xi, _ in xrows]
     grp = [-1] * len(infos) + [g for _, g in xrows]
-    sim = simulate_prepared(sim_infos, prep, dists, n_mc=n_mc, seed=ss_sim, features=labs, grp=grp, perm_scale=c2,
-                            units=units)
-    labels = [d.label for d in sim.dists]
     centred = {i.name: _binned_value(i.code, _starts_labels(prep.starts), prep.u, prep.u * prep.z, c2)
                for i in infos if i.binned}
-    # the conditional rule's scale tests
-    # (docs/methods.md, "Scale test"): the studentized bootstrap-t of ZMS, MZ, VarZ, NLL and of RCE, B = N_MC
-    fit = (scale_tests(names, E, u, n_boot=n_mc, seed=ss_fit, estimates={n: boots[n].estimate for n in names},
-                       prep=prep, units=units) if rule == "conditional" else None)
+    # feature rows: tested against the set's own scale, summed in u order (any input row order)
+    tested = {xi.name: _binned_value(xi.code, labs[g], prep.u, prep.u * prep.z, c2) for xi, g in xrows}
+    screen = shape_screen_prepared(prep)
+
+    def fit_run(b: int):  # the conditional rule's scale tests (docs/methods.md, "Scale test"), B = N_MC
+        return scale_tests(names, E, u, n_boot=b, seed=fresh(ss_fit), estimates={n: boots[n].estimate for n in names},
+                           prep=prep, units=units)
+
+    rounds = None
+    if sequential and not untest:  # docs/methods.md, "Sequential Monte Carlo tests"
+        sim, sim_joint, fit, fit_joint, rounds = sequential_work(
+            sim_infos, prep, dists, n_mc, ss_sim, {**centred, **tested}, boots, screen, fit_run, alpha,
+            features=labs, grp=grp, perm_scale=c2, units=units)
+    else:
+        sim = sim_joint = simulate_prepared(sim_infos, prep, dists, n_mc=n_mc, seed=ss_sim, features=labs, grp=grp,
+                                            perm_scale=c2, units=units)
+        fit = fit_joint = fit_run(n_mc) if rule == "conditional" else None
+    labels = [d.label for d in sim.dists]
     # the generative D (the user's, not the permutation D nor the D the rule added) enter the published rule
     # and the D-sensitivity flag, as before the permutation D existed
     gen = [d for d in labels if d != "permutation" and d not in added] or [d for d in labels if d not in added]
-    screen = shape_screen_prepared(prep)
     binned = any(i.binned for i in infos)
     ties: dict[str, tuple[float, float]] = {}
     for inf in infos:
@@ -730,24 +745,27 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
             if ts.n_straddling:
                 ties[inf.name] = (ts.low, ts.high)
     rows = [_stat_row(inf, boots[inf.name], prep, sim, labels, gen, centred, fit, screen, ties, rule=rule, alpha=alpha,
-                      k_sensitivity=k_sensitivity) for inf in infos]
-    tested = {}
+                      k_sensitivity=k_sensitivity, rounds=rounds) for inf in infos]
     for xi, g in xrows:
         # summed in u order, as every other row: the same bits whatever the order of the input rows
         est = _binned_value(xi.code, labs[g], prep.u, prep.E, 1.0)
-        tested[xi.name] = _binned_value(xi.code, labs[g], prep.u, prep.u * prep.z, c2)
         rows.append(_feature_row(xi, features[g], est, tested[xi.name], sim, labels,
-                                 screen.unreliable(row_statistic(xi.name)), alpha, fbins[g][1]))
+                                 screen.unreliable(row_statistic(xi.name)), alpha, fbins[g][1], rounds))
+    if skipped:  # no generative D simulated: the published rule has nothing to read
+        rows = [replace(r, verdict_paper="-") for r in rows]
     for nm, reason in untest.items():
         rows.append(_untestable_row(nm, labels, reason))
     rows.sort(key=lambda r: (row_feature(r.name) is not None, all_names.index(row_statistic(r.name))))
-    joint = _joint_of(rows, untest, names + [xi.name for xi, _ in xrows], sim, fit, {**centred, **tested},
+    joint = _joint_of(rows, untest, names + [xi.name for xi, _ in xrows], sim_joint, fit_joint, {**centred, **tested},
                       rule=rule, combine=combine, alpha=alpha)
     notes = _run_notes(auto_notes, untest, [(f.name, how) for f, (_, how) in zip(features, fbins)], fit, added)
+    if rounds is not None:
+        notes.append(rounds.note())
     paper = _paper_note(rows, gen, k_sensitivity)
     if paper:
         notes.append(paper)
     diag = dependence_diagnostics(prep.z, units, alpha) if units is not None else None
     return ValidationTable(rows=rows, shape=screen, M=E.size, n_bins=sim.n_bins, n_boot=n_boot, n_mc=n_mc,
                            dists=tuple(labels), name=name, rule=rule, alpha=alpha, seed=seed_used, binned=binned,
-                           joint=joint, notes=tuple(notes), dependence=diag)
+                           joint=joint, notes=tuple(notes), dependence=diag, rounds=rounds)
+

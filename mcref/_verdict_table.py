@@ -142,6 +142,8 @@ class ValidationRow:
     reason: str = ""
     test: str = ""
     p_test: float | None = None
+    #: the repeats behind ``p_test`` when a sequential test decided the row (None: the table's N_MC)
+    n_test: int | None = None
 
     def flat(self) -> dict[str, Any]:
         """The row as a flat dict (one column per D for the per-D quantities)."""
@@ -168,6 +170,7 @@ class ValidationRow:
         out["verdict"] = self.verdict
         out["test"] = self.test
         out["p_test"] = self.p_test
+        out["n_test"] = self.n_test
         out["verdict_paper"] = self.verdict_paper
         return out
 
@@ -201,6 +204,9 @@ class ValidationTable:
     #: dependence (intra-group correlation, design effect, effective rows; docs/methods.md,
     #: "Dependent test sets"); None without labels
     dependence: DependenceDiagnostics | None = None
+    #: the sequential Monte Carlo tests (:class:`mcref._rounds.Rounds`: each test's repeats, the
+    #: repeats run; docs/methods.md, "Sequential Monte Carlo tests"); None for the fixed-N_MC table
+    rounds: Any = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, stat: str) -> ValidationRow:
         nm = stat if "|" in stat else info(stat).name  # "ENCE|x": an adaptivity row
@@ -235,6 +241,8 @@ class ValidationTable:
             "alpha": self.alpha, "shape": asdict(self.shape), "rows": self.records(),
             "joint": self.joint.flat() if self.joint else None,
             **({"dependence": self.dependence.flat()} if self.dependence is not None else {}),
+            **({"sequential": {"n_permutation": self.rounds.n_perm, "n_scale": self.rounds.n_scale,
+                               "risk": self.rounds.eps}} if self.rounds is not None else {}),
         })
 
     def to_csv(self) -> str:
@@ -305,8 +313,8 @@ def _columns(tab: ValidationTable, wide: bool) -> tuple[list[str], list[list[str
         head = ["stat", "estimate", "BCa 95% CI", "ref", f"ref[{dv}]", f"p[{dv}]", "verdict", "paper"]
     f = _num
 
-    def ptxt(p):
-        return p_text(p, tab.n_mc)
+    def ptxt(p, n=None):
+        return p_text(p, n or tab.n_mc)
 
     lines = []
     for r in tab.rows:
@@ -315,7 +323,7 @@ def _columns(tab: ValidationTable, wide: bool) -> tuple[list[str], list[list[str
               if math.isfinite(r.low) or math.isfinite(r.high) else "-")
         est = "-" if r.verdict == "not testable" and not math.isfinite(r.estimate) else f(r.estimate)
         if cond and not wide:
-            lines.append([r.name, est, ci, f(r.zeta_bs, 3), ptxt(r.p_test), _SHORT_TEST.get(r.test, r.test),
+            lines.append([r.name, est, ci, f(r.zeta_bs, 3), ptxt(r.p_test, r.n_test), _SHORT_TEST.get(r.test, r.test),
                           ptxt(r.p_sim.get("empirical")), r.verdict, r.verdict_paper])
             continue
         if not wide:

@@ -132,7 +132,9 @@ class PairedDifference:
 
 @dataclass(frozen=True)
 class Simulation:
-    """Raw Monte Carlo output: ``samples[d, k, r]`` = statistic k, distribution d, repeat r."""
+    """Raw Monte Carlo output: ``samples[d][k, r]`` = statistic k, distribution d, repeat r: an
+    array (D, K, N_MC), or one (K, n_d) array per D when the D ran different numbers of repeats
+    (a sequential test stops its D early: docs/methods.md, "Sequential Monte Carlo tests")."""
 
     names: tuple[str, ...]
     dists: tuple[Distribution, ...]
@@ -159,7 +161,7 @@ class Simulation:
     def reference(self, name: str, dist="normal", *, keep_samples: bool = False) -> ReferenceResult:
         """θ_ref, its standard uncertainty and I_D for one statistic and D."""
         d, k = self._index(name, dist)
-        x = self.samples[d, k]
+        x = self.samples[d][k]
         n = x.size
         sd = float(np.std(x, ddof=1)) if n > 1 else float("nan")
         lo, hi = np.quantile(x, [0.025, 0.975])
@@ -203,7 +205,7 @@ class Simulation:
 
         alternative = check_choice(alternative, "alternative", ("two-sided", "greater", "less"))
         d, k = self._index(name, dist)
-        x = self.samples[d, k]
+        x = self.samples[d][k]
         n = x.size
         pg = (1.0 + np.count_nonzero(x >= estimate)) / (1.0 + n)
         pl = (1.0 + np.count_nonzero(x <= estimate)) / (1.0 + n)
@@ -214,7 +216,7 @@ class Simulation:
         """θ_ref(D1) − θ_ref(D2) with its paired (CRN) standard error."""
         d1, k = self._index(name, dist1)
         d2, _ = self._index(name, dist2)
-        x, y = self.samples[d1, k], self.samples[d2, k]
+        x, y = self.samples[d1][k], self.samples[d2][k]
         n = x.size
         return PairedDifference(
             name=self.names[k], dist1=self.dists[d1].label, dist2=self.dists[d2].label,
@@ -402,7 +404,7 @@ def simulate(
 def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence[Distribution], *, n_mc: int,
                       seed, n_threads: int | None = None, progress: bool | None = None,
                       features: Sequence[np.ndarray] = (), grp: Sequence[int] | None = None,
-                      perm_scale: float = 1.0, units=None) -> Simulation:
+                      perm_scale: float = 1.0, units=None, repeats: tuple[int, int] | None = None) -> Simulation:
     """:func:`simulate` on data checked and prepared by the caller (:func:`mcref.stats.prepare_for`
     ``infos``; ``dists`` resolved with the data's Z): the internal path of :func:`mcref.validate`.
     The sorted u, its bins and its ranks come from ``prep``: no second check, no second sort.
@@ -413,18 +415,25 @@ def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence
     statistics are computed against u·c (the set's own scale, c² = ZMS: docs/methods.md,
     "Adaptivity"); the other D are unchanged. ``units`` (:class:`mcref._dependence.Units`): the
     permutation D moves whole groups' (or blocks') Z-vectors among the units of equal size, the
-    data's Z in u-sorted order (docs/methods.md, "Dependent test sets")."""
+    data's Z in u-sorted order (docs/methods.md, "Dependent test sets"). ``repeats``: only those
+    repeats of the ``n_mc`` (:func:`_simulate_run`)."""
     fx = _fixed_u_of(prep, single_bin=not any(i.binned for i, g in zip(infos, grp or [-1] * len(infos)) if g < 0))
     if units is not None:
         dists = [replace(d, values=prep.z) if d.kind == "permutation" else d for d in dists]
     return _simulate_run(infos, tuple(dists), fx.with_features(features), n_mc, check_seed(seed), n_threads,
-                         progress, grp=grp, perm_scale=perm_scale, units=units)
+                         progress, grp=grp, perm_scale=perm_scale, units=units, repeats=repeats)
 
 
 def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx: _FixedU, n_mc: int,
                   ss: np.random.SeedSequence, n_threads: int | None, progress: bool | None,
-                  grp: Sequence[int] | None = None, perm_scale: float = 1.0, units=None) -> Simulation:
-    """The Monte Carlo repeats of :func:`simulate` (arguments checked, u prepared)."""
+                  grp: Sequence[int] | None = None, perm_scale: float = 1.0, units=None,
+                  repeats: tuple[int, int] | None = None) -> Simulation:
+    """The Monte Carlo repeats of :func:`simulate` (arguments checked, u prepared).
+
+    ``repeats = (r0, r1)``: only repeats r0 ≤ r < r1 of an ``n_mc``-repeat run (r0 a multiple
+    of :data:`CHUNK`, r1 too or ``n_mc``), bit for bit those of the whole run: the rounds of a
+    sequential test (docs/methods.md, "Sequential Monte Carlo tests"). ``ss`` must not have
+    spawned yet (:func:`mcref.kernels.rng.fresh`)."""
     if any(i.kind == "rank" for i in infos) and fx.sxx == 0.0:  # all u equal: no ranks to correlate
         raise ValueError("CC is undefined when all `u` are equal")
     if fx.xlab is None:
@@ -439,9 +448,13 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     bi = [k for k, i in enumerate(infos) if not i.user]
     user = [(k, user_kernels(i)) for k, i in enumerate(infos) if i.user]  # fed the kernel's ε (keep)
     n_chunks = -(-n_mc // CHUNK)
-    samples = np.empty((len(dlist), len(infos), n_mc))
+    r0, r1 = repeats if repeats is not None else (0, n_mc)
+    if r0 % CHUNK or (r1 % CHUNK and r1 != n_mc) or not 0 <= r0 < r1 <= n_mc:
+        raise ValueError(f"`repeats` must be whole chunks of {CHUNK} within {n_mc} repeats, got {repeats}")
+    c_first = r0 // CHUNK
+    samples = np.empty((len(dlist), len(infos), r1 - r0))
     m = u.size
-    T = min(_n_threads(n_threads), n_chunks)
+    T = min(_n_threads(n_threads), -(-(r1 - r0) // CHUNK))
     buffers = [None] * T  # per-thread scratch, allocated by the thread on its first chunk
 
     zstates = chunk_states(ss, n_chunks)  # one normal stream per chunk: common random numbers across D
@@ -469,8 +482,9 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
             buffers[t] = (np.empty((1, m)), np.empty((1, m)), np.empty(m), np.empty(m), make_rank_scratch(m),
                           np.empty((1, CHUNK if user else 0, m)), np.empty(pu[3].size, dtype=np.int64))
         zrow, vrow, eps, a, scratch, keep, pscr = buffers[t]
-        r0 = c * CHUNK
-        nrep = min(CHUNK, n_mc - r0)
+        c += c_first
+        rc = c * CHUNK
+        nrep = min(CHUNK, n_mc - rc)
         for g, group in enumerate(groups):
             if g:
                 checkpoint()  # a stopped run (Ctrl-C) does not wait for the chunk's other D
@@ -500,16 +514,17 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
                                     fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, fx.xlab, fx.xacc0,
                                     fx.xnb, eps, a, scratch, kept[:, lo:hi], part, *pu, pscr, *lv)
                     tmp[:, :, lo:hi] = part
+            at = rc - r0
             for j, d in enumerate(group):
-                samples[d, bi, r0:r0 + nrep] = tmp[j]
+                samples[d, bi, at:at + nrep] = tmp[j]
                 for k, uk in user:
-                    uk.sim(kept[j], fx.u, samples[d, k, r0:r0 + nrep])
+                    uk.sim(kept[j], fx.u, samples[d, k, at:at + nrep])
 
     # threads over chunks; Ctrl-C stops them between chunks (mcref.parallel)
-    seconds = _progress.estimate_seconds(references=float(n_mc) * m * len(dlist))
+    seconds = _progress.estimate_seconds(references=float(r1 - r0) * m * len(dlist))
     with _progress.session(progress, seconds=seconds) as sess, \
-            sess.phase("references " + ", ".join(labels), n_mc, "repeat") as phase:
-        map_chunks(work, n_chunks, T, progress=phase.chunks(CHUNK))
+            sess.phase("references " + ", ".join(labels), r1 - r0, "repeat") as phase:
+        map_chunks(work, -(-(r1 - r0) // CHUNK), T, progress=phase.chunks(CHUNK))
     return Simulation(names=tuple(i.name for i in infos), dists=dlist, samples=samples, n_bins=nb)
 
 

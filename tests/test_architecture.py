@@ -44,7 +44,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        "mcref._distfit", "mcref.parallel", "mcref._progress", "mcref._sequential",
                        "mcref.synthetic", "mcref._tables", "mcref.datasets", "mcref.data", "mcref.features")),
     ("figures and reports", ("mcref._mpl", "mcref._forest", "mcref.plots", "mcref._html")),
-    ("workflows", ("mcref._joint", "mcref._scale_test", "mcref._verdict_table", "mcref._validate", "mcref._recalibrate",
+    ("workflows", ("mcref._budget", "mcref._joint", "mcref._scale_test", "mcref._rounds", "mcref._verdict_table", "mcref._validate", "mcref._recalibrate",
                    "mcref._decimation", "mcref.store", "mcref.studies", "mcref._benchmark", "mcref.predictive",
                    "mcref.sklearn")),
     ("interfaces", ("mcref.cli", "mcref", "mcref.__main__")),

@@ -14,6 +14,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
+from mcref._render import p_text
 import pandas as pd
 import pytest
 
@@ -468,7 +470,7 @@ def test_default_n_mc_is_validates_per_dataset(monkeypatch):
     monkeypatch.setattr(V, "default_n_mc", lambda m: 1100)
     res = benchmark(("a", E, u), stats=["ZMS", "ENCE"], n_boot=1000, n_bins=5, seed=7, n_jobs=1, progress=False)
     tab = mcref.validate(E, u, stats=["ZMS", "ENCE"], n_boot=1000, n_mc=1100, n_bins=5,
-                         seed=_expected_seed(7, "a", E, u))
+                         seed=_expected_seed(7, "a", E, u), sequential=True)  # the default: sequential tests
     assert res.options["n_mc"] is None and "N_MC=default_n_mc(M)" in str(res)
     t = res.table.set_index("stat")
     assert t.loc["ENCE", "ref_normal"] == tab["ENCE"].sim["normal"].mean
@@ -502,8 +504,11 @@ def test_html_report_layout_at_1280px(tmp_path):
         res = benchmark([("calibrated", calibrated, u), ("inconsistent", inconsistent, u)], stats=STATS,
                         n_boot=300, seed=5, n_jobs=1, progress=False)  # n_mc: validate's default, 10^4 here
     assert res.options["n_mc"] is None and set(res.table["n_mc"]) == {10_000}
-    floor = res.table[(res.table.dataset == "inconsistent") & (res.table.stat == "ENCE")]["p_permutation"].item()
-    assert floor == 1 / 10_001  # the data's ENCE beyond every shuffle's
+    ence = res.table[(res.table.dataset == "inconsistent") & (res.table.stat == "ENCE")]
+    floor, n = ence["p_permutation"].item(), int(ence["n_test"].item())  # decided early: sequential test
+    assert floor == 1 / (n + 1) and n < 10_000  # the data's ENCE beyond every shuffle's
+    at_floor = p_text(floor, n)
+    assert at_floor.startswith("< ")
     index = Path(res.to_html(tmp_path / "report"))
     page = index.with_name("measure.html")
     page.write_text(index.read_text(encoding="utf-8").replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
@@ -514,7 +519,7 @@ def test_html_report_layout_at_1280px(tmp_path):
     text = _visible_text(dom)
     assert "None" not in text and "nan" not in text.split()
     assert "images loaded" not in text and "selftest" not in text  # the self-test writes only under #selftest
-    assert "9.999e-05" not in text and "0.0001" in text and "< 0.0001" in text
+    assert "9.999e-05" not in text and at_floor in text and f"{floor:.3g}" not in text
     assert "N_MC = default_n_mc(M)" in text
     marked = bool(res.table["excludes_estimate"].any())
     assert ("!: the BCa interval excludes its own estimate" in text) == marked

@@ -94,3 +94,129 @@ def test_bad_arguments():
         SequentialTest("both", 0.05, 100)
     with pytest.raises(ValueError, match="`alpha` and `eps` must lie in"):
         SequentialTest("greater", 1.5, 100)
+
+
+# ------------------------------------------------------------------ validate's rounds (mcref._rounds)
+
+import warnings  # noqa: E402
+
+import mcref  # noqa: E402
+from mcref._rounds import round_ends  # noqa: E402
+
+
+def _data(m: int, kind: str, seed: int):
+    rng = np.random.default_rng(seed)
+    u = np.sqrt(1.0 / rng.gamma(4.0, 0.25, m))
+    e = rng.standard_normal(m)
+    if kind == "inconsistent":  # |E| falls as u grows: CC, ENCE, ZMSE far beyond every shuffle
+        return e / u, u
+    return u * e, u
+
+
+def _validate(E, u, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return mcref.validate(E, u, stats=["ZMS", "RCE", "CC", "ENCE", "ZMSE"], n_boot=200,
+                              dists=("permutation",), **kw)
+
+
+def test_round_ends_double_up_to_the_cap():
+    """Rounds end at 64, 128, 256, … below the cap, then at the cap; whole chunks of every kernel."""
+    assert round_ends(2000) == [64, 128, 256, 512, 1024, 2000]
+    assert round_ends(64) == [64] and round_ends(65) == [64, 65]
+    assert all(e % 64 == 0 for e in round_ends(10_000)[:-1])
+
+
+def test_observe_p_recovers_the_counts_of_a_p_value():
+    """observe_p inverts p = (1 + S)/(1 + n) (two-sided: twice the smaller side) to the count S."""
+    for alt, p, n, s in (("greater", 13 / 65, 64, 12), ("less", 1 / 129, 128, 0), ("two-sided", 2 * 5 / 257, 256, 4)):
+        t = SequentialTest(alt, 0.05, 10_000)
+        t.observe_p(p, n)
+        assert t.n == n and min(t.n_ge, t.n_le) == s and math.isclose(t.p, p)
+
+
+def test_simulation_rounds_are_the_first_repeats_of_the_full_run():
+    """A round runs only its own repeats, bit for bit those of the full run, whatever company of
+    statistics and D runs beside it (the chunks' streams depend on their index only)."""
+    from mcref._prepared import prepare_for
+    from mcref.generative import get_distribution
+    from mcref.kernels.rng import fresh
+    from mcref.reference import simulate_prepared
+    from mcref.stats import info
+
+    E, u = _data(500, "calibrated", 1)
+    infos = [info(s) for s in ("ZMS", "RCE", "CC", "ENCE", "ZMSE")]
+    prep = prepare_for(infos, E, u, n_bins=10, min_count=30, shrink=False, binning="equal", log=None)
+    dists = [get_distribution(d, Z=E / u) for d in ("normal", "t6", "empirical", "permutation")]
+    ss = np.random.SeedSequence(5)
+    full = simulate_prepared(infos, prep, dists, n_mc=200, seed=fresh(ss))
+    head = simulate_prepared(infos, prep, dists, n_mc=200, seed=fresh(ss), repeats=(0, 64))
+    tail = simulate_prepared(infos[2:], prep, dists[3:], n_mc=200, seed=fresh(ss), repeats=(64, 200))
+    np.testing.assert_array_equal(full.samples[:, :, :64], head.samples)
+    np.testing.assert_array_equal(full.samples[3, 2:, 64:], tail.samples[0])
+    with pytest.raises(ValueError, match="whole chunks"):
+        simulate_prepared(infos, prep, dists, n_mc=200, seed=fresh(ss), repeats=(10, 64))
+
+
+def test_a_sequential_row_is_the_fixed_test_of_its_own_repeats(monkeypatch):
+    """Each row's p is the fixed-N_MC test's p of the repeats it was decided on: validate with
+    n_mc = that row's n_test (fixed) gives the same p, bit for bit (permutation rows and the
+    bootstrap-t scale rows alike); the verdicts equal those of the fixed test at the cap."""
+    import mcref._validate as V
+
+    monkeypatch.setattr(V, "MIN_VERDICT_REPLICATES_HARD", 1)  # the fixed test of a round's 64 repeats
+    E, u = _data(1500, "calibrated", 2)
+    seq = _validate(E, u, seed=7)
+    assert seq.rounds is not None and seq.n_mc == mcref.default_n_mc(1500)
+    fixed = _validate(E, u, seed=7, n_mc=seq.n_mc)
+    assert fixed.rounds is None
+    for r in seq.rows:
+        assert r.n_test is not None and 64 <= r.n_test <= seq.n_mc
+        own = _validate(E, u, seed=7, n_mc=r.n_test, sequential=False)[r.name]
+        assert r.p_test == own.p_test, r.name
+        assert r.verdict == fixed[r.name].verdict, r.name
+
+
+def test_far_from_alpha_the_tests_stop_early_and_agree_with_the_fixed_test():
+    """Data whose Z falls with u: the pairing rows are at the Monte Carlo floor and stop long before
+    the cap (the CSM with S = 0 stops once (n + 1)·0.95ⁿ ≤ 10⁻³, n ≥ 230 for a one-sided row);
+    their verdicts and the joint's equal the fixed test's."""
+    E, u = _data(2000, "inconsistent", 3)
+    seq = _validate(E, u, seed=1)
+    fixed = _validate(E, u, seed=1, n_mc=seq.n_mc)
+    for name in ("CC", "ENCE", "ZMSE"):
+        r = seq[name]
+        assert r.verdict == fixed[name].verdict == "invalid"
+        assert r.n_test < seq.n_mc and r.p_test == 1.0 / (r.n_test + 1) * (2 if name == "CC" else 1)
+    assert seq.joint.verdict == fixed.joint.verdict == "invalid"
+    assert seq.rounds.n_perm < seq.n_mc
+    assert "sequential Monte Carlo tests" in str(seq) and "< 0.00" in str(seq)
+
+
+def test_sequential_is_the_default_of_the_conditional_rule_only():
+    """No n_mc: sequential (conditional rule); n_mc given, rule='mc' or 'paper': the fixed test;
+    sequential=True with another rule is refused with the reason."""
+    E, u = _data(600, "calibrated", 4)
+    assert _validate(E, u, seed=0).rounds is not None
+    assert _validate(E, u, seed=0, n_mc=300).rounds is None
+    assert _validate(E, u, seed=0, rule="mc", n_mc=300).rounds is None
+    with pytest.raises(ValueError, match="sequential=True"):
+        _validate(E, u, seed=0, rule="paper", sequential=True)
+
+
+def test_large_m_defaults_drop_the_comparison_d_and_spend_less_bootstrap(monkeypatch):
+    """Beyond COMPARISON_MAX_M the default dists is the permutation D alone (a note says so and the
+    paper column reads "-"); default_n_boot spends 2·10⁹ element·replicates, 5000 to 1000."""
+    import mcref._validate as V
+
+    assert [mcref.default_n_boot(m) for m in (1000, 400_000, 500_000, 10**6, 10**8)] == [5000, 5000, 4000, 2000,
+                                                                                         1000]
+    monkeypatch.setattr(V, "COMPARISON_MAX_M", 500)
+    E, u = _data(600, "calibrated", 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tab = mcref.validate(E, u, stats=["ZMS", "CC"], n_boot=200, seed=0)
+        given = mcref.validate(E, u, stats=["ZMS", "CC"], n_boot=200, seed=0, dists=("normal", "permutation"))
+    assert tab.dists == ("permutation",) and all(r.verdict_paper == "-" for r in tab.rows)
+    assert any("not simulated by default" in n for n in tab.notes)
+    assert given.dists == ("normal", "permutation", "empirical")  # given: kept, the rule adds its D

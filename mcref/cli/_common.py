@@ -16,7 +16,7 @@ from .._render import EXCLUDES_NOTE, text_table
 from ..stats import STATISTICS
 
 __all__ = ["DEMO_STATS", "features_of", "load_data", "bins_of", "stats_list", "fmt", "stats_table", "print_stats", "seed_of",
-           "dists_of", "add_dask_options", "add_progress_flag", "data_args", "AUTO_MC", "BINS_HELP", "OUTPUTS", "check_outputs"]
+           "dists_of", "boot_of", "add_dask_options", "add_progress_flag", "data_args", "AUTO_MC", "BINS_HELP", "OUTPUTS", "check_outputs"]
 
 
 DEMO_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
@@ -106,6 +106,11 @@ def seed_of(args) -> int:
     return args.seed
 
 
+def boot_of(args, default: int = 5000) -> int:
+    """--boot, or ``default`` when not given (validate reads None as its own default_n_boot(M))."""
+    return default if args.boot is None else args.boot
+
+
 def dists_of(args) -> list[str]:
     """--dists as a list (default: validate's), refused when given empty."""
     from .._validate import VALIDATE_DISTS
@@ -145,7 +150,9 @@ def data_args(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--delimiter", help="field delimiter of a text file (default: guessed; tab for .tsv)")
     sp.add_argument("--stat", help="comma-separated statistics (" + ",".join(STATISTICS) + ")")
     sp.add_argument("--bins", type=int, default=None, help=BINS_HELP)
-    sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
+    sp.add_argument("--boot", type=int, default=None,
+                    help="bootstrap replicates (default 5000; validate: 5000 up to M = 400000 points, fewer above, at "
+                         "least 1000: mcref.default_n_boot)")
     sp.add_argument("--min-count", type=int, default=30,
                     help="fewest points per bin (default 30); with fewer, an error unless --shrink")
     sp.add_argument("--shrink", action="store_true",

@@ -11,7 +11,7 @@ import time
 
 from .. import datasets
 from .._render import csv_text, json_text, n_mc_text
-from ._common import (add_progress_flag, AUTO_MC, bins_of, data_args, DEMO_STATS, load_data, print_stats, seed_of,
+from ._common import (boot_of, add_progress_flag, AUTO_MC, bins_of, data_args, DEMO_STATS, load_data, print_stats, seed_of,
                       stats_list, stats_table)
 
 __all__ = ["cmd_stats", "cmd_fit", "cmd_decimate", "cmd_demo", "cmd_datasets", "parser_stats", "parser_fit",
@@ -21,7 +21,7 @@ __all__ = ["cmd_stats", "cmd_fit", "cmd_decimate", "cmd_demo", "cmd_datasets", "
 def cmd_stats(args) -> int:
     ds = load_data(args)
     seed = seed_of(args)
-    rows = stats_table(ds, stats_list(args.stat, DEMO_STATS), bins_of(args, ds), args.boot, seed, args.method,
+    rows = stats_table(ds, stats_list(args.stat, DEMO_STATS), bins_of(args, ds), boot_of(args), seed, args.method,
                         args.min_count, args.shrink, args.binning, not args.linear_bins)
     for r in rows:
         r["seed"] = seed
@@ -30,7 +30,7 @@ def cmd_stats(args) -> int:
     elif args.csv:
         print(csv_text(rows), end="")
     else:
-        print(f"{ds.name}: M={ds.M}, B={args.boot}, seed={seed}")
+        print(f"{ds.name}: M={ds.M}, B={boot_of(args)}, seed={seed}")
         print_stats(rows)
     return 0
 
@@ -40,7 +40,7 @@ def cmd_fit(args) -> int:
 
     ds = load_data(args)
     seed = seed_of(args)
-    fit = distfit(ds.E, ds.u, n_boot=args.boot, seed=seed)
+    fit = distfit(ds.E, ds.u, n_boot=boot_of(args), seed=seed)
     if args.json:
         row = fit.as_dict()
         row = {"dataset": ds.name, "seed": seed, **row, "se_method": fit.se_method, "ci": fit.ci,
@@ -64,7 +64,7 @@ def cmd_decimate(args) -> int:
     ds = load_data(args)
     seed = seed_of(args)
     res = decimation(ds.E, ds.u, stats_list(args.stat, ("ZMS", "RCE")), max_fraction=args.max_fraction,
-                     steps=args.steps, n_boot=args.boot, n_bins=bins_of(args, ds), min_count=args.min_count, seed=seed)
+                     steps=args.steps, n_boot=boot_of(args), n_bins=bins_of(args, ds), min_count=args.min_count, seed=seed)
     if args.csv:
         df = res.to_frame()
         df.insert(0, "seed", seed)
@@ -95,17 +95,17 @@ def cmd_demo(args) -> int:
 
         with warnings.catch_warnings():  # the summary says "indicative only"
             warnings.simplefilter("ignore", FewReplicatesWarning)
-            res = benchmark("all", n_boot=args.boot, n_mc=args.mc, seed=seed, n_jobs=args.n_jobs,
+            res = benchmark("all", n_boot=boot_of(args), n_mc=args.mc, seed=seed, n_jobs=args.n_jobs,
                             progress=args.progress is not False)
         print(res)
     else:
         rows = []
         for name in datasets.names():
             ds = datasets.load(name)
-            rows += stats_table(ds, list(DEMO_STATS), 20, args.boot, seed, "bca")
+            rows += stats_table(ds, list(DEMO_STATS), 20, boot_of(args), seed, "bca")
         print_stats(rows)
     print(f"\n{len(datasets.names())} data sets in {time.perf_counter() - t0:.1f} s "
-          f"(B={args.boot}{', N_MC=' + n_mc_text(args.mc) if args.validate else ''}, seed={seed}: --seed {seed} "
+          f"(B={boot_of(args)}{', N_MC=' + n_mc_text(args.mc) if args.validate else ''}, seed={seed}: --seed {seed} "
           "repeats it)")
     if args.validate:
         print("(one data set in detail: mcref validate --dataset NAME; all of them as a report: "

@@ -13,7 +13,7 @@ from .. import datasets
 from .._render import atomic_path, json_text
 from .._recalibrate import METHODS as RECAL_METHODS
 from .._validate import RULES
-from ._common import AUTO_MC, data_args, DEMO_STATS, dists_of, load_data, seed_of, stats_list
+from ._common import boot_of, AUTO_MC, data_args, DEMO_STATS, dists_of, load_data, seed_of, stats_list
 
 __all__ = ["cmd_recalibrate", "parser_recalibrate"]
 
@@ -66,7 +66,7 @@ def cmd_recalibrate(args) -> int:
         with warnings.catch_warnings():  # notes of the printed tables, as in `mcref validate`
             warnings.simplefilter("ignore", FewReplicatesWarning)
             warnings.simplefilter("ignore", TieOrderWarning)
-            cv = recalibrate_cv(ds.E, ds.u, args.method, n_splits=args.cv, n_boot=args.boot, n_mc=args.mc,
+            cv = recalibrate_cv(ds.E, ds.u, args.method, n_splits=args.cv, n_boot=boot_of(args), n_mc=args.mc,
                                 seed=seed_of(args), stats=stats_list(args.stat, DEMO_STATS), dists=dists,
                                 rule=args.rule, combine=args.combine, min_count=args.min_count,
                                 shrink=args.shrink, binning=args.binning, log=not args.linear_bins, name=ds.name,
@@ -90,7 +90,7 @@ def cmd_recalibrate(args) -> int:
         print(f"{ds.name}: M={ds.M}")
         print(rec)
         if cv is not None:
-            print(f"\nseed={args.seed}, B={args.boot}, N_MC={cv.after.n_mc}")
+            print(f"\nseed={args.seed}, B={boot_of(args)}, N_MC={cv.after.n_mc}")
             print(cv)
     if out is not None:
         print(f"wrote {args.out}", file=sys.stderr if (args.json or args.csv) else sys.stdout)

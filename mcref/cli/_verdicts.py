@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._render import atomic_path
 from .._validate import RULES
-from ._common import (AUTO_MC, data_args, DEMO_STATS, dependence_of, dists_of, features_of, load_data, seed_of,
+from ._common import (AUTO_MC, boot_of, data_args, DEMO_STATS, dependence_of, dists_of, features_of, load_data, seed_of,
                       stats_list)
 from ._common import dependence_args
 from ._predictive import cmd_predictive, predictive_args
@@ -21,13 +21,13 @@ def cmd_validate(args) -> int:
 
     if args.samples is not None or args.quantiles is not None or args.intervals is not None:
         return cmd_predictive(args, dict(stats=stats_list(args.stat, DEMO_STATS), dists=dists_of(args),
-                                         n_bins=args.bins, n_boot=args.boot, n_mc=args.mc, seed=seed_of(args),
+                                         n_bins=args.bins, n_boot=boot_of(args), n_mc=args.mc, seed=seed_of(args),
                                          rule=args.rule, min_count=args.min_count, shrink=args.shrink,
                                          binning=args.binning, log=not args.linear_bins, combine=args.combine))
     if args.levels is not None:
         raise ValueError("--levels goes with --samples, --quantiles or --intervals")
     ds = load_data(args)
-    dists = dists_of(args)
+    dists = dists_of(args) if args.dists else None  # None: validate's default for this M
     x = features_of(args, ds)
     dep = dependence_of(args, ds)
     import warnings
@@ -94,9 +94,12 @@ def parser_validate(sub) -> None:
                         "or --levels 0.05,0.5,0.95); mcref validate preds.csv --intervals lo50:hi50,lo90:hi90 --ref y "
                         "(prediction intervals).")
     data_args(sp)
-    sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats " + AUTO_MC)
+    sp.add_argument("--mc", type=int, default=None,
+                    help="Monte Carlo repeats, a fixed test (default: sequential tests that stop when decided, at most "
+                         "10000 up to M = 20000 points, fewer above, at least 2000: mcref.default_n_mc)")
     sp.add_argument("--dists", help="comma-separated generative distributions (default "
-                    "normal,t6,empirical,permutation; the default rule adds empirical and permutation when missing)")
+                    "normal,t6,empirical,permutation up to M = 100000 points, permutation above; the default rule adds "
+                    "empirical and permutation when missing)")
     sp.add_argument("--explain", action="store_true", help="print every column and a legend of them")
     sp.add_argument("--wide", action="store_true",
                     help="every column: references, p-values and zeta-scores under each D, D-sensitivity")
