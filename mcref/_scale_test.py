@@ -188,7 +188,8 @@ def _cluster_z_stat(name: str, sums: np.ndarray, n_clusters: int):
     return th, np.sqrt(np.maximum(c * psi, 0.0)) / M
 
 
-def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=None, clusters=None) -> ScaleTest:
+def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=None, clusters=None,
+               nu: float | None = None) -> ScaleTest:
     r"""Scale test of Z = E/u (module docstring): the intersection of the studentized
     bootstrap-t and of the studentized Monte Carlo test under the unit-variance t(ν̂).
 
@@ -239,7 +240,7 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
         raise ValueError("`Z` must be finite")
     if np.all(z == z[0]):
         raise ValueError("`Z` is constant: no studentized test exists")
-    nu = float(fit_t(z).nu)
+    nu = float(fit_t(z).nu) if nu is None else float(nu)  # nu: the fit of these Z, already made
     if not nu > 2.0:
         raise ValueError(f"the Student t fitted to Z has nu = {nu:.3g} <= 2: no unit-variance t exists")
     m = z.size
@@ -431,7 +432,7 @@ class ScaleTests:
 
 
 def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates=None,
-                prep=None, units=None) -> ScaleTests | None:
+                prep=None, units=None, cache: dict | None = None) -> ScaleTests | None:
     """The bootstrap-t tests of the conditional rule for the statistics ``names`` of a table:
     the scale statistics (ZMS, MZ, VarZ, NLL) by :func:`scale_test` on Z = E/u (with
     :func:`scale_unreliable`, β_GM of Z² by :func:`mcref.shape.skewness_gm`), RCE by
@@ -440,7 +441,9 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
     keep the rule before, the Monte Carlo test under t(ν̂) (``estimates``: their values on the
     data; ``prep`` as :func:`mcref._joint.scale_simulation`). Arrays checked by the caller.
     ``units`` (:class:`mcref._dependence.Units`, with ``prep``): dependent rows, the tests on
-    cluster sums over its groups or non-overlapping blocks (docs/methods.md, "Dependent test sets")."""
+    cluster sums over its groups or non-overlapping blocks (docs/methods.md, "Dependent test sets").
+    ``cache``: a dict kept between calls on the same data (validate's sequential rounds), holding
+    the fitted ν̂ so that it is fitted once."""
     from ._joint import is_scale, scale_simulation
     from .shape import skewness_gm
 
@@ -469,7 +472,10 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
             note = (f"scale test: Z2 fails the shape screen and |Z| has power-law tails (tail ratio "
                     f"{tail_ratio(z):.2f} > {TAIL_RATIO_LIMIT:g}): {', '.join(zn)} unreliable")
         try:
-            res = scale_test(z, zn, n_boot=n_boot, seed=ss_z, clusters=clusters)
+            res = scale_test(z, zn, n_boot=n_boot, seed=ss_z, clusters=clusters,
+                             nu=None if cache is None else cache.get("nu"))
+            if cache is not None:  # the sequential rounds rerun the test on more replicates of the same Z
+                cache["nu"] = res.nu
             p.update(res.p)
         except ValueError:  # ν̂ ≤ 2: no unit-variance t
             bad = True

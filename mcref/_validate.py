@@ -720,9 +720,11 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     tested = {xi.name: _binned_value(xi.code, labs[g], prep.u, prep.u * prep.z, c2) for xi, g in xrows}
     screen = shape_screen_prepared(prep)
 
+    fitted: dict = {}  # ν̂ of Z, fitted once for every round
+
     def fit_run(b: int):  # the conditional rule's scale tests (docs/methods.md, "Scale test"), B = N_MC
         return scale_tests(names, E, u, n_boot=b, seed=fresh(ss_fit), estimates={n: boots[n].estimate for n in names},
-                           prep=prep, units=units)
+                           prep=prep, units=units, cache=fitted)
 
     rounds = None
     if sequential and not untest:  # docs/methods.md, "Sequential Monte Carlo tests"
