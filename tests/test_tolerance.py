@@ -229,6 +229,17 @@ def test_outputs_carry_the_equivalence():
             "calibrated_within"} <= set(cols)
 
 
+def test_with_other_rules_and_dependent_rows():
+    """The equivalence test reads the BCa interval whatever decides the verdict, and the cluster
+    bootstrap's interval (its jackknife acceleration) with ``groups``."""
+    E, u = _data(2000, 1.0, 11)
+    for kw in (dict(rule="mc"), dict(rule="paper"), dict(groups=np.arange(2000) // 4)):
+        tab = _validate(E, u, stats=["ZMS", "RCE"], tolerance=0.2, **kw)
+        for s in ("ZMS", "RCE"):
+            r = tab[s]
+            assert r.equivalence == "within" and r.low <= r.equiv_low <= r.equiv_high <= r.high, (kw, r)
+
+
 # --- errors ---------------------------------------------------------------------------------
 
 
