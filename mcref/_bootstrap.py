@@ -37,7 +37,8 @@ from ._prepared import Prepared, prepare, prepare_for
 from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
 
 
-__all__ = ["BootstrapResult", "bootstrap", "bootstrap_many", "bca_levels", "jackknife", "resample_indices"]
+__all__ = ["BootstrapResult", "bootstrap", "bootstrap_many", "bca_levels", "bca_interval_at", "bca_p_value", "jackknife",
+           "resample_indices"]
 
 Method = Literal["bca", "percentile", "basic"]
 METHODS = ("bca", "percentile", "basic")
@@ -140,6 +141,60 @@ def bca_levels(theta_hat: float, dist: np.ndarray, jack: np.ndarray, alpha: floa
     with np.errstate(invalid="ignore"):  # z0 = ±inf gives NaN levels: the caller falls back
         lev = ndtr(z0 + t / (1.0 - a * t))
     return float(lev[0]), float(lev[1]), z0, a
+
+
+def _level_map(res: BootstrapResult) -> tuple[float, float]:
+    """(z0, a) of a result's interval: its BCa constants, or (0, 0) (the percentile map) after a fallback."""
+    if res.method == "bca" and np.isfinite(res.z0) and np.isfinite(res.acceleration):
+        return float(res.z0), float(res.acceleration)
+    return 0.0, 0.0
+
+
+def bca_interval_at(res: BootstrapResult, level: float) -> tuple[float, float]:
+    """The interval of another confidence ``level`` from the **same** replicates as ``res``.
+
+    BCa's z0 and acceleration a do not depend on the level (:func:`bca_levels`): the levels
+    α₁,₂ of the new interval follow from them, and its limits are the type-7 quantiles of the
+    same distribution (the B replicates plus θ̂). At ``res.confidence_level`` it returns
+    ``(res.low, res.high)`` bit for bit; after a percentile fallback (``res.method``) the
+    percentile interval. Used by the equivalence test of :func:`mcref.validate`
+    (``tolerance``: the 1 − 2α interval, docs/methods.md, "Equivalence margins")."""
+    if res.distribution is None:
+        raise ValueError("the bootstrap result keeps no replicates (`distribution` is None)")
+    alpha = 1.0 - level
+    dist = np.append(res.distribution, res.estimate)
+    z0, a = _level_map(res)
+    if res.method != "bca":
+        lev = np.array([alpha / 2, 1 - alpha / 2])
+    else:  # the arithmetic of bca_levels, so that the same level gives the same bits
+        t = z0 + ndtri(np.array([alpha / 2, 1 - alpha / 2]))
+        lev = ndtr(z0 + t / (1.0 - a * t))
+    lo, hi = np.quantile(dist, lev)
+    return float(lo), float(hi)
+
+
+def bca_p_value(res: BootstrapResult, theta0: float, side: str) -> float:
+    """The one-sided p-value of θ₀ that the BCa intervals of ``res`` imply (the inversion of
+    :func:`bca_interval_at`).
+
+    ``side="lower"`` tests H₀: θ ≤ θ₀ against θ > θ₀: p is the α at which the one-sided BCa
+    lower bound of level 1 − α (the lower limit of the 1 − 2α interval) reaches θ₀, so that
+    the bound lies above θ₀ exactly when p < α. ``side="upper"`` tests H₀: θ ≥ θ₀ with the
+    upper bound. The fraction λ of the distribution below θ₀ is read on the inverse of the
+    type-7 quantile (the interpolation the limits use), and the BCa map
+    α ↦ Φ(z₀ + t/(1 − a t)), t = z₀ + Φ⁻¹(α), is inverted: t = w/(1 + a w), w = Φ⁻¹(λ) − z₀.
+    A θ₀ outside the replicates (or out of the map's range) gives 0 or 1."""
+    if side not in ("lower", "upper"):
+        raise ValueError(f"`side` must be 'lower' or 'upper', got {side!r}")
+    s = np.sort(np.append(res.distribution, res.estimate))
+    lam = float(np.interp(theta0, s, np.linspace(0.0, 1.0, s.size)))
+    z0, a = _level_map(res)
+    if lam <= 0.0 or lam >= 1.0:
+        below = 0.0 if lam <= 0.0 else 1.0
+    else:
+        w = float(ndtri(lam)) - z0
+        below = float(ndtr(w / (1.0 + a * w) - z0)) if 1.0 + a * w > 0 else (0.0 if w < 0 else 1.0)
+    return below if side == "lower" else 1.0 - below
 
 
 def _interval(theta_hat: float, boot: np.ndarray, jack_fn, method: str, alpha: float, name: str):

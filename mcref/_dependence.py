@@ -536,3 +536,22 @@ def dependence(E, u, *, groups=None, order=None, block_length: int | None = None
     units = units_for(srt, groups=groups, order=order, block_length=block_length, block_method=block_method,
                       z2=z * z)
     return dependence_diagnostics(z, units, alpha)
+
+
+def dependence_args(m: int, groups, order, block_length, block_method) -> dict:
+    """The dependence keywords of :func:`mcref.validate`, checked before any work (the units are cut
+    once the data are sorted: :func:`units_for`)."""
+    from ._validation import BLOCK_METHODS, check_block_length, check_choice, check_groups, check_order
+
+    if groups is not None and order is not None:
+        raise ValueError("give `groups` or `order`, not both: mcref resamples either whole groups (clustered rows) "
+                         "or blocks along the order (serial dependence), not both at once")
+    if groups is not None:
+        check_groups(groups, m)
+    if order is not None:
+        check_order(order, m)
+        check_block_length(block_length, m)
+    elif block_length is not None:
+        raise ValueError("`block_length` goes with `order` (the blocks are cut along it)")
+    check_choice(block_method, "block_method", BLOCK_METHODS)
+    return dict(groups=groups, order=order, block_length=block_length, block_method=block_method)

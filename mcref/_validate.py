@@ -72,7 +72,8 @@ from ._validation import dataset_args, check_choice, check_E_u, check_int, check
 from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
 from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
 from ._bootstrap import BootstrapResult, bootstrap_prepared, check_units_support
-from ._dependence import dependence_diagnostics, units_for
+from ._dependence import dependence_args, dependence_diagnostics, units_for
+from ._equivalence import check_tolerance, with_margins
 from .generative import get_distribution
 from .kernels.rng import fresh
 from ._rounds import sequential_work
@@ -205,6 +206,7 @@ def validate(
     block_length: int | None = None,
     block_method: str = "circular",
     sequential: bool | None = None,
+    tolerance=None,
 ) -> ValidationTable:
     """Validate the calibration of a dataset (E, u): the workflow of docs/methods.md, "Verdicts".
 
@@ -306,6 +308,21 @@ def validate(
         with the 2009 correction, on Z² along ``order``; :func:`mcref.optimal_block_length`).
     block_method : {"circular", "moving", "stationary"}, default: "circular"
         The block bootstrap of ``order``.
+    tolerance : float or dict, optional
+        **Equivalence margins** (docs/methods.md, "Equivalence margins"): a number δ in (0, 1)
+        is the relative error of the scale of u that the user accepts (the errors' spread
+        σ = c·u with c ∈ [1 − δ, 1 + δ]): ZMS and VarZ in [(1 − δ)², (1 + δ)²], RCE in [−δ, δ],
+        RCE2 in [1 − (1 + δ)², 1 − (1 − δ)²], ENCE ≤ δ and ZMSE ≤ 2 ln(1 + δ) (those of
+        ``stats``). A dict ``{statistic: margin}`` sets them one by one: δ for those, an absolute
+        margin m for the other statistics with a calibrated value (MZ, NLL: reference ± m; UCE:
+        ≤ m); CC, MSE, MV have none. Each row with a margin gets an equivalence test at level
+        ``alpha``: ``within`` when its BCa interval at level 1 − 2α (the same bootstrap
+        replicates as its 95 % interval) lies inside the margin — the two one-sided tests
+        (TOST) by interval inclusion, one-sided (non-inferiority) for ENCE, ZMSE, UCE — else
+        ``not shown`` (:attr:`ValidationRow.equivalence`, ``p_equiv``; the column ``equiv`` and
+        a note under the table; :attr:`ValidationTable.calibrated_within` for the model). The
+        verdicts are unchanged: at large M a small miscalibration is ``invalid`` and yet
+        ``within``. None (default): no equivalence test, the table as before, bit for bit.
 
     Returns
     -------
@@ -328,12 +345,22 @@ def validate(
     ('valid', ('CC', 'ZMS'))
     >>> tab["CC"].test, tab["ZMS"].test  # the test that decided each row
     ('permutation', 'bootstrap-t')
+
+    Equivalence margins: u 2 % too small at M = 10⁵ is shown (``invalid``), and yet within a
+    5 % tolerance on the scale of u:
+
+    >>> u = rng.lognormal(-1, 0.3, 100_000); E = 1.02 * u * rng.normal(size=u.size)
+    >>> tab = validate(E, u, stats=["ZMS", "RCE"], n_boot=1000, n_mc=1000, seed=0, tolerance=0.05)
+    >>> tab["ZMS"].verdict, tab["ZMS"].equivalence, tab["ZMS"].margin
+    ('invalid', 'within', (0.9025, 1.1025))
+    >>> tab.calibrated_within
+    True
     """
     from ._validation import check_seed
 
     E, u = check_E_u(E, u, min_size=3)
     features = as_features(x, E.size)
-    dep = _dependence_args(E.size, groups, order, block_length, block_method)
+    dep = dependence_args(E.size, groups, order, block_length, block_method)
     auto_notes = []
     if n_boot is None:
         n_boot = default_n_boot(E.size)
@@ -373,6 +400,7 @@ def validate(
     if not infos:
         raise ValueError("`stats` must name at least one statistic")
     names = [i.name for i in infos]
+    margins = check_tolerance(tolerance, names, alpha)
     dists = [dists] if isinstance(dists, str) else list(dists)
     if not dists:
         raise ValueError("`dists` must list at least one distribution")
@@ -418,29 +446,11 @@ def validate(
     ss_boot, ss_sim, ss_ties = seed_seq.spawn(3)  # the first two as before a third child existed
     ss_fit = seed_seq.spawn(1)[0]  # the fourth child: the conditional rule's scale test
     with _progress.session(progress, seconds=_validate_seconds(infos, E.size, n_boot, n_mc, len(dists), binning)):
-        return _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
-                             k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine,
-                             auto_notes, added, ss_fit, features, dep, sequential=bool(sequential),
-                             skipped=skipped)
-
-
-def _dependence_args(m: int, groups, order, block_length, block_method) -> dict:
-    """The dependence keywords of :func:`validate`, checked before any work (the units are cut
-    once the data are sorted: :func:`mcref._dependence.units_for`)."""
-    from ._validation import BLOCK_METHODS, check_block_length, check_groups, check_order
-
-    if groups is not None and order is not None:
-        raise ValueError("give `groups` or `order`, not both: mcref resamples either whole groups (clustered rows) "
-                         "or blocks along the order (serial dependence), not both at once")
-    if groups is not None:
-        check_groups(groups, m)
-    if order is not None:
-        check_order(order, m)
-        check_block_length(block_length, m)
-    elif block_length is not None:
-        raise ValueError("`block_length` goes with `order` (the blocks are cut along it)")
-    check_choice(block_method, "block_method", BLOCK_METHODS)
-    return dict(groups=groups, order=order, block_length=block_length, block_method=block_method)
+        tab = _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
+                            k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine,
+                            auto_notes, added, ss_fit, features, dep, margins, sequential=bool(sequential),
+                            skipped=skipped)
+    return tab if margins is None else replace(tab, tolerance=margins)
 
 
 U_ONLY_REASON = ("a function of u alone (MV = <u^2>): every simulated dataset has the data's own value, so no "
@@ -686,7 +696,8 @@ def _stat_row(inf, b: BootstrapResult, prep, sim, labels, gen, centred, fit, scr
 
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
                   rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, auto_notes=(),
-                  added=(), ss_fit=None, features=(), dep=None, sequential=False, skipped=False) -> ValidationTable:
+                  added=(), ss_fit=None, features=(), dep=None, margins=None, sequential=False,
+                  skipped=False) -> ValidationTable:
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
     all_infos, all_names = infos, names
     # constant u: the rows that need variation in u are not testable (the others stand)
@@ -748,6 +759,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
                 ties[inf.name] = (ts.low, ts.high)
     rows = [_stat_row(inf, boots[inf.name], prep, sim, labels, gen, centred, fit, screen, ties, rule=rule, alpha=alpha,
                       k_sensitivity=k_sensitivity, rounds=rounds) for inf in infos]
+    rows = with_margins(rows, boots, margins, alpha)  # validate(tolerance=...): the equivalence tests
     for xi, g in xrows:
         # summed in u order, as every other row: the same bits whatever the order of the input rows
         est = _binned_value(xi.code, labs[g], prep.u, prep.E, 1.0)

@@ -56,6 +56,14 @@ LEGEND = (
 )
 
 
+#: the legend's line of a table with equivalence margins (validate(tolerance=...))
+EQUIVALENCE_LEGEND = (
+    "  equiv         within = the BCa interval at level 1 - 2 alpha (the same replicates) lies inside the",
+    "                statistic's equivalence margin (TOST); not shown; unreliable (shape screen); '-' no margin",
+    "                (docs/methods.md, 'Equivalence margins')",
+)
+
+
 #: the legend's lines of a table with dependent rows (validate(groups=...) or order=...)
 DEPENDENCE_LEGEND = (
     "  groups/order  dependent rows: the BCa intervals resample whole groups (or blocks along order) and take",
@@ -115,6 +123,17 @@ class ValidationRow:
     tie_range : (float, float) or None
         For a binned statistic whose tied u straddle a bin cut: its range over 100 random
         orders of the ties (:func:`mcref.tie_spread`); None otherwise.
+    margin : (float, float) or None
+        The equivalence region [L, U] of ``validate(tolerance=...)`` (L = −inf: an upper margin
+        only; docs/methods.md, "Equivalence margins"); None without a margin.
+    equiv_low, equiv_high : float or None
+        The BCa interval at level 1 − 2α, from the same replicates as [low, high].
+    p_equiv : float or None
+        The TOST p-value: the larger of the two one-sided p-values (the upper one alone for an
+        upper margin), from the bootstrap distribution.
+    equivalence : str or None
+        ``"within"`` (the 1 − 2α interval lies inside the margin: equivalence shown at level α),
+        ``"not shown"`` or ``"unreliable"`` (the shape screen flags the row); None without a margin.
     """
 
     name: str
@@ -144,9 +163,16 @@ class ValidationRow:
     p_test: float | None = None
     #: the repeats behind ``p_test`` when a sequential test decided the row (None: the table's N_MC)
     n_test: int | None = None
+    margin: tuple[float, float] | None = None
+    equiv_low: float | None = None
+    equiv_high: float | None = None
+    p_equiv: float | None = None
+    equivalence: str | None = None
 
-    def flat(self) -> dict[str, Any]:
-        """The row as a flat dict (one column per D for the per-D quantities)."""
+    def flat(self, equivalence: bool | None = None) -> dict[str, Any]:
+        """The row as a flat dict (one column per D for the per-D quantities); the equivalence
+        columns (``margin_low`` … ``equivalence``) when ``equivalence`` (default: when the row has a
+        margin; a table with a ``tolerance`` gives them to every row)."""
         out: dict[str, Any] = {
             "stat": self.name, "estimate": self.estimate, "bias": self.bias, "low": self.low, "high": self.high,
             "interval": self.interval_method, "ref": self.reference, "zeta_BS": self.zeta_bs,
@@ -172,6 +198,10 @@ class ValidationRow:
         out["p_test"] = self.p_test
         out["n_test"] = self.n_test
         out["verdict_paper"] = self.verdict_paper
+        if self.margin is not None if equivalence is None else equivalence:
+            out["margin_low"], out["margin_high"] = self.margin if self.margin else (None, None)
+            out["equiv_low"], out["equiv_high"] = self.equiv_low, self.equiv_high
+            out["p_equiv"], out["equivalence"] = self.p_equiv, self.equivalence
         return out
 
 
@@ -207,6 +237,18 @@ class ValidationTable:
     #: the sequential Monte Carlo tests (:class:`mcref._rounds.Rounds`: each test's repeats, the
     #: repeats run; docs/methods.md, "Sequential Monte Carlo tests"); None for the fixed-N_MC table
     rounds: Any = field(default=None, repr=False, compare=False)
+    #: the equivalence margins of ``validate(tolerance=...)``, {statistic: margin} (docs/methods.md,
+    #: "Equivalence margins"); None without
+    tolerance: dict[str, float] | None = None
+
+    @property
+    def calibrated_within(self) -> bool | None:
+        """Whether every row with a margin is ``within`` it (the model is calibrated within the
+        margins, each shown at level α); None without ``tolerance``."""
+        if self.tolerance is None:
+            return None
+        marked = [r for r in self.rows if r.margin is not None]
+        return bool(marked) and all(r.equivalence == "within" for r in marked)
 
     def __getitem__(self, stat: str) -> ValidationRow:
         nm = stat if "|" in stat else info(stat).name  # "ENCE|x": an adaptivity row
@@ -216,7 +258,7 @@ class ValidationTable:
         raise KeyError(stat)
 
     def records(self) -> list[dict[str, Any]]:
-        return [r.flat() for r in self.rows]
+        return [r.flat(self.tolerance is not None) for r in self.rows]
 
     def to_frame(self):
         """A pandas DataFrame, one row per statistic (needs pandas)."""
@@ -243,6 +285,8 @@ class ValidationTable:
             **({"dependence": self.dependence.flat()} if self.dependence is not None else {}),
             **({"sequential": {"n_permutation": self.rounds.n_perm, "n_scale": self.rounds.n_scale,
                                "risk": self.rounds.eps}} if self.rounds is not None else {}),
+            **({"tolerance": self.tolerance, "calibrated_within": self.calibrated_within}
+               if self.tolerance is not None else {}),
         })
 
     def to_csv(self) -> str:
@@ -252,6 +296,8 @@ class ValidationTable:
         jv = {f"joint_{k}": v for k, v in self.joint.flat().items()} if self.joint else {}
         if self.dependence is not None:
             jv.update({f"dependence_{k}": v for k, v in self.dependence.flat().items()})
+        if self.tolerance is not None:
+            jv["calibrated_within"] = self.calibrated_within
         return csv_text([{"dataset": self.name, "seed": self.seed, **r, **jv} for r in self.records()])
 
     def __str__(self) -> str:
@@ -337,6 +383,9 @@ def _columns(tab: ValidationTable, wide: bool) -> tuple[list[str], list[list[str
             row += [f"{s.mean:.4g}±{s.se:.1g}", ptxt(r.p_sim.get(d)), f(r.zeta_sim[d], 3), f(r.zeta_sim2[d], 3)]
         row += ["yes" if r.d_sensitive else "no", _SHORT_TEST.get(r.test, r.test), r.verdict, r.verdict_paper]
         lines.append(row)
+    if tab.tolerance is not None:  # the equivalence column: within the margin, not shown, or no margin
+        head = head + ["equiv"]
+        lines = [l + [r.equivalence or "-"] for l, r in zip(lines, tab.rows)]
     return head, lines
 
 
@@ -378,11 +427,36 @@ def _rule_note(tab: ValidationTable) -> str:
     return "verdict: the published zeta_Sim rule (rule='paper'); p = Monte Carlo p-value, for comparison"
 
 
+def _equivalence_note(tab: ValidationTable) -> str:
+    """The margins of ``tolerance``, how the column ``equiv`` decides, and the model's result."""
+    level = 100 * (1 - 2 * tab.alpha)
+    regions = []
+    for r in tab.rows:
+        if r.margin is not None:
+            lo, hi = r.margin
+            regions.append(f"{r.name} <= {hi:.6g}" if not math.isfinite(lo) else f"{r.name} in [{lo:.6g}, {hi:.6g}]")
+    marked = [r for r in tab.rows if r.margin is not None]
+    if tab.calibrated_within:
+        out = f"calibrated within the margins ({', '.join(r.name for r in marked)} all within)"
+    else:
+        out = ("not shown calibrated within the margins (" +
+               ", ".join(f"{r.name}: {r.equivalence}" for r in marked if r.equivalence != "within") + ")")
+    return (f"equiv (tolerance {_tolerance_text(tab.tolerance)}): within when the {level:g}% BCa interval (the same "
+            f"replicates as the 95% one) lies inside the margin, {'; '.join(regions)}: equivalence (TOST, "
+            f"Schuirmann 1987) at alpha={tab.alpha:g}; 'not shown' is not evidence of a larger miscalibration. "
+            f"Model: {out}")
+
+
+def _tolerance_text(tol: dict[str, float]) -> str:
+    vals = set(tol.values())
+    return f"{vals.pop():g}" if len(vals) == 1 else ", ".join(f"{k}={v:g}" for k, v in tol.items())
+
+
 def _notes(tab: ValidationTable, wide: bool) -> list[str]:
     """The notes under the table: the rule, the run's own notes, the warnings worth
     repeating (few points or replicates, biased intervals, the shape screen, ties) and a
     pointer to the other views (or the legend)."""
-    notes = [_rule_note(tab), *tab.notes]
+    notes = [_rule_note(tab), *([_equivalence_note(tab)] if tab.tolerance is not None else []), *tab.notes]
     if tab.dependence is not None:  # the permutation test moves units, not rows  # what the labels changed, what they measure, and the warning
         notes.extend(x for x in (tab.dependence.units, tab.dependence.line(), tab.dependence.warning_line()) if x)
     rows = tab.rows
@@ -405,6 +479,8 @@ def _notes(tab: ValidationTable, wide: bool) -> list[str]:
         notes.extend(LEGEND)
         if tab.dependence is not None:
             notes.extend(DEPENDENCE_LEGEND)
+        if tab.tolerance is not None:
+            notes.extend(EQUIVALENCE_LEGEND)
     elif wide:
         notes.append("(print with explain=True, or `mcref validate --explain`, for a legend of the columns)")
     elif tab.rule == "conditional":

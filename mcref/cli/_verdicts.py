@@ -19,6 +19,11 @@ __all__ = ["cmd_validate", "cmd_report", "parser_validate", "parser_report"]
 def cmd_validate(args) -> int:
     from .._validate import validate
 
+    tolerance = tolerance_of(args.tolerance)
+    if tolerance is not None and (args.samples is not None or args.quantiles is not None
+                                  or args.intervals is not None):
+        raise ValueError("--tolerance goes with the validation table of E and u, not with --samples, --quantiles "
+                         "or --intervals")
     if args.samples is not None or args.quantiles is not None or args.intervals is not None:
         return cmd_predictive(args, dict(stats=stats_list(args.stat, DEMO_STATS), dists=dists_of(args),
                                          n_bins=args.bins, n_boot=boot_of(args), n_mc=args.mc, seed=seed_of(args),
@@ -40,7 +45,7 @@ def cmd_validate(args) -> int:
         tab = validate(ds.E, ds.u, x=x, stats=stats_list(args.stat, DEMO_STATS), dists=dists, n_bins=args.bins,
                        n_boot=args.boot, n_mc=args.mc, seed=seed_of(args), name=ds.name, rule=args.rule,
                        min_count=args.min_count, shrink=args.shrink, binning=args.binning,
-                       log=not args.linear_bins, combine=args.combine, **dep)
+                       log=not args.linear_bins, combine=args.combine, tolerance=tolerance, **dep)
     if args.json:
         print(tab.to_json())
     elif args.csv:
@@ -48,6 +53,28 @@ def cmd_validate(args) -> int:
     else:
         print(tab.explained() if args.explain else tab.wide_table() if args.wide else tab)
     return 0
+
+
+def tolerance_of(text: str | None):
+    """``--tolerance``: a number δ (every statistic of the table with a margin), or margins one by
+    one, ``ZMS=0.05,ENCE=0.1`` (validate's ``tolerance`` as a dict); checked by validate."""
+    if text is None:
+        return None
+    if "=" not in text:
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"--tolerance must be a number in (0, 1) or STAT=MARGIN,... (e.g. ZMS=0.05,ENCE=0.1), "
+                             f"got {text!r}") from None
+    out = {}
+    for part in text.split(","):
+        key, _, val = part.partition("=")
+        try:
+            out[key.strip()] = float(val)
+        except ValueError:
+            raise ValueError(f"--tolerance: {part!r} is not STAT=MARGIN with a number MARGIN (e.g. "
+                             "ZMS=0.05,ENCE=0.1)") from None
+    return out
 
 
 def cmd_report(args) -> int:
@@ -114,6 +141,11 @@ def parser_validate(sub) -> None:
                     help="comma-separated feature columns of FILE (or the prediction column, for the predicted "
                          "value V): adaptivity rows ENCE|NAME, ZMSE|NAME over bins of each, tested by permutation "
                          "and part of the joint verdict; text columns are categorical (one bin per level)")
+    sp.add_argument("--tolerance", metavar="DELTA",
+                    help="equivalence margins (docs/methods.md, 'Equivalence margins'): a relative error DELTA of "
+                         "the scale of u (ZMS in [(1-DELTA)^2, (1+DELTA)^2], RCE in [-DELTA, DELTA], ENCE <= DELTA, "
+                         "ZMSE <= 2 ln(1+DELTA)), or STAT=MARGIN,...; column equiv: 'within' when the 1-2*alpha "
+                         "BCa interval lies inside the margin (TOST)")
     dependence_args(sp)
     predictive_args(sp)
     sp.set_defaults(func=cmd_validate)
