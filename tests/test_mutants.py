@@ -262,6 +262,7 @@ def test_untestable_rows_carry_nan():
     """_validate: with one u, CC is 'not testable' with NaN estimate, bias, interval and ζ (_untestable_row); MV's
     bootstrap interval is [u², u²] (every resample), and it contains its estimate (excludes_estimate False)."""
     import mcref
+    import mcref._validate as _V
 
     rng = np.random.default_rng(4)
     u = np.full(200, 1.5)
@@ -275,6 +276,8 @@ def test_untestable_rows_carry_nan():
         assert isinstance(v, float) and math.isnan(v)
     mv = t["MV"]
     assert mv.estimate == mv.low == mv.high == 2.25 and mv.excludes_estimate is False
+    # _run_notes: the note names the rows of its reason
+    assert [n for n in t.notes if "not testable" in n] == [f"CC: not testable: {_V.CONSTANT_U_REASON}"]
 
 
 def test_scale_test_takes_two_resamples_not_one():
@@ -287,3 +290,51 @@ def test_scale_test_takes_two_resamples_not_one():
     assert rce_test(np.abs(z) + 0.1, np.ones(50), n_boot=2, seed=0).tstar.shape == (1, 2)
     with pytest.raises(ValueError, match="n_boot"):
         scale_test(z, n_boot=1, seed=0)
+
+
+def test_numeric_feature_bins_shrink_to_keep_min_count():
+    """features.feature_bins: too many bins for M are shrunk to ⌊M/min_count⌋ equal-count bins (not refused)."""
+    from mcref.features import as_features, feature_bins
+
+    x = np.random.default_rng(0).uniform(0, 1, 300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ShrunkBinsWarning
+        b = feature_bins(as_features({"x": x}, 300)[0], 20, min_count=30)
+    assert b.n_bins == 10 and np.all(np.bincount(b.labels()) == 30)
+
+
+def test_scale_tests_compute_rce_only_when_asked():
+    """_scale_test.scale_tests: RCE's p is the pair bootstrap-t of rce_test on the second child of the seed."""
+    from mcref._scale_test import rce_test, scale_tests
+
+    rng = np.random.default_rng(9)
+    u = np.sqrt(1 / rng.gamma(4, 0.25, 200))
+    E = u * rng.standard_normal(200)
+    st = scale_tests(["ZMS", "RCE"], E, u, n_boot=99, seed=np.random.SeedSequence(4))
+    want = rce_test(E, u, n_boot=99, seed=np.random.SeedSequence(4).spawn(2)[1]).p["RCE"]
+    assert st.p["RCE"] == want
+    assert "RCE" not in scale_tests(["ZMS"], E, u, n_boot=99, seed=0).p
+
+
+def test_joint_verdict_line_names_its_parts():
+    """_joint.JointVerdict.line: the conditional line names consistency+adaptivity only when adaptivity rows exist."""
+    from mcref._joint import JointVerdict
+
+    kw = dict(p=0.3, se=0.01, dist="permutation", combine="minp", stats=("ENCE", "ENCE|x"), verdict="valid",
+              driver="ENCE", driver_p=0.2, alpha=0.05, rule="conditional", p_consistency=0.25,
+              consistency_stats=("ENCE",))
+    plain = JointVerdict(**kw).line()
+    assert "consistency 0.250 (minp of ENCE under the permutation D)" in plain and "adaptivity" not in plain
+    both = JointVerdict(**kw, p_adaptivity=0.4, adaptivity_stats=("ENCE|x",), p_pairing=0.3).line()
+    assert "consistency+adaptivity 0.300 (minp under the permutation D; consistency 0.250 (ENCE); adaptivity 0.400 " \
+           "(ENCE|x))" in both
+
+
+def test_bootstrap_sums_refuses_a_one_dimensional_x():
+    """_scale_test.bootstrap_sums: X must be 2-D rows (a 1-D X is a ValueError naming its shape)."""
+    from mcref._scale_test import bootstrap_sums
+
+    with pytest.raises(ValueError, match=r"2-D array.*\(5,\)"):
+        bootstrap_sums(np.ones(5), 10, 0)
+    with pytest.raises(ValueError, match="2-D array"):
+        bootstrap_sums(np.ones((0, 3)), 10, 0)
