@@ -214,20 +214,23 @@ def test_object_and_boolean_features_keep_their_levels():
     assert g.levels == (False, True) and all(type(v) is bool for v in g.levels)
 
 
-def test_empirical_reference_of_zms_is_the_data_zms():
-    """_validate: the data-based D draw Z = E/u: under the empirical D, E[ZMS*] = ⟨Z²⟩ of the data (within 5 se)."""
+def test_permutation_reference_of_mse_uses_z_of_the_data():
+    """_validate: the data-based D draw from Z = E/u: under the permutation D (E* = u·Z shuffled),
+    E[MSE*] = ⟨u²⟩⟨Z²⟩ exactly; tolerance 5 se from the permutation variance ΣaΣb/(M−1)/M²."""
     import mcref
 
     rng = np.random.default_rng(3)
-    u = rng.uniform(2.0, 4.0, 200)
-    E = u * rng.standard_normal(200)
-    z2 = (E / u) ** 2
-    n_mc = 200
+    m, n_mc = 200, 200
+    u = rng.uniform(2.0, 4.0, m)
+    E = u * rng.standard_normal(m)
+    a, b = u ** 2, (E / u) ** 2
+    sd = math.sqrt(np.sum((a - a.mean()) ** 2) * np.sum((b - b.mean()) ** 2) / (m - 1)) / m
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t = mcref.validate(E, u, stats=["ZMS"], dists=["empirical"], rule="mc", n_boot=100, n_mc=n_mc, seed=1)
-    ref = t["ZMS"].sim["empirical"]
-    assert abs(ref.mean - z2.mean()) < 5 * z2.std() / math.sqrt(z2.size * n_mc)
+        t = mcref.validate(E, u, stats=["MSE"], dists=["permutation"], rule="mc", n_boot=100, n_mc=n_mc, seed=1)
+    ref = t["MSE"].sim["permutation"]
+    assert abs(ref.mean - a.mean() * b.mean()) < 5 * sd / math.sqrt(n_mc)
+
 
 
 def test_bootstrap_binned_replicates_with_bins_longer_than_a_leaf():
