@@ -13,12 +13,13 @@ Prints and writes ``benchmarks/study_sequential_results.md``: the agreement of e
 verdict and of the joint verdict, each disagreement with its p-values, the repeats the
 sequential tests used against the cap, and the time of both.
 
-Run: ``python benchmarks/study_sequential.py [--sets 1000] [--n-jobs 2]`` (about 40 min on 2 cores).
+Run: ``python benchmarks/study_sequential.py [--sets 1000] [--n-jobs 2]`` (about an hour on 2 cores).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -32,7 +33,7 @@ import mcref
 
 KINDS = ("calibrated", "scale", "consistency", "t4")
 #: datasets per M, in the proportions of the default --sets 1000
-SHARES = {500: 0.4, 2000: 0.3, 10_000: 0.2, 100_000: 0.1}
+SHARES = {500: 0.6, 2000: 0.25, 10_000: 0.12, 100_000: 0.03}
 
 
 def make_set(kind: str, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:
@@ -71,22 +72,41 @@ def one(i: int, kind: str, m: int, seed: int) -> list[dict]:
     return out
 
 
+def _g(p) -> str:
+    return "-" if p is None else f"{p:.4g}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sets", type=int, default=1000)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20261127)
     ap.add_argument("--out", default=str(Path(__file__).with_name("study_sequential_results.md")))
+    ap.add_argument("--log", default=str(Path(__file__).with_name("study_sequential_sets.jsonl")),
+                    help="one JSON record per row and set, appended as the sets finish")
+    ap.add_argument("--report-only", action="store_true", help="write the results of the sets done so far")
     a = ap.parse_args()
     jobs, i = [], 0
     for m, share in SHARES.items():
         for j in range(round(a.sets * share)):
             jobs.append((i, KINDS[j % len(KINDS)], m))
             i += 1
+    # a set's records are appended to --log as it finishes (resumable: done sets are skipped, and
+    # --report-only writes the results of the sets done so far); sets in a mixed order of M
+    log = Path(a.log)
+    done = {json.loads(x)["set"] for x in log.read_text().splitlines()} if log.exists() else set()
+    order = np.random.default_rng(a.seed).permutation(len(jobs))
+    todo = [jobs[j] for j in order if jobs[j][0] not in done]
     t0 = time.perf_counter()
-    recs = [r for part in Parallel(n_jobs=a.n_jobs, verbose=0)(delayed(one)(i, k, m, a.seed) for i, k, m in jobs)
-            for r in part]
+    if not a.report_only and todo:
+        with log.open("a") as fh:
+            for part in Parallel(n_jobs=a.n_jobs, return_as="generator_unordered")(
+                    delayed(one)(i, k, m, a.seed) for i, k, m in todo):
+                fh.write("".join(json.dumps(r) + "\n" for r in part))
+                fh.flush()
     wall = time.perf_counter() - t0
+    recs = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+    n_sets = len({r["set"] for r in recs})
     rows = [r for r in recs if r["row"] != "joint"]
     joint = [r for r in recs if r["row"] == "joint"]
     tested = [r for r in rows if r["seq"] in ("valid", "invalid")]
@@ -94,9 +114,10 @@ def main() -> None:
     jagree = sum(r["seq"] == r["fixed"] for r in joint)
     lines = [
         "# Sequential Monte Carlo tests against the fixed N_MC (issue 33)", "",
-        f"`python benchmarks/study_sequential.py --sets {a.sets}` ({len(jobs)} datasets: "
-        + ", ".join(f"{round(a.sets * s)} at M = {m}" for m, s in SHARES.items())
-        + f"; kinds {', '.join(KINDS)} in turn; seed {a.seed}; wall {wall / 60:.1f} min on {a.n_jobs} workers).", "",
+        f"`python benchmarks/study_sequential.py --sets {a.sets}`: {n_sets} datasets done of {len(jobs)} ("
+        + ", ".join(f"{sum(1 for r in recs if r['M'] == m and r['row'] == 'joint')} at M = {m}" for m in SHARES)
+        + f"; kinds {', '.join(KINDS)} in turn; seed {a.seed}; this run's wall {wall / 60:.1f} min on {a.n_jobs} "
+        "workers).", "",
         "| what | sets or rows | agree | agreement |", "|---|---|---|---|",
         f"| row verdicts (valid/invalid) | {len(tested)} | {agree} | {100 * agree / len(tested):.2f} % |",
         f"| joint verdict | {len(joint)} | {jagree} | {100 * jagree / len(joint):.2f} % |", "",
@@ -130,7 +151,7 @@ def main() -> None:
     if dis:
         lines += ["| set | kind | M | row | sequential | fixed | p seq | p fixed | n |", "|---|---|---|---|---|---|---|---|---|"]
         lines += [f"| {r['set']} | {r['kind']} | {r['M']} | {r['row']} | {r['seq']} | {r['fixed']} | "
-                  f"{r['p_seq']:.4g} | {r['p_fixed']:.4g} | {r['n']} |" for r in dis]
+                  f"{_g(r['p_seq'])} | {_g(r['p_fixed'])} | {r['n']} |" for r in dis]
     text = "\n".join(lines) + "\n"
     print(text)
     Path(a.out).write_text(text, encoding="utf-8")

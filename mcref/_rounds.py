@@ -54,9 +54,6 @@ def round_ends(n_max: int, first: int = FIRST_ROUND) -> list[int]:
     return ends + [int(n_max)]
 
 
-Observation = "tuple[int, int] | float"
-
-
 def run_rounds(n_max: int, tests: dict[str, SequentialTest],
                advance: Callable[[int, int, list[str]], dict[str, object]]) -> int:
     """Run rounds until every test of ``tests`` is decided; returns the repeats run.
@@ -99,8 +96,6 @@ class Rounds:
         The cap (the fixed N_MC).
     eps : float
         The resampling risk of each test.
-    p : dict[str, float]
-        The p-value each test was decided with (as the fixed test writes it, on its n repeats).
     """
 
     tests: dict[str, SequentialTest] = field(default_factory=dict)
@@ -108,7 +103,6 @@ class Rounds:
     n_scale: int = 0
     n_max: int = 0
     eps: float = RESAMPLING_RISK
-    p: dict[str, float] = field(default_factory=dict)
 
     def n_test(self, name: str) -> int | None:
         """The repeats row ``name``'s p-value was computed on (None: not a sequential test)."""
