@@ -519,7 +519,7 @@ def test_groups_do_not_depend_on_row_order_or_label_spelling(data, d, seed, rule
     _same_table(a, b)
 
 
-@hypothesis.settings(max_examples=4)
+@hypothesis.settings(max_examples=3)
 @given(data=st.data(), d=datasets(u_laws=("tied",), max_m=400), seed=seeds,
        how=st.sampled_from(("ints", "strings", "category")))
 def test_groups_with_tied_u(data, d, seed, how):
@@ -552,7 +552,7 @@ def test_groups_with_tied_u(data, d, seed, how):
     assert sizes(d.E, d.u, g) == sizes(d.E[perm], d.u[perm], g[perm])
 
 
-@hypothesis.settings(max_examples=4)
+@hypothesis.settings(max_examples=3)
 @given(data=st.data(), d=datasets(u_laws=("uniform", "lognormal", "ig4"), max_m=400), seed=seeds,
        ties=st.booleans(), block=st.sampled_from((None, 7)),
        method=st.sampled_from(("circular", "moving", "stationary")))
@@ -573,7 +573,7 @@ def test_order_does_not_depend_on_row_order(data, d, seed, ties, block, method):
     _same_table(a, b)
 
 
-@hypothesis.settings(max_examples=3)
+@hypothesis.settings(max_examples=2)
 @given(data=st.data(), d=datasets(u_laws=("uniform", "tied", "ig4"), max_m=400), seed=seeds,
        kind=st.sampled_from(("groups", "order")))
 def test_thread_count_with_dependent_rows(data, d, seed, kind):
