@@ -14,7 +14,10 @@ p ≤ 0.05 for
 * ``sym``: the symmetric bootstrap-t, #{|T*| ≥ |T|};
 * ``t(G-1)``: T·√((G−1)/G) against Student's t with G − 1 degrees of freedom;
 * ``wcr``: the wild cluster bootstrap-t with the null imposed (e*_g = v_g + w_g(e_g − v_g)), Rademacher
-  and Webb's six-point weights (Cameron, Gelbach & Miller 2008; Webb 2014).
+  and Webb's six-point weights (Cameron, Gelbach & Miller 2008; Webb 2014);
+
+and the row itself: ``screened``, % of sets whose shape screen calls RCE unreliable (u² or E²), and
+``row before`` / ``row after``, % ``invalid`` (p ≤ 0.05 and not screened) with ``boot`` / ``max``.
 
 Run: ``python benchmarks/study_dependence_rce.py [--sets 200]``; it writes
 ``benchmarks/study_dependence_rce_results.md``.
@@ -76,6 +79,10 @@ def one_set(E, u, labels, s_val, n_mc):
            "t(G-1)": 2 * sst.t.sf(abs(t) * math.sqrt((G - 1) / G), G - 1),
            "wcr rad": _pval(_wcr(eg, vg, rng.choice([-1.0, 1.0], (n_mc, G))), t),
            "wcr webb": _pval(_wcr(eg, vg, rng.choice(WEBB, (n_mc, G))), t)}
+    from mcref.shape import shape_screen_prepared
+
+    # the row: invalid when p ≤ 0.05 and the shape screen does not call RCE unreliable (u² or E² screen)
+    out["flag"] = float(shape_screen_prepared(prepare(E, u, n_bins=2)).unreliable("RCE"))
     return out, G
 
 
@@ -84,6 +91,7 @@ def main(argv=None):
     ap.add_argument("--sets", type=int, default=200)
     ap.add_argument("--only", help="comma-separated design:rho:error cells")
     ap.add_argument("--first", type=int, help="only the first FIRST sets of each cell (its first chunks)")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first SKIP sets of each cell")
     ap.add_argument("--out", default=os.path.join(HERE, "study_dependence_rce_results.md"))
     args = ap.parse_args(argv)
     spec = sd.spec(args.sets)
@@ -92,14 +100,15 @@ def main(argv=None):
         name = (key["part"], key["design"], key["rho"], key["error"])
         if args.only and f"{key['design']}:{key['rho']:g}:{key['error']}" not in args.only.split(","):
             continue
-        if args.first is None or key["chunk"] * key["sets"] < args.first:
+        if (args.first is None or key["chunk"] * key["sets"] < args.first) and key["chunk"] * key["sets"] >= args.skip:
             cells.setdefault(name, []).append(key)
     lines = ["# RCE with labels on the study's sets: the candidates (issue 32)", "",
              f"`benchmarks/study_dependence_rce.py`: the sets and seeds of `study_dependence.py` (M = {sd.M}, "
              f"B = N_MC = {sd.N_MC} for the scale tests); % of sets with p ≤ 0.05. `boot` was the RCE row "
              "before, `max` is it now.", "",
-             "| part | design | ρ or φ | error | sets | G (median) | " + " | ".join(NAMES) + " |",
-             "|" + "---|" * (6 + len(NAMES))]
+             "| part | design | ρ or φ | error | sets | G (median) | " + " | ".join(NAMES) +
+             " | screened | row before | row after |",
+             "|" + "---|" * (9 + len(NAMES))]
     for (part, design, rho, error), keys in cells.items():
         t0 = time.time()
         ps, gs = [], []
@@ -111,8 +120,10 @@ def main(argv=None):
                 ps.append(p)
                 gs.append(G)
         pct = {n: 100 * np.mean([p[n] <= 0.05 for p in ps]) for n in NAMES}
+        rows = {n: 100 * np.mean([p[n] <= 0.05 and not p["flag"] for p in ps]) for n in ("boot", "max")}
+        flag = 100 * np.mean([p["flag"] for p in ps])
         line = (f"| {part} | {design} | {rho:g} | {error or '–'} | {len(ps)} | {np.median(gs):.0f} | " +
-                " | ".join(f"{pct[n]:.1f}" for n in NAMES) + " |")
+                " | ".join(f"{pct[n]:.1f}" for n in NAMES) + f" | {flag:.1f} | {rows['boot']:.1f} | {rows['max']:.1f} |")
         print(line, f"({time.time() - t0:.0f} s)", flush=True)
         lines.append(line)
     lines.append("")
