@@ -396,7 +396,7 @@ def bootstrap_many(
     progress = check_progress(progress)
     prep = prepare_for(infos, E, u, n_bins=n_bins, min_count=min_count, shrink=shrink, binning=binning, log=log)
     units = units_for(prep.order, groups=groups, order=order, block_length=block_length, block_method=block_method,
-                      z2=prep.z2)
+                      z2=prep.z2, us=prep.u)
     return bootstrap_prepared(infos, prep, E, u, n_boot=n_boot, method=method, level=level, seed=seed,
                               progress=progress, units=units)
 

@@ -280,8 +280,13 @@ def units_for(prep_order: np.ndarray, *, groups=None, order=None, block_length=N
     both is refused. ``z2`` (Z² in u-sorted order) sets the automatic block length of ``order``
     (:func:`optimal_block_length` of Z² along the order, circular or stationary, rounded up).
     ``us`` (u sorted): with groups of unequal sizes, the levels and ratios of the permutation by
-    exchange of u-levels (:attr:`Units.levels`)."""
+    exchange of u-levels (:attr:`Units.levels`). With ``us``, the groups are numbered by their first
+    point in ascending (u, Z²) and ties in ``order`` are broken by (u, Z²): the units do not depend
+    on the row order (unless rows tie in both u and Z²) nor on how the labels are spelled."""
     m = prep_order.size
+    # the u-sorted points in a canonical order: ascending u, ties in u by ascending Z² (then by
+    # position): it numbers the groups and breaks ties in ``order`` whatever the row order
+    canon = np.lexsort((np.zeros(m) if z2 is None else z2, us)) if us is not None else np.arange(m)
     if groups is not None and order is not None:
         raise ValueError("give `groups` or `order`, not both: mcref resamples either whole groups (clustered rows) "
                          "or blocks along the order (serial dependence), not both at once")
@@ -289,10 +294,12 @@ def units_for(prep_order: np.ndarray, *, groups=None, order=None, block_length=N
     if groups is not None:
         codes = check_groups(groups, m)[prep_order]  # per u-sorted point
         first = np.full(int(codes.max()) + 1, m, dtype=np.int64)
-        np.minimum.at(first, codes, np.arange(m))
+        np.minimum.at(first, codes[canon], np.arange(m))
         rank = np.empty_like(first)
         rank[np.argsort(first, kind="stable")] = np.arange(first.size)
-        gid = rank[codes]  # numbered by the group's first point in ascending u: no dependence on label spelling
+        # numbered by the group's first point in ascending (u, Z²): no dependence on the labels' spelling, nor
+        # on the row order unless two groups' first points tie in both u and Z²
+        gid = rank[codes]
         sizes = np.bincount(gid).astype(np.int64)
         pts = np.argsort(gid, kind="stable")  # each group's points in ascending u
         lists = np.split(pts, np.cumsum(sizes)[:-1])
@@ -311,11 +318,10 @@ def units_for(prep_order: np.ndarray, *, groups=None, order=None, block_length=N
         if block_length is not None:
             raise ValueError("`block_length` goes with `order` (the blocks are cut along it)")
         return None
-    t = check_order(order, m)
-    along = np.argsort(t, kind="stable")  # input rows along the order
-    pos = np.empty(m, dtype=np.int64)
-    pos[along] = np.arange(m)
-    opos = pos[prep_order]  # each u-sorted point's position along the order
+    t = check_order(order, m)[prep_order]  # per u-sorted point
+    along = canon[np.argsort(t[canon], kind="stable")]  # the u-sorted points along the order, ties by (u, Z²)
+    opos = np.empty(m, dtype=np.int64)
+    opos[along] = np.arange(m)  # each u-sorted point's position along the order
     ell = check_block_length(block_length, m)
     auto = ell is None
     if auto:
@@ -340,9 +346,8 @@ def icc(y: np.ndarray, gid: np.ndarray) -> float:
 
     .. math::
 
-        \hat
-ho = rac{MSB - MSW}{MSB + (n_0 - 1)\,MSW},\quad
-        n_0 = rac{M - \sum_g n_g^2/M}{G - 1}
+        \hat\rho = \frac{MSB - MSW}{MSB + (n_0 - 1)\,MSW},\quad
+        n_0 = \frac{M - \sum_g n_g^2/M}{G - 1}
 
     with MSB = Σ_g n_g(ȳ_g − ȳ)²/(G − 1), MSW = Σ_g Σ_{i∈g}(y_i − ȳ_g)²/(M − G) (Searle, Casella
     & McCulloch, *Variance Components*, 1992, §3.6). NaN when MSW is undefined (M = G)."""
@@ -534,7 +539,7 @@ def dependence(E, u, *, groups=None, order=None, block_length: int | None = None
     srt = np.argsort(u, kind="stable")
     z = (E / u)[srt]
     units = units_for(srt, groups=groups, order=order, block_length=block_length, block_method=block_method,
-                      z2=z * z)
+                      z2=z * z, us=u[srt])
     return dependence_diagnostics(z, units, alpha)
 
 

@@ -29,6 +29,16 @@ reject (an **intersection test**, p = max(p_boot, p_t)):
   (:func:`mcref.fit_t`), θ against its true value: right when the errors are t-like, where
   the bootstrap of a mean of Z² with infinite or barely finite variance (t(4)) is liberal.
 
+With clusters (dependent rows, docs/methods.md "Dependent test sets") RCE is referred to both laws
+too: its cluster bootstrap-t alone is liberal when a few heavy-tailed cluster sums carry the
+variance (7–9 % at α = 0.05 in ``benchmarks/study_dependence_rce.py``), and the second law is its
+T on B draws of E = u·z on the data's u and clusters, with random-intercept errors
+z_i = √ρ̂·η_g + √(1 − ρ̂)·t_i (η_g normal per cluster, t_i unit-variance t(ν̂), ρ̂ the larger of
+the intra-group correlation of Z and the root of that of Z²;
+:func:`mcref.kernels.units.t_rce_cluster_sums`): independent t(ν̂) rows alone (ρ = 0) miss the
+extra variance of correlated cluster sums of E² and were as liberal as the bootstrap. Without
+clusters RCE keeps the bootstrap-t alone.
+
 If either reference is the true null law of T, P(max(p_boot, p_t) ≤ α) ≤ α: the intersection
 keeps the size of the better of the two in every cell. Unlike the Monte Carlo test of ZMS
 itself under t(ν̂) (the rule before), T is studentized by the data's own fourth moment, so a
@@ -82,7 +92,8 @@ class ScaleTest:
     t : dict[str, float]
         The data's studentized statistic T per statistic.
     p : dict[str, float]
-        Its p-value: max(p_boot, p_t) for the scale statistics, the bootstrap-t p for RCE.
+        Its p-value: max(p_boot, p_t) for the scale statistics and for RCE with clusters, the
+        bootstrap-t p for RCE without.
     p_joint : float
         The minp combination of the statistics' tests (the larger of
         :func:`mcref._joint.joint_test` on each pool of T); ``p`` for a single statistic.
@@ -172,7 +183,7 @@ def _cluster_z_stat(name: str, sums: np.ndarray, n_clusters: int):
     r"""(θ, se) of a Z statistic from the cluster moments of :func:`_cluster_columns` (rows of
     ``sums``), with the cluster-robust (sandwich) standard error: for the influence ψ_i of θ
     (ZMS: z² − θ; MZ: z − θ; VarZ: (z − z̄)² − m₂) and its cluster sums Ψ_g,
-    :math:`se^2 = rac{G}{G-1}\sum_g \Psi_g^2 / M^2` (Cameron, Gelbach & Miller 2008)."""
+    :math:`se^2 = \frac{G}{G-1}\sum_g \Psi_g^2 / M^2` (Cameron, Gelbach & Miller 2008)."""
     M, S1, S2, nn, q11, q22, n1, n2, q12 = (sums[..., j] for j in range(9))
     c = n_clusters / (n_clusters - 1.0)
     a1, a2 = S1 / M, S2 / M
@@ -328,12 +339,25 @@ def rce_test(E, u, *, n_boot: int = 5000, seed=None) -> ScaleTest:
     return _rce_test(E, u, _check(n_boot), seed)
 
 
+def _rce_rho(z: np.ndarray, gid: np.ndarray) -> float:
+    """The within-cluster correlation of the RCE reference's random-intercept errors: the larger of
+    the intra-group correlation of Z and the square root of that of Z² (for correlated normal
+    errors corr(z_i², z_j²) = ρ²), in [0, 0.95]."""
+    from ._dependence import icc
+
+    r1, r2 = icc(z, gid), icc(z * z, gid)
+    r = max(r1 if r1 == r1 else 0.0, math.sqrt(r2) if r2 == r2 and r2 > 0 else 0.0)
+    return float(min(max(r, 0.0), 0.95))
+
+
 def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None) -> ScaleTest:
     """:func:`rce_test` on arrays checked by the caller (``validate`` checks once). The pairs are
     resampled in the order of (u, E): the test is a function of the multiset of pairs (the same p
     in any row order). ``clusters`` (each row's cluster): the rows of the bootstrap and of the
     delta-method se are the clusters' sums of E² and u² (the cluster-robust se, cluster
-    bootstrap-t; Cameron, Gelbach & Miller 2008)."""
+    bootstrap-t; Cameron, Gelbach & Miller 2008), and p = max(p_boot, p_t) with the random-intercept
+    t(ν̂) reference in the same clusters (module docstring, :func:`_rce_rho`; its draws come from a
+    child of ``seed`` spawned after the bootstrap's, which are those of the bootstrap-t alone)."""
     if clusters is None:
         o = np.lexsort((E, u))
         E, u = E[o], u[o]
@@ -341,13 +365,28 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None) ->
     scale = v.mean()
     v = v / scale
     e = E * E / scale
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    tsums, nu = None, math.nan
     if clusters is not None:
+        from ._distfit import fit_t
+        from .kernels.rng import chunk_states
+        from .kernels.units import t_rce_cluster_sums
+
         gid = np.asarray(clusters, dtype=np.int64)
+        pts = np.argsort(gid, kind="stable")  # each cluster's points consecutive
+        cstart = np.concatenate(([0], np.cumsum(np.bincount(gid)))).astype(np.int64)
+        vpts = np.ascontiguousarray(v[pts])
+        z = E / u
+        nu = float(fit_t(z).nu)
+        rho = _rce_rho(z, gid)
         e, v = np.bincount(gid, e), np.bincount(gid, v)
     X = np.column_stack([e, v, e * e, v * v, e * v])
     obs = X.sum(axis=0)
-    sums = bootstrap_sums(X, n_boot, seed if seed is not None else np.random.SeedSequence())
-    return _finish(["RCE"], lambda n, s: _rce_stat(s), obs, sums, {"RCE": 1.0}, n_boot)
+    sums = bootstrap_sums(X, n_boot, ss)
+    if clusters is not None and nu > 2.0:  # the t(ν̂) reference in the same clusters (after the bootstrap's streams)
+        tsums = t_rce_cluster_sums(vpts, cstart, nu if nu < T_NORMAL_NU else np.inf, rho,
+                                   chunk_states(ss.spawn(1)[0], -(-n_boot // CHUNK)), CHUNK, n_boot)
+    return _finish(["RCE"], lambda n, s: _rce_stat(s), obs, sums, {"RCE": 1.0}, n_boot, tsums=tsums, nu=nu)
 
 
 #: the scale test's tail screen (docs/methods.md, "Scale test"): Z² fails the shape screen

@@ -508,7 +508,8 @@ def check_groups(groups: Any, m: int) -> np.ndarray:
 
 def check_order(order: Any, m: int) -> np.ndarray:
     """``order`` (a time or sequence value per row) as float64, or ValueError naming the argument
-    and the rule: one finite number per row (ties keep the rows' input order)."""
+    and the rule: one finite number per row (rows tied in the order are taken in ascending (u, Z²):
+    :func:`mcref._dependence.units_for`)."""
     arr = np.asarray(order)
     if arr.dtype.kind == "M":  # datetimes: their integer ticks
         arr = arr.astype("datetime64[ns]").astype(np.int64)

@@ -246,6 +246,54 @@ def test_cluster_studentized_zms_against_the_sandwich_se():
     assert res.t["ZMS"] == pytest.approx(t, rel=1e-10)
 
 
+def test_cluster_rce_is_the_intersection_with_a_t_reference_in_the_clusters():
+    """RCE with clusters: p = max(p_boot, p_t); the bootstrap part is the cluster bootstrap-t alone
+    (the t draws come after its streams); the random-intercept t(ν̂) reference's T have the
+    location and spread of the bootstrap's T* (left-skewed, sd ≈ 1.3 here); without clusters RCE
+    keeps the bootstrap-t alone."""
+    from mcref._scale_test import _rce_test
+
+    E, u, g = clustered(seed=11, size=lambda rng, G: rng.integers(2, 40, G))
+    gid = np.unique(g, return_inverse=True)[1]
+    res = _rce_test(E, u, 999, np.random.SeedSequence(3), clusters=gid)
+    assert res.p["RCE"] == max(res.p_boot["RCE"], res.p_t["RCE"]) and res.nu > 2
+    ts, tb = res.tsim[0], res.tstar[0]  # two approximations of the law of T: the same location and spread
+    assert abs(np.median(ts) - np.median(tb)) < 0.3 and 0.75 < np.std(ts) / np.std(tb) < 1.33
+    v, e = u * u, E * E
+    eg, vg = np.bincount(gid, e), np.bincount(gid, v)
+    r = eg.sum() / vg.sum()
+    assert res.t["RCE"] == pytest.approx((r - 1) / (np.sqrt(np.sum((eg - r * vg) ** 2)) / vg.sum()), rel=1e-10)
+    plain = _rce_test(E, u, 999, np.random.SeedSequence(3))
+    assert plain.p_t == {} and plain.tsim is None and plain.p["RCE"] == plain.p_boot["RCE"]
+
+
+def test_units_with_ties_do_not_depend_on_row_order():
+    """Tied u and tied order values: each row's group number (groups numbered by their first point
+    in ascending (u, Z²)) and block (tied order values taken in ascending (u, Z²)) are the same in
+    any row order."""
+    from mcref._prepared import prepare
+
+    rng = np.random.default_rng(12)
+    m = 240
+    u = rng.choice([0.5, 1.0, 2.0], m)
+    E = u * rng.normal(size=m)
+    g = rng.integers(0, 30, m)
+    t = rng.integers(0, 40, m)
+    perm = rng.permutation(m)
+
+    def units(idx, **lab):
+        p = prepare(E[idx], u[idx], n_bins=2, ranks=False)
+        un = units_for(p.order, **{k: v[idx] for k, v in lab.items()}, z2=p.z2, us=p.u, block_length=6
+                       if "order" in lab else None)
+        return p.E, p.u, un
+
+    for lab in ({"groups": g}, {"order": t}):
+        Ea, ua, a = units(np.arange(m), **lab)
+        Eb, ub, b = units(perm, **lab)
+        assert dict(zip(zip(ua, Ea), a.gid.tolist())) == dict(zip(zip(ub, Eb), b.gid.tolist()))  # each row's unit
+        assert a.sizes.tolist() == b.sizes.tolist()
+
+
 def test_icc_and_design_effect():
     E, u, g = clustered(seed=9, size=lambda rng, G: rng.integers(2, 30, G))
     z = E / u

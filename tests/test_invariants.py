@@ -461,3 +461,135 @@ def test_one_dataset_one_answer_whatever_the_door(tmp_path_factory, d, seed, sta
             if isinstance(ref[row["stat"]][k], float):
                 assert row[k] == pytest.approx(ref[row["stat"]][k], rel=6e-10), (row["stat"], k)
         assert row["verdict"] == ref[row["stat"]]["verdict"]
+
+
+# ---------------------------------------------------------------------------- dependent rows (issue 32)
+@st.composite
+def group_labels(draw, m: int):
+    """Cluster labels for m rows: equal sizes (consecutive runs, then shuffled) or random sizes."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if draw(st.booleans()):
+        k = draw(st.sampled_from((2, 4, 5, 10)))
+        g = rng.permutation(np.arange(m) // k)
+    else:
+        g = rng.integers(0, draw(st.integers(3, m // 4)), m)
+    assume(1 < np.unique(g).size < m)
+    note(f"{np.unique(g).size} groups")
+    return g
+
+
+def _respell(g: np.ndarray, how: str, rng: np.random.Generator):
+    """The same partition under other labels: permuted integers, strings, a pandas category."""
+    levels = np.unique(g)
+    new = rng.permutation(levels.size)[np.searchsorted(levels, g)]
+    if how == "ints":
+        return 1000 - 7 * new
+    if how == "strings":
+        return np.array([f"mol-{x}" for x in new])
+    pd = pytest.importorskip("pandas")
+    return pd.Categorical([f"c{x}" for x in new])
+
+
+def _same_table(a, b):
+    assert canon([row_fields(r) for r in a.rows]) == canon([row_fields(r) for r in b.rows])
+    assert canon(a.joint) == canon(b.joint)
+    assert canon(a.dependence) == canon(b.dependence)
+    assert a.notes == b.notes
+
+
+DEP_STATS = ["ZMS", "RCE", "CC", "ENCE", "ZMSE", "NLL"]
+
+
+@hypothesis.settings(max_examples=4)
+@given(data=st.data(), d=datasets(u_laws=("uniform", "lognormal", "ig4"), max_m=400), seed=seeds,
+       rule=st.sampled_from(("conditional", "mc")), how=st.sampled_from(("ints", "strings", "category")))
+def test_groups_do_not_depend_on_row_order_or_label_spelling(data, d, seed, rule, how):
+    """Groups: shuffling the rows (E, u and the labels together) and respelling the labels
+    (permuted integers, strings, a pandas category) leave the whole table unchanged, bit for bit,
+    when u has no ties: the groups are numbered by their first point in ascending u
+    (:func:`mcref._dependence.units_for`), never by the labels or the row order. (With ties in u
+    the numbering breaks them by Z²; the steps that read the rows in u order keep the tied rows'
+    order, so that part holds in distribution: :func:`test_groups_with_tied_u`.)"""
+    assume(np.unique(d.u).size == d.u.size)
+    g = data.draw(group_labels(d.E.size))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    perm = rng.permutation(d.E.size)
+    a = run(d.E, d.u, groups=g, stats=DEP_STATS, seed=seed, rule=rule)
+    b = run(d.E[perm], d.u[perm], groups=_respell(g, how, rng)[perm], stats=DEP_STATS, seed=seed, rule=rule)
+    _same_table(a, b)
+
+
+@hypothesis.settings(max_examples=3)
+@given(data=st.data(), d=datasets(u_laws=("tied",), max_m=400), seed=seeds,
+       how=st.sampled_from(("ints", "strings", "category")))
+def test_groups_with_tied_u(data, d, seed, how):
+    """Groups with tied u: respelling the labels leaves the table unchanged bit for bit (the rows
+    keep their order); shuffling the rows holds in distribution for the intervals and p-values
+    (the bins of u and the resamples read tied rows in their order), and exactly: the estimates
+    of ZMS, RCE and CC (to rounding), the number and sizes of the groups, and the dependence
+    diagnostics (to rounding), the groups being numbered by their first point in ascending
+    (u, Z²) whatever the row order."""
+    g = data.draw(group_labels(d.E.size))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    stats = ["ZMS", "RCE", "CC", "ENCE"]
+    a = run(d.E, d.u, groups=g, stats=stats, seed=seed)
+    _same_table(a, run(d.E, d.u, groups=_respell(g, how, rng), stats=stats, seed=seed))
+    perm = rng.permutation(d.E.size)
+    b = run(d.E[perm], d.u[perm], groups=g[perm], stats=stats, seed=seed)
+    for s in ("ZMS", "RCE", "CC"):
+        assert b[s].estimate == pytest.approx(a[s].estimate, rel=1e-12, abs=1e-15), s
+    da, db = a.dependence, b.dependence
+    assert (da.kind, da.M, da.n_units) == (db.kind, db.M, db.n_units)
+    for k in ("icc_z", "icc_z2", "design_effect"):
+        assert getattr(db, k) == pytest.approx(getattr(da, k), rel=1e-9, abs=1e-12), k
+    from mcref._dependence import units_for
+    from mcref._prepared import prepare
+
+    def sizes(E, u, g):
+        p = prepare(E, u, n_bins=2, ranks=False)
+        return units_for(p.order, groups=g, z2=p.z2, us=p.u).sizes.tolist()
+
+    assert sizes(d.E, d.u, g) == sizes(d.E[perm], d.u[perm], g[perm])
+
+
+@hypothesis.settings(max_examples=3)
+@given(data=st.data(), d=datasets(u_laws=("uniform", "lognormal", "ig4"), max_m=400), seed=seeds,
+       ties=st.booleans(), block=st.sampled_from((None, 7)),
+       method=st.sampled_from(("circular", "moving", "stationary")))
+def test_order_does_not_depend_on_row_order(data, d, seed, ties, block, method):
+    """Order: shuffling the rows (E, u and ``order`` together) or recoding the order by an
+    increasing map (t → 3t − 5) leaves the whole table unchanged, bit for bit, when u has no
+    ties, also with ties in the order values (rows tied in the order are taken in ascending
+    (u, Z²), not in their input order), for an automatic or a given block length and every block
+    scheme."""
+    assume(np.unique(d.u).size == d.u.size)
+    m = d.E.size
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    t = rng.integers(0, m // 3, m) if ties else rng.permutation(m)
+    perm = rng.permutation(m)
+    kw = dict(stats=DEP_STATS, seed=seed, block_length=block, block_method=method)
+    a = run(d.E, d.u, order=t, **kw)
+    b = run(d.E[perm], d.u[perm], order=3.0 * t[perm] - 5.0, **kw)
+    _same_table(a, b)
+
+
+@hypothesis.settings(max_examples=2)
+@given(data=st.data(), d=datasets(u_laws=("uniform", "tied", "ig4"), max_m=400), seed=seeds,
+       kind=st.sampled_from(("groups", "order")))
+def test_thread_count_with_dependent_rows(data, d, seed, kind):
+    """Determinism with ``groups`` or ``order``: the number of numba threads changes nothing, bit
+    for bit (the cluster and block resamples, the group-wise permutation, the cluster scale tests
+    and the t(ν̂) draws in clusters run on chunked streams, reduced in chunk order)."""
+    import numba
+
+    lab = {"groups": data.draw(group_labels(d.E.size))} if kind == "groups" else \
+        {"order": np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))).permutation(d.E.size)}
+    n0 = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        a = run(d.E, d.u, **lab, seed=seed, stats=DEP_STATS)
+        numba.set_num_threads(max(2, n0))
+        b = run(d.E, d.u, **lab, seed=seed, stats=DEP_STATS)
+    finally:
+        numba.set_num_threads(n0)
+    _same_table(a, b)

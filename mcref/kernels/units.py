@@ -181,6 +181,8 @@ def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, ts
         stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
         for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
             n = unit_weights(sarr, kind, scheme, block, gid, opos, cnt, cover, stack, w)
+            if need_ties and row.shape[0] < n + 1:  # a cluster resample of unequal groups can exceed M points
+                row = np.empty(n + 1 + n // 2, dtype=np.int64)
             unit_starts(n, n_bins, starts)
             _eval_units(codes, need, need_bins, need_ties, w, n, tarr, groups, z, zshift, z2, E2, u2, lnu2, starts,
                         ugs, slot, eslot, egs, raw, sums, acc, cs, corr, cuts, row, buf, res)
@@ -301,6 +303,52 @@ def t_cluster_sums(sizes, nu, states, chunk, n_mc):
         b1 = min(n_mc, b0 + chunk)
         if b0 < b1:
             _chunk_t_cluster(sizes, nu, st, b0, b1, out)
+    return out
+
+
+@njit(**NJIT_ORDERED)
+def _chunk_t_rce(v, cstart, nu, rho, state, b0, b1, out):
+    """Rows b0 … b1 − 1 of ``out``: the cluster sums of :func:`t_rce_cluster_sums`."""
+    normal = not (nu < np.inf)
+    for b in range(b0, b1):
+        for j in range(5):
+            out[b, j] = 0.0
+        a = math.sqrt(rho)
+        c = math.sqrt(1.0 - rho)
+        for g in range(cstart.shape[0] - 1):
+            eg = 0.0
+            vg = 0.0
+            eta = next_normal(state) if rho > 0.0 else 0.0
+            for i in range(cstart[g], cstart[g + 1]):
+                z = next_normal(state)
+                if not normal:
+                    z *= math.sqrt((nu - 2.0) / (2.0 * next_gamma(state, 0.5 * nu)))
+                z = a * eta + c * z
+                eg += v[i] * z * z
+                vg += v[i]
+            out[b, 0] += eg
+            out[b, 1] += vg
+            out[b, 2] += eg * eg
+            out[b, 3] += vg * vg
+            out[b, 4] += eg * vg
+
+
+@njit(**NJIT_ORDERED_PARALLEL)
+def t_rce_cluster_sums(v, cstart, nu, rho, states, chunk, n_mc):
+    r"""``out[k]`` = :math:`(\sum_g e_g, \sum_g v_g, \sum_g e_g^2, \sum_g v_g^2, \sum_g e_g v_g)` of
+    n_mc samples of E = u·z, e = E² and v = u² summed over the clusters (``v`` = u² with each
+    cluster's points consecutive, cluster g at ``v[cstart[g]:cstart[g+1]]``), with the
+    random-intercept errors :math:`z_i = \sqrt\rho\,\eta_g + \sqrt{1-\rho}\,t_i`, η_g standard
+    normal per cluster and t_i independent unit-variance t(ν) (normal when ν = inf): the law of
+    RCE's cluster-studentized T under errors correlated at ρ within the data's clusters, on the
+    data's u (ρ = 0: independent rows). Chunk c uses a copy of ``states[c]``."""
+    out = np.empty((n_mc, 5))
+    for c in prange(states.shape[0]):
+        st = states[c].copy()
+        b0 = c * chunk
+        b1 = min(n_mc, b0 + chunk)
+        if b0 < b1:
+            _chunk_t_rce(v, cstart, nu, rho, st, b0, b1, out)
     return out
 
 
