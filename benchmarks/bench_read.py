@@ -17,8 +17,9 @@ Each reader runs in its own Python process (``--repeats`` times, median wall tim
 imports excluded); the peak resident memory of the process (``ru_maxrss``) is printed, and the
 read's own peak: on Linux the high-water mark (VmHWM) is reset after the imports and read
 after the read, less the resident memory before it (elsewhere: the peak less that of a
-process that only imports the same modules, which the imports' own transients can hide). Every reader's E, u and x are compared bit for bit with the text reader's (correctly
-rounded by construction): the count of values that differ is printed.
+process that only imports the same modules, which the imports' own transients can hide).
+Every reader's E, u and x are compared bit for bit with the text reader's (correctly rounded
+by construction): the count of values that differ is printed.
 
 Run: ``python benchmarks/bench_read.py [--rows 10000000] [--repeats 3] [--dir /tmp]``.
 
@@ -146,8 +147,8 @@ def main() -> None:
     ap.add_argument("--extra-columns", type=int, default=0, help="Parquet: more columns that no reader needs")
     ap.add_argument("--roots", default=str(ROOT), help="comma-separated checkouts of mcref to read with")
     args = ap.parse_args()
-    methods = [m for m in (args.methods or ",".join(PARQUET_METHODS if args.format == "parquet" else METHODS)).split(",")
-               if m]
+    default = PARQUET_METHODS if args.format == "parquet" else METHODS
+    methods = [m for m in (args.methods or ",".join(default)).split(",") if m]
     roots = [Path(r).resolve() for r in args.roots.split(",") if r]
     work = Path(tempfile.mkdtemp(dir=args.dir, prefix="mcref_bench_read_"))
     path = work / f"big.{args.format}"
