@@ -51,7 +51,8 @@ class Prepared:
 
     ``order`` maps sorted positions to input indices (int32, as ``eord``: M < 2**31, and
     neither reaches a kernel). ``eord`` is the stable order of |E| over sorted positions and
-    ``egs``/``ugs`` the starts of the tie groups of |E| and u; ``slot``/``eslot`` place the points for the rank pass (:func:`rank_slots`).
+    ``egs``/``ugs`` the starts of the tie groups of |E| and u; ``slot``/``eslot`` place the
+    points for the rank pass (:func:`rank_slots`).
     ``starts`` are the equal-count bin starts (None when no binned statistic).
     """
 
