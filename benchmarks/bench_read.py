@@ -14,12 +14,21 @@ written once to ``--dir``, about 0.5 GB at 10⁷) is read by
   pandas-arrow  ``pandas.read_csv(engine="pyarrow")``, then ``from_frame``.
 
 Each reader runs in its own Python process (``--repeats`` times, median wall time of the read,
-imports excluded); the peak resident memory of the process (``ru_maxrss``) is printed next to
-that of a process that only imports the same modules, so the difference is the read's own
-peak. Every reader's E, u and x are compared bit for bit with the text reader's (correctly
-rounded by construction): the count of values that differ is printed.
+imports excluded); the peak resident memory of the process (``ru_maxrss``) is printed, and the
+read's own peak: on Linux the high-water mark (VmHWM) is reset after the imports and read
+after the read, less the resident memory before it (elsewhere: the peak less that of a
+process that only imports the same modules, which the imports' own transients can hide).
+Every reader's E, u and x are compared bit for bit with the text reader's (correctly rounded
+by construction): the count of values that differ is printed.
 
 Run: ``python benchmarks/bench_read.py [--rows 10000000] [--repeats 3] [--dir /tmp]``.
+
+``--format parquet`` writes a Parquet file instead (columns E, u, x and ``--extra-columns K``
+more float64 columns, which a reader that takes only the columns it needs never reads) and
+compares ``fast`` (``from_file``: pyarrow, the columns read when asked for, batch by batch into
+float64 arrays) with ``pandas`` (``pandas.read_parquet``, then ``from_frame``).
+``--root DIR`` reads with the mcref of another checkout (e.g. the main branch, for a before/after
+on the same file in one run: ``--root /work/main``; both: ``--roots A,B``).
 
 Measured (2025-11, Python 3.11, pandas 3.1, pyarrow 26, 2 shared CPUs, 10⁷ rows, 550 MiB, one
 run each; read peak = peak RSS − 342 MiB of imports):
@@ -63,6 +72,15 @@ import pandas as pd
 import mcref.datasets as D
 from mcref import _tables
 method, path, out = sys.argv[1], sys.argv[2], sys.argv[3]
+def status(key):
+    with open("/proc/self/status") as f:
+        return next(int(ln.split()[1]) / 1024 for ln in f if ln.startswith(key + ":"))
+try:  # the read's own peak: the high-water mark reset after the imports (Linux)
+    rss0 = status("VmRSS")
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+except OSError:
+    rss0 = None
 t0 = time.perf_counter()
 if method == "imports":
     ds = None
@@ -77,28 +95,41 @@ elif method == "pandas-rt":
     ds = D.from_frame(pd.read_csv(path, float_precision="round_trip"))
 elif method == "pandas-arrow":
     ds = D.from_frame(pd.read_csv(path, engine="pyarrow"))
+elif method == "pandas-parquet":
+    ds = D.from_frame(pd.read_parquet(path))
 seconds = time.perf_counter() - t0
 if ds is not None and out != "-":
     np.savez(out, E=ds.E, u=ds.u, x=ds.x)
-print(json.dumps({"seconds": seconds, "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+read_peak = None if rss0 is None else status("VmHWM") - rss0
+print(json.dumps({"seconds": seconds, "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "read_peak_mib": read_peak}))
 """
 
 METHODS = ("text", "fast", "pandas", "pandas-rt", "pandas-arrow")
+PARQUET_METHODS = ("fast", "pandas-parquet")
 
 
-def write_file(path: Path, rows: int, seed: int = 0) -> None:
-    """E ~ u·N(0, 1), u lognormal, x uniform, 17 significant digits (every bit matters)."""
+def write_file(path: Path, rows: int, seed: int = 0, extra: int = 0) -> None:
+    """E ~ u·N(0, 1), u lognormal, x uniform, 17 significant digits (every bit matters);
+    ``extra`` more uniform columns c0, c1, ... (Parquet)."""
     import pyarrow as pa
-    from pyarrow import csv as pacsv
 
     rng = np.random.default_rng(seed)
     u = rng.lognormal(-1.0, 0.5, rows)
-    table = pa.table({"E": u * rng.standard_normal(rows), "u": u, "x": rng.uniform(0, 10, rows)})
-    pacsv.write_csv(table, path)
+    cols = {"E": u * rng.standard_normal(rows), "u": u, "x": rng.uniform(0, 10, rows)}
+    if path.suffix == ".parquet":
+        from pyarrow import parquet as pq
+
+        cols.update({f"c{j}": rng.uniform(0, 1, rows) for j in range(extra)})
+        pq.write_table(pa.table(cols), path)
+    else:
+        from pyarrow import csv as pacsv
+
+        pacsv.write_csv(pa.table(cols), path)
 
 
-def run(method: str, path: Path, out: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def run(method: str, path: Path, out: str, root: Path = ROOT) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     res = subprocess.run([sys.executable, "-c", CHILD, method, str(path), out], capture_output=True, text=True,
                          env=env, check=False)
     if res.returncode != 0:
@@ -111,32 +142,46 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--dir", default=tempfile.gettempdir())
-    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--methods", default=None, help="default: every reader of the format")
+    ap.add_argument("--format", default="csv", choices=["csv", "parquet"])
+    ap.add_argument("--extra-columns", type=int, default=0, help="Parquet: more columns that no reader needs")
+    ap.add_argument("--roots", default=str(ROOT), help="comma-separated checkouts of mcref to read with")
     args = ap.parse_args()
-    methods = [m for m in args.methods.split(",") if m]
+    default = PARQUET_METHODS if args.format == "parquet" else METHODS
+    methods = [m for m in (args.methods or ",".join(default)).split(",") if m]
+    roots = [Path(r).resolve() for r in args.roots.split(",") if r]
     work = Path(tempfile.mkdtemp(dir=args.dir, prefix="mcref_bench_read_"))
-    path = work / "big.csv"
+    path = work / f"big.{args.format}"
     t0 = time.perf_counter()
-    write_file(path, args.rows)
-    print(f"{platform.python_version()}, {os.cpu_count()} CPUs; {args.rows:,} rows, "
+    write_file(path, args.rows, extra=args.extra_columns)
+    print(f"{platform.python_version()}, {os.cpu_count()} CPUs; {args.rows:,} rows, {args.format}, "
+          f"{3 + (args.extra_columns if args.format == 'parquet' else 0)} columns, "
           f"{path.stat().st_size / 2**20:.0f} MiB (written in {time.perf_counter() - t0:.1f} s)")
     base = run("imports", path, "-")
     print(f"imports only: peak RSS {base['maxrss_mib']:.0f} MiB")
     arrays = {}
-    print(f"{'reader':<13} {'read s (median)':>16} {'peak RSS MiB':>13} {'read peak MiB':>14}  differing values")
-    for m in methods:
-        times, rss = [], []
-        for r in range(args.repeats):
-            res = run(m, path, str(work / f"{m}.npz") if r == 0 else "-")
-            times.append(res["seconds"])
-            rss.append(res["maxrss_mib"])
-        with np.load(work / f"{m}.npz") as z:
-            arrays[m] = {k: z[k] for k in ("E", "u", "x")}
-        ref = arrays.get("text")
-        diff = "-" if ref is None else str(sum(int(np.count_nonzero(arrays[m][k].view(np.int64) != ref[k].view(np.int64)))
-                                               for k in ("E", "u", "x")))
-        peak = max(rss)
-        print(f"{m:<13} {statistics.median(times):>16.2f} {peak:>13.0f} {peak - base['maxrss_mib']:>14.0f}  {diff}")
+    print(f"{'reader':<28} {'read s (median)':>16} {'peak RSS MiB':>13} {'read peak MiB':>14}  differing values")
+    ref = None
+    for root in roots:
+        for m in methods:
+            key = f"{m}@{root.name}" if len(roots) > 1 else m
+            times, rss, own = [], [], []
+            for r in range(args.repeats):
+                res = run(m, path, str(work / f"{len(arrays)}.npz") if r == 0 else "-", root)
+                times.append(res["seconds"])
+                rss.append(res["maxrss_mib"])
+                own.append(res["read_peak_mib"])
+            with np.load(work / f"{len(arrays)}.npz") as z:
+                arrays[key] = {k: z[k] for k in ("E", "u", "x")}
+            if ref is None and (m == "text" or args.format == "parquet"):
+                ref = arrays[key]  # the text reader (CSV) or the first reader (Parquet: no parsing)
+            diff = "-" if ref is None else str(sum(int(np.count_nonzero(arrays[key][k].view(np.int64)
+                                                                        != ref[k].view(np.int64)))
+                                                   for k in ("E", "u", "x")))
+            peak = max(rss)
+            # the read's own peak: VmHWM over VmRSS after the imports (reset there); else against the imports' process
+            read_peak = max(own) if None not in own else peak - base["maxrss_mib"]
+            print(f"{key:<28} {statistics.median(times):>16.2f} {peak:>13.0f} {read_peak:>14.0f}  {diff}", flush=True)
     for f in work.iterdir():
         f.unlink()
     work.rmdir()

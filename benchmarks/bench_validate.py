@@ -1,51 +1,100 @@
-"""Cost of ``mcref.validate(E, u)`` with its defaults against M, beside the NumPy floor.
+"""Cost of ``mcref.validate(E, u)`` against M: seconds, peak memory and phases, beside the NumPy floor.
 
-Times, at each M, medians of repeats interleaved across the rows (``_common.interleaved_medians``):
+Each M runs in a fresh Python process (so that one M's peak memory is not another's), which
 
-* ``validate``: ``mcref.validate(E, u)`` with the defaults (ZMS, RCE, CC, ENCE, ZMSE;
-  B = 5000 bootstrap replicates with BCa intervals; N_MC = ``mcref.default_n_mc(M)``
-  references (10 000 up to M = 20 000, 2000 from M = 100 000 on) under normal, t(6), the
-  empirical and the permutation D, plus the conditional rule's scale test under the fitted t;
-  shape screen, tie spread, joint verdict);
-* ``stats``: what ``mcref stats`` runs, ``bootstrap_many`` of the same 5 statistics, B = 5000, BCa;
-* ``references``: ``simulate`` of the 5 statistics under validate's 4 D, the same N_MC;
-* the floor: one NumPy thread drawing ``standard_normal(M)``, in ns per element, and what
-  drawing the references' N_MC·4·M normals would cost on all threads at that rate
-  ("floor-equivalent" seconds).
+1. compiles: one ``validate`` of 2000 points with the same options (not timed);
+2. reads its baseline resident memory (VmRSS, before E and u are made) and resets the
+   high-water mark (``/proc/self/clear_refs``, Linux; else the peak includes the warm-up);
+3. draws u ~ lognormal(0, 0.5), E = u·N(0, 1) (E and u: 16·M bytes);
+4. times ``mcref.validate(E, u)`` with the defaults (ZMS, RCE, CC, ENCE, ZMSE; B = 5000 BCa;
+   N_MC = ``default_n_mc(M)`` references under normal, t(6), the empirical and the
+   permutation D; the conditional rule's scale tests; shape screen, tie spread, joint
+   verdict), or with ``--n-boot``/``--n-mc``/``--dists`` for a quick run;
+5. reads the peak resident memory of the process (VmHWM of /proc/self/status) after the call,
+   E and u included;
+6. splits the seconds into phases by wrapping, on the module object ``mcref._validate``, the
+   functions that ``_validate_run`` calls: prepare (``prepare_for``), bootstrap
+   (``bootstrap_prepared``), references (``simulate_prepared``), scale tests
+   (``scale_tests``), tie spread (``tie_spread_prepared``), shape (``shape_screen_prepared``),
+   joint (``_joint_of``) and the rest; each phase's own peak is read too (the high-water mark
+   is reset when a phase starts and read when it ends);
+7. times the baseline side by side, in the same process: one NumPy thread drawing
+   ``standard_normal(M)`` (ns per element, "floor ns").
 
-Prints N_MC, seconds, ns per element·replicate·thread (validate: per element of the B + 4·N_MC
-replicates; stats: of the B replicates (all 5 statistics); the references: of the 4·N_MC
-repeats) and the ratios to the floor. The
-ratios are what transfers to another machine; the seconds are this machine's.
+The floor ratios (the definitions of the earlier version of this script, kept):
 
-Run: ``python benchmarks/bench_validate.py [--ms 1e3,1e4,1e5] [--repeats 3] [--n-mc N]`` (default:
-validate's own ``default_n_mc(M)``; ``--n-mc 10000`` for the papers' setting at every M)
-(the repeats drop to 1 from M = 10⁵ on unless ``--repeats-large`` says otherwise).
+* ``floor-eq s``: what drawing the references' N_MC·n_D·M normals would cost on all numba
+  threads at the floor rate (n_D: the D the table reports, the rule's added D included);
+* ``val/floor``: validate's ns per element·replicate·thread (seconds · threads /
+  (M·(B + n_D·N_MC))) over the floor's ns per element: how many one-thread normal draws one
+  element of one replicate costs. This ratio is what transfers to another machine.
+* ``x floor-eq``: validate's seconds / floor-eq seconds.
+
+``--cli`` (also with ``--m7``) adds the end-to-end row: a Parquet file of ``--cli-rows``
+rows (default 10⁷; columns E, u) is written to a temporary folder and
+``mcref validate FILE --seed 0`` (plus ``--boot``/``--mc``/``--dists`` when given) runs in a
+subprocess, timed from the outside (the read, the imports and the compile included) with its
+peak RSS (``/usr/bin/time -v`` when present, else psutil polling).
+
+Run::
+
+    python benchmarks/bench_validate.py --ms 1e4,1e5,1e6        # the defaults
+    python benchmarks/bench_validate.py --m7                    # adds 1e7 and the CLI row
+    python benchmarks/bench_validate.py --ms 1e7 --n-boot 200 --n-mc 100 --dists permutation
+
+The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
-import warnings
 from pathlib import Path
 
-import numpy as np
-
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import interleaved_medians, machine  # noqa: E402
 
-import mcref  # noqa: E402
-from mcref._bootstrap import bootstrap_many  # noqa: E402
-from mcref._validate import DEFAULT_STATS, VALIDATE_DISTS  # noqa: E402
-
-N_BOOT = 5000
+PHASES = (("prepare", "prepare_for"), ("bootstrap", "bootstrap_prepared"), ("references", "simulate_prepared"),
+          ("scale", "scale_tests"), ("ties", "tie_spread_prepared"), ("shape", "shape_screen_prepared"),
+          ("joint", "_joint_of"))
 
 
+# ---------------------------------------------------------------------------------------------- memory
+def proc_status(key: str) -> float:
+    """A ``kB`` field of /proc/self/status (VmRSS, VmHWM) in MiB (0 where there is no /proc)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def reset_peak() -> bool:
+    """Reset VmHWM to the current RSS (Linux ≥ 4.0); False where it cannot."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+# ---------------------------------------------------------------------------------------------- floor
 def floor_ns(m: int, target_s: float = 0.3) -> float:
     """ns per element of one-thread ``Generator.standard_normal(m)`` (median of 5 runs of ≈ target_s)."""
+    import numpy as np
+
+    m = min(m, 1_000_000)  # the rate, not the memory: 8 MB chunks
     gen = np.random.default_rng(0)
     reps = max(1, int(target_s / (m * 15e-9)))
     ts = []
@@ -57,53 +106,184 @@ def floor_ns(m: int, target_s: float = 0.3) -> float:
     return statistics.median(ts) / m * 1e9
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ms", default="1e3,1e4,1e5")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--repeats-large", type=int, default=1, help="repeats from M = 1e5 on")
-    ap.add_argument("--n-mc", type=int, default=None, help="default: mcref.default_n_mc(M), as validate")
-    args = ap.parse_args()
-    import numba
+# ---------------------------------------------------------------------------------------------- child
+def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None) -> dict:
+    import warnings
 
-    threads = numba.get_num_threads()
+    import numba
+    import numpy as np
+
+    import mcref
+    import mcref._validate as V
+
     warnings.simplefilter("ignore")
-    ms = [int(float(x)) for x in args.ms.split(",")]
-    n_d = len(VALIDATE_DISTS)
+    kw: dict = {"progress": False}
+    if n_boot is not None:
+        kw["n_boot"] = n_boot
+    if n_mc is not None:
+        kw["n_mc"] = n_mc
+    if dists is not None:
+        kw["dists"] = dists
     rng0 = np.random.default_rng(0)
     u0 = rng0.lognormal(0.0, 0.5, 2000)
-    mcref.validate(u0 * rng0.standard_normal(2000), u0, n_boot=200, n_mc=200, seed=0, progress=False)  # compile
-    print(f"# mcref from {Path(mcref.__file__).parent}; {machine()}; B = {N_BOOT}, N_MC = {args.n_mc or 'default_n_mc(M)'}, "
-          f"{n_d} D, {len(DEFAULT_STATS)} statistics")
-    head = (f"{'M':>8s} {'N_MC':>6s} {'validate s':>11s} {'stats s':>8s} {'refs s':>8s} {'floor-eq s':>10s} "
-            f"{'floor ns':>9s} {'val ns':>7s} {'stats ns':>8s} {'refs ns':>8s} {'val/floor':>9s} {'refs/floor':>10s}")
-    print(head)
+    V.validate(u0 * rng0.standard_normal(2000), u0, seed=0, **{"n_boot": 200, "n_mc": 200, **kw})  # compile
+    fl = floor_ns(m)
+    base = proc_status("VmRSS")
+    exact_peak = reset_peak()
+
+    acc = {p: {"s": 0.0, "peak": 0.0, "after": 0.0} for p, _ in PHASES}
+    overall = [base]
+
+    def wrap(phase, fn):
+        def inner(*a, **k):
+            overall[0] = max(overall[0], proc_status("VmHWM"))  # the peak of what ran before
+            reset_peak()
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                acc[phase]["s"] += time.perf_counter() - t0
+                hwm = proc_status("VmHWM")
+                acc[phase]["peak"] = max(acc[phase]["peak"], hwm)
+                acc[phase]["after"] = proc_status("VmRSS")
+                overall[0] = max(overall[0], hwm)
+                reset_peak()
+        return inner
+
+    saved = {name: getattr(V, name) for _, name in PHASES}
+    for phase, name in PHASES:
+        setattr(V, name, wrap(phase, saved[name]))
+    rng = np.random.default_rng(m)
+    u = rng.lognormal(0.0, 0.5, m)
+    E = u * rng.standard_normal(m)
+    data = proc_status("VmRSS")
+    t0 = time.perf_counter()
+    try:
+        res = V.validate(E, u, seed=1, **kw)
+    finally:
+        for name, fn in saved.items():
+            setattr(V, name, fn)
+    seconds = time.perf_counter() - t0
+    peak = max(overall[0], proc_status("VmHWM"))
+    return {"M": m, "seconds": seconds, "base_mib": base, "data_mib": data, "peak_mib": peak,
+            "exact_peak": exact_peak, "floor_ns": fl, "threads": numba.get_num_threads(), "n_boot": res.n_boot,
+            "n_mc": res.n_mc, "dists": list(res.dists), "phases": acc}
+
+
+def run_child(m: int, args) -> dict:
+    cmd = [sys.executable, __file__, "--child", str(m)]
+    for opt in ("n_boot", "n_mc", "dists"):
+        v = getattr(args, opt)
+        if v is not None:
+            cmd += ["--" + opt.replace("_", "-"), str(v)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if res.returncode != 0:
+        raise RuntimeError(f"M = {m}: {res.stderr.strip()[-3000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def print_row(r: dict) -> None:
+    m, n_d = r["M"], len(r["dists"])
+    work_ref = float(m) * n_d * r["n_mc"]
+    work_val = float(m) * (r["n_boot"] + n_d * r["n_mc"])
+    floor_eq = r["floor_ns"] * 1e-9 * work_ref / r["threads"]
+    ns_val = r["seconds"] * r["threads"] / work_val * 1e9
+    print(f"{m:8.0e} {r['n_boot']:6d} {r['n_mc']:6d} {n_d:3d} {r['seconds']:10.3g} {floor_eq:10.3g} "
+          f"{r['floor_ns']:8.3g} {ns_val / r['floor_ns']:9.3g} {r['seconds'] / floor_eq:10.3g} "
+          f"{r['base_mib']:8.0f} {r['data_mib'] - r['base_mib']:7.0f} {r['peak_mib']:8.0f}"
+          + ("" if r["exact_peak"] else " (peak incl. warm-up)"), flush=True)
+    ph = r["phases"]
+    rest = r["seconds"] - sum(p["s"] for p in ph.values())
+    parts = "  ".join(f"{k} {v['s']:.3g}s/{v['peak']:.0f}" for k, v in ph.items() if v["s"] > 0)
+    print(f"{'':8s}   phases (s / peak MiB): {parts}  rest {rest:.3g}s", flush=True)
+
+
+# ---------------------------------------------------------------------------------------------- CLI row
+def cli_row(rows: int, args) -> None:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    work = Path(tempfile.mkdtemp(prefix="mcref_bench_validate_"))
+    try:
+        path = work / "big.parquet"
+        rng = np.random.default_rng(rows)
+        u = rng.lognormal(0.0, 0.5, rows)
+        pq.write_table(pa.table({"E": u * rng.standard_normal(rows), "u": u}), path)
+        del u
+        cmd = [sys.executable, "-m", "mcref", "validate", str(path), "--seed", "0", "--no-progress"]
+        if args.n_boot is not None:
+            cmd += ["--boot", str(args.n_boot)]
+        if args.n_mc is not None:
+            cmd += ["--mc", str(args.n_mc)]
+        if args.dists is not None:
+            cmd += ["--dists", args.dists]
+        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        gnu_time = shutil.which("time") if Path("/usr/bin/time").exists() else None
+        t0 = time.perf_counter()
+        if gnu_time:
+            res = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, env=env, check=False)
+            seconds = time.perf_counter() - t0
+            peak = next((int(ln.split(":")[-1]) / 1024 for ln in res.stderr.splitlines()
+                         if "Maximum resident set size" in ln), float("nan"))
+            how = "/usr/bin/time -v"
+        else:
+            import psutil
+
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            ps, peak = psutil.Process(proc.pid), 0.0
+            while proc.poll() is None:
+                try:
+                    peak = max(peak, ps.memory_info().rss / 2**20)
+                except psutil.Error:
+                    pass
+                time.sleep(0.05)
+            out, err = proc.communicate()
+            res = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+            seconds = time.perf_counter() - t0
+            how = "psutil polling"
+        if res.returncode != 0:
+            raise RuntimeError(f"mcref validate: {res.stderr.strip()[-3000:]}")
+        print(f"CLI: mcref validate {path.name} ({rows:.0e} rows, {path.stat().st_size / 2**20:.0f} MiB Parquet) "
+              f"--seed 0{' ' + ' '.join(cmd[8:]) if len(cmd) > 8 else ''}: {seconds:.1f} s end to end, "
+              f"peak RSS {peak:.0f} MiB ({how})", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ms", default="1e4,1e5,1e6")
+    ap.add_argument("--m7", action="store_true", help="add M = 1e7 and the CLI row")
+    ap.add_argument("--cli", action="store_true", help="the end-to-end CLI row")
+    ap.add_argument("--cli-rows", type=float, default=1e7)
+    ap.add_argument("--n-boot", type=int, default=None, help="default: validate's (5000)")
+    ap.add_argument("--n-mc", type=int, default=None, help="default: validate's default_n_mc(M)")
+    ap.add_argument("--dists", default=None, help="comma-separated D (default: validate's)")
+    ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child is not None:
+        dists = [d for d in args.dists.split(",") if d] if args.dists else None
+        print(json.dumps(child(args.child, args.n_boot, args.n_mc, dists)))
+        return
+    from _common import machine
+
+    ms = [int(float(x)) for x in args.ms.split(",") if x]
+    if args.m7 and 10_000_000 not in ms:
+        ms.append(10_000_000)
+    print(f"# mcref from {ROOT / 'mcref'}; {machine()}; B = {args.n_boot or 'default'}, "
+          f"N_MC = {args.n_mc or 'default_n_mc(M)'}, D = {args.dists or 'default'}; one process per M")
+    print(f"{'M':>8s} {'B':>6s} {'N_MC':>6s} {'n_D':>3s} {'validate s':>10s} {'floor-eq s':>10s} {'floor ns':>8s} "
+          f"{'val/floor':>9s} {'x floor-eq':>10s} {'base MiB':>8s} {'E,u MiB':>7s} {'peak MiB':>8s}", flush=True)
     for m in ms:
-        rng = np.random.default_rng(m)
-        u = rng.lognormal(0.0, 0.5, m)
-        E = u * rng.standard_normal(m)
-        reps = args.repeats if m < 100_000 else args.repeats_large
-        n_mc = args.n_mc or mcref.default_n_mc(m)
-        calls = {
-            "validate": lambda: mcref.validate(E, u, n_mc=args.n_mc, seed=1, progress=False),  # None: default
-            "stats": lambda: bootstrap_many(list(DEFAULT_STATS), E, u, n_boot=N_BOOT, seed=1),
-            # validate's D, "permutation" resolved as validate does (the data's Z shuffled across u)
-            "references": lambda: mcref.simulate(list(DEFAULT_STATS), u, n_mc=n_mc, seed=1, progress=False,
-                                                 dists=list(VALIDATE_DISTS), E=E),
-        }
-        med = interleaved_medians(calls, reps)
-        fl = floor_ns(m)
-        work_ref = float(m) * n_d * n_mc
-        work_val = float(m) * (N_BOOT + n_d * n_mc)
-        floor_eq = fl * 1e-9 * work_ref / threads
-        ns_val = med["validate"] * threads / work_val * 1e9
-        ns_ref = med["references"] * threads / work_ref * 1e9
-        ns_stats = med["stats"] * threads / (float(m) * N_BOOT) * 1e9
-        print(f"{m:8.0e} {n_mc:6d} {med['validate']:11.3g} {med['stats']:8.3g} {med['references']:8.3g} {floor_eq:10.3g} "
-              f"{fl:9.3g} {ns_val:7.3g} {ns_stats:8.3g} {ns_ref:8.3g} {ns_val / fl:9.3g} {ns_ref / fl:10.3g}", flush=True)
-    print(f"# medians of {args.repeats} interleaved repeats ({args.repeats_large} from M = 1e5 on); "
-          f"ns per element·replicate·thread ({threads} threads); floor-eq = the references' N_MC·{n_d}·M "
-          "normals at the floor rate on all threads")
+        print_row(run_child(m, args))
+    print("# floor ns: one NumPy thread's standard_normal per element; floor-eq s: the references' N_MC·n_D·M "
+          "normals at that rate on all threads; val/floor: validate's ns per element·replicate·thread over floor ns; "
+          "x floor-eq: validate s / floor-eq s; peak: VmHWM of the process (E, u and the imports included); "
+          "base: VmRSS after imports and warm-up")
+    if args.cli or args.m7:
+        cli_row(int(args.cli_rows), args)
 
 
 if __name__ == "__main__":

@@ -323,7 +323,10 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
             K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, out)
         elif inf.kind == "rank":  # O(M log M): sums over sorted groups and a Fenwick tree
             ae = np.abs(prep.E)
-            K.jack_cc_fast_kernel(prep.u, ae, _avg_ranks(prep.u), _avg_ranks(ae), out)
+            if prep.eord.size == prep.M:  # the tie runs of u and |E| are cut already: no sort, no rankdata
+                K.jack_cc_fast_kernel(prep.u, ae, _run_ranks(prep.ugs), _run_ranks(prep.egs, prep.eord), out)
+            else:
+                K.jack_cc_fast_kernel(prep.u, ae, _avg_ranks(prep.u), _avg_ranks(ae), out)
         else:
             K.jack_binned_kernel(inf.code, bin_starts(prep.M - 1, prep.n_bins), prep.u2, prep.E2, prep.z2, out)
         return out
@@ -337,6 +340,20 @@ def _avg_ranks(x: np.ndarray) -> np.ndarray:
     from scipy.stats import rankdata
 
     return rankdata(x, method="average").astype(np.float64)
+
+
+def _run_ranks(gs: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+    """The average 1-based ranks of a sorted array from the starts ``gs`` of its runs of equal
+    values (:func:`mcref._prepared.tie_starts`): (s + 1 + e)/2 on the run [s, e), exactly
+    ``scipy.stats.rankdata(method="average")`` (half-integers, exact in float64), without its
+    sort and its M-sized temporaries. ``order``: the sorting positions (``Prepared.eord``), so
+    that ``out[order[k]]`` is the rank of the k-th smallest value."""
+    r = np.repeat(0.5 * (gs[:-1] + 1 + gs[1:]), np.diff(gs))
+    if order is None:
+        return r
+    out = np.empty_like(r)
+    out[order] = r
+    return out
 
 
 def _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins):

@@ -49,9 +49,10 @@ def tie_starts(sorted_values: np.ndarray) -> np.ndarray:
 class Prepared:
     """A dataset sorted by u (stable) with everything the kernels need (computed once).
 
-    ``order`` maps sorted positions to input indices. ``eord`` is the stable order of
-    |E| over sorted positions and ``egs``/``ugs`` the starts of the tie groups of |E|
-    and u; ``slot``/``eslot`` place the points for the rank pass (:func:`rank_slots`).
+    ``order`` maps sorted positions to input indices (int32, as ``eord``: M < 2**31, and
+    neither reaches a kernel). ``eord`` is the stable order of |E| over sorted positions and
+    ``egs``/``ugs`` the starts of the tie groups of |E| and u; ``slot``/``eslot`` place the
+    points for the rank pass (:func:`rank_slots`).
     ``starts`` are the equal-count bin starts (None when no binned statistic).
     """
 
@@ -105,7 +106,9 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     binning = check_choice(binning, "binning", ("equal", "adaptive"))
     log = True if log is None else bool(log)
     m = E.size
-    order = np.argsort(u, kind="stable").astype(np.int64)
+    if m >= 2**31:
+        raise ValueError("datasets above 2**31 points are not supported")
+    order = np.argsort(u, kind="stable").astype(np.int32)  # M < 2**31: indexes in Python only
     if n_bins is None:
         nb = 1
         starts = bin_starts(m, 1)
@@ -131,7 +134,8 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     us = np.ascontiguousarray(u[order])
     z = Es / us
     ae = np.abs(Es)
-    eord = np.argsort(ae, kind="stable").astype(np.int64) if ranks else np.empty(0, dtype=np.int64)
+    # int32 (M < 2**31): read in Python only (rank slots, tie runs, the shape screen)
+    eord = np.argsort(ae, kind="stable").astype(np.int32) if ranks else np.empty(0, dtype=np.int32)
     slot, eslot = rank_slots(eord) if ranks else (np.empty(0, np.int32), np.empty(0, np.int32))
     return Prepared(
         order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),

@@ -134,8 +134,14 @@ def bootstrap_sums(X, n_boot: int, seed) -> np.ndarray:
 
 
 def _z_columns(z: np.ndarray) -> np.ndarray:
-    x = z * z
-    return np.column_stack([z, x, x * z, x * x])
+    """The rows (z, z², z³, z⁴) of the scale test, written in place (no M-sized temporaries:
+    the same bits as ``np.column_stack([z, x, x * z, x * x])``, x = z·z)."""
+    X = np.empty((z.size, 4))
+    X[:, 0] = z
+    np.multiply(z, z, out=X[:, 1])
+    np.multiply(X[:, 1], z, out=X[:, 2])
+    np.multiply(X[:, 1], X[:, 1], out=X[:, 3])
+    return X
 
 
 def _z_stat(name: str, sums: np.ndarray, m: int, null):
@@ -350,21 +356,25 @@ def _rce_rho(z: np.ndarray, gid: np.ndarray) -> float:
     return float(min(max(r, 0.0), 0.95))
 
 
-def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None) -> ScaleTest:
+def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, sorted_pairs=None) -> ScaleTest:
     """:func:`rce_test` on arrays checked by the caller (``validate`` checks once). The pairs are
     resampled in the order of (u, E): the test is a function of the multiset of pairs (the same p
     in any row order). ``clusters`` (each row's cluster): the rows of the bootstrap and of the
     delta-method se are the clusters' sums of E² and u² (the cluster-robust se, cluster
     bootstrap-t; Cameron, Gelbach & Miller 2008), and p = max(p_boot, p_t) with the random-intercept
     t(ν̂) reference in the same clusters (module docstring, :func:`_rce_rho`; its draws come from a
-    child of ``seed`` spawned after the bootstrap's, which are those of the bootstrap-t alone)."""
-    if clusters is None:
+    child of ``seed`` spawned after the bootstrap's, which are those of the bootstrap-t alone).
+    ``sorted_pairs``: (E, u) already in that order (a :class:`~mcref._prepared.Prepared` whose u
+    has no ties), used instead of a sort and two copies of M values."""
+    if sorted_pairs is not None:
+        E, u = sorted_pairs
+    elif clusters is None:
         o = np.lexsort((E, u))
         E, u = E[o], u[o]
+        del o
     v = u * u
     scale = v.mean()
-    v = v / scale
-    e = E * E / scale
+    v /= scale  # in place: the same bits as v / scale
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     tsums, nu = None, math.nan
     if clusters is not None:
@@ -372,6 +382,7 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None) ->
         from .kernels.rng import chunk_states
         from .kernels.units import t_rce_cluster_sums
 
+        e = E * E / scale
         gid = np.asarray(clusters, dtype=np.int64)
         pts = np.argsort(gid, kind="stable")  # each cluster's points consecutive
         cstart = np.concatenate(([0], np.cumsum(np.bincount(gid)))).astype(np.int64)
@@ -380,7 +391,17 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None) ->
         nu = float(fit_t(z).nu)
         rho = _rce_rho(z, gid)
         e, v = np.bincount(gid, e), np.bincount(gid, v)
-    X = np.column_stack([e, v, e * e, v * v, e * v])
+        X = np.column_stack([e, v, e * e, v * v, e * v])
+    else:  # the columns written in place (no M-sized temporaries), the same bits as the stack above
+        X = np.empty((v.size, 5))
+        np.multiply(E, E, out=X[:, 0])
+        del E, u
+        X[:, 0] /= scale
+        X[:, 1] = v
+        del v
+        np.multiply(X[:, 0], X[:, 0], out=X[:, 2])
+        np.multiply(X[:, 1], X[:, 1], out=X[:, 3])
+        np.multiply(X[:, 0], X[:, 1], out=X[:, 4])
     obs = X.sum(axis=0)
     sums = bootstrap_sums(X, n_boot, ss)
     if clusters is not None and nu > 2.0:  # the t(ν̂) reference in the same clusters (after the bootstrap's streams)
@@ -523,7 +544,9 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
             p.update({n: math.nan for n in zn})  # no test: the rows say unreliable, with no p
         flags = {n: bad for n in zn}
     if "RCE" in names:
-        p["RCE"] = _rce_test(E, u, _check(n_boot), ss_r, clusters).p["RCE"]
+        # the pairs in (u, E) order: prep's rows (sorted by u) are that order already when u has no ties
+        pairs = (prep.E, prep.u) if clusters is None and prep is not None and prep.ugs.size == prep.M + 1 else None
+        p["RCE"] = _rce_test(E, u, _check(n_boot), ss_r, clusters, sorted_pairs=pairs).p["RCE"]
     if un:
         for n in un:
             if user is None:  # ν̂ ≤ 2

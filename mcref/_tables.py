@@ -66,6 +66,8 @@ class Table:
         if self.rows is not None:
             return len(self.rows)
         assert self.arrays is not None
+        if isinstance(self.arrays, ArrowColumns):
+            return self.arrays.n_rows
         return len(next(iter(self.arrays.values()))) if self.arrays else 0
 
     def subset(self, index: np.ndarray) -> Table:
@@ -206,9 +208,80 @@ def read_npz(path: Path) -> tuple[Table, str]:
     return Table("key", list(arrays), arrays=arrays), source
 
 
+class ArrowColumns(Mapping):
+    """The columns of a Parquet file, each read when first asked for (then kept): a data set
+    of 10⁷ rows reads its E and u columns (160 MB), not every column of the file.
+
+    A numeric column without missing values is read batch by batch
+    (:meth:`pyarrow.parquet.ParquetFile.iter_batches`) into one float64 array, so the read's
+    peak is the array plus one batch; any other column as :func:`_arrow_values` reads it from
+    the whole column (the same values as reading the whole file)."""
+
+    BATCH_ROWS = 1 << 20
+
+    def __init__(self, path: Path, kind: str, schema, n_rows: int):
+        self.path, self.kind, self.schema, self.n_rows = path, kind, schema, int(n_rows)
+        self._names = [str(n) for n in schema.names]
+        self._cache: dict[str, np.ndarray] = {}
+
+    def __iter__(self):
+        return iter(dict.fromkeys(self._names))
+
+    def __len__(self) -> int:
+        return len(set(self._names))
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._cache:
+            if name not in self._names:
+                raise KeyError(name)
+            try:
+                self._cache[name] = self._read(name)
+            except Exception as exc:  # pyarrow raises its own types (ArrowInvalid, OSError, ...)
+                raise ValueError(f"{self.path.name}: cannot read as a {self.kind} file ({exc})") from None
+        return self._cache[name]
+
+    def __contains__(self, name) -> bool:
+        return name in self._names
+
+    def _read(self, name: str) -> np.ndarray:
+        import pyarrow as pa
+        from pyarrow import parquet as pq
+
+        typ = self.schema.field(name).type
+        if pa.types.is_floating(typ) or pa.types.is_integer(typ):
+            out = np.empty(self.n_rows)
+            i = 0
+            with pq.ParquetFile(self.path) as pf:
+                for batch in pf.iter_batches(batch_size=self.BATCH_ROWS, columns=[name]):
+                    col = batch.column(0)
+                    if col.null_count:  # missing values: NaN, as _arrow_values reads them
+                        break
+                    out[i:i + len(col)] = col.to_numpy()
+                    i += len(col)
+                else:
+                    if i == self.n_rows:
+                        return out
+            del out
+        return _arrow_values(pq.read_table(self.path, columns=[name]).column(0))
+
+
 def read_arrow(path: Path, kind: str) -> Table:
-    """A Parquet or Feather (Arrow IPC) file through pyarrow: every column as a 1-D array."""
+    """A Parquet or Feather (Arrow IPC) file through pyarrow: every column as a 1-D array.
+    A Parquet file's columns are read when first asked for (:class:`ArrowColumns`), unless
+    its column names repeat (then, as a Feather file, read at once: the last of a name wins)."""
     require_pyarrow(f"reading {path.name} ({kind})")
+    schema = None
+    if kind == "parquet":
+        from pyarrow import parquet as pq
+
+        try:
+            meta = pq.read_metadata(path)
+            schema, n = meta.schema.to_arrow_schema(), meta.num_rows
+        except Exception:  # the eager read below says why the file cannot be read
+            schema = None
+    if schema is not None and len(set(schema.names)) == len(schema.names):
+        names = [str(n) for n in schema.names]
+        return Table("column", names, arrays=ArrowColumns(path, kind, schema, n))
     try:
         if kind == "parquet":
             from pyarrow import parquet as pq

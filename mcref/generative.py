@@ -202,10 +202,19 @@ def empirical_table(values: np.ndarray) -> np.ndarray:
     if k < 2:
         raise ValueError("the empirical D needs at least two values")
     n, z0, h, grid = _phi_grid()
-    thr = np.empty(k + 1)
+    # written in place (one array of 2k + O(1) words, no M-sized temporaries beyond j/k): the
+    # same bits as concatenate([[k, z0, 1/h, n], grid, v, thr]) with thr[1:k] = ndtri(arange(1, k)/k)
+    g = 4 + grid.size
+    out = np.empty(g + 2 * k + 1)
+    out[:4] = (k, z0, 1.0 / h, n)
+    out[4:g] = grid
+    out[g:g + k] = v
+    thr = out[g + k:]
     thr[0], thr[k] = -np.inf, np.inf
-    thr[1:k] = ndtri(np.arange(1, k) / k)
-    return np.concatenate([[k, z0, 1.0 / h, n], grid, v, thr])
+    q = np.arange(1, k, dtype=np.float64)
+    q /= k
+    ndtri(q, out=thr[1:k])
+    return out
 
 
 def permutation_distribution(Z) -> Distribution:

@@ -477,9 +477,14 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     # repeats per kernel call: about 4·10⁶ element·D, so Ctrl-C is seen within a fraction of a second
     sub = max(1, min(CHUNK, 4_000_000 // (m * max(len(g) for g in groups))))
 
+    # the rows of normals and of mixing variates only where a D reads them (8·M bytes each per thread)
+    mz = m if any(d.kind not in ("permutation", "user") for d in dlist) else 0
+    mv = m if any(d.kind != "user" and d.needs_mixing for d in dlist) else 0
+
     def work(c: int, t: int) -> None:
         if buffers[t] is None:
-            buffers[t] = (np.empty((1, m)), np.empty((1, m)), np.empty(m), np.empty(m), make_rank_scratch(m),
+            buffers[t] = (np.empty((1, mz)), np.empty((1, mv)), np.empty(m), np.empty(m),
+                          make_rank_scratch(m, spearman_only=True),
                           np.empty((1, CHUNK if user else 0, m)), np.empty(pu[3].size, dtype=np.int64))
         zrow, vrow, eps, a, scratch, keep, pscr = buffers[t]
         c += c_first

@@ -570,6 +570,6 @@ def tie_spread_prepared(inf: StatInfo, prep: Prepared, E: np.ndarray, u: np.ndar
     vals = np.empty(n_orders)
     for k in range(n_orders):
         perm = rng.permutation(E.size)
-        vals[k] = evaluate(prepare(E[perm], u[perm], n_bins, min_count=min_count), codes)[0]
+        vals[k] = evaluate(prepare(E[perm], u[perm], n_bins, min_count=min_count, ranks=inf.kind == "rank"), codes)[0]
     return TieSpread(inf.name, est, float(vals.mean()), float(vals.std(ddof=1)), float(vals.min()),
                      float(vals.max()), n_orders, n_str)

@@ -55,6 +55,37 @@ def test_frame_parquet_feather_equal_the_csv_path_bit_for_bit(frame, tmp_path):
     assert datasets.from_file(tmp_path / "p.parquet", **cols).name == "p"
 
 
+def test_parquet_columns_are_read_when_asked_for(frame, tmp_path, monkeypatch):
+    """A Parquet file's columns are read one by one when first asked for, batch by batch into
+    float64 (issue 33: a file of 10⁷ rows reads E and u, not every column): the same bits as
+    the whole file read at once, nulls and non-numeric columns as before."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    n = len(frame)
+    table = pa.table({"model": frame["model"], "y": frame["y"], "yhat": frame["yhat"],
+                      "sigma": pa.array(frame["x"].to_numpy() + 0.5, pa.float32()),
+                      "k": np.arange(1, n + 1, dtype=np.int64), "x": frame["x"]})
+    path = tmp_path / "p.parquet"
+    pq.write_table(table, path, row_group_size=700)  # several row groups and batches
+    monkeypatch.setattr(_tables.ArrowColumns, "BATCH_ROWS", 512)
+    read = []
+    orig = _tables.ArrowColumns._read
+    monkeypatch.setattr(_tables.ArrowColumns, "_read", lambda self, name: read.append(name) or orig(self, name))
+    ds = datasets.from_file(path, ref="y", pred="yhat", u="k")
+    assert sorted(read) == ["k", "x", "y", "yhat"]  # not "model", not "sigma"
+    whole = pq.read_table(path)
+    assert np.array_equal(ds.E, whole["y"].to_numpy() - whole["yhat"].to_numpy())
+    assert np.array_equal(ds.u, np.arange(1, n + 1, dtype=np.float64))
+    assert np.array_equal(_bits(datasets.from_file(path, E="y", u="sigma").u),
+                          _bits(np.asarray(whole["sigma"].to_numpy(), dtype=np.float64)))
+    # a missing value: NaN, refused with its count, as when the file was read at once
+    bad = table.set_column(1, "y", pa.array([None] + frame["y"].tolist()[1:], pa.float64()))
+    pq.write_table(bad, path, row_group_size=700)
+    with pytest.raises(ValueError, match=r"1 NaN and 0 infinite values, first at index 0"):
+        datasets.from_file(path, E="y", u="k")
+    with pytest.raises(ValueError, match=r"must hold numbers"):
+        datasets.from_file(path, E="model", u="k")
+
+
 def test_fast_csv_reader_gives_the_text_readers_bits(frame, tmp_path, monkeypatch):
     path = tmp_path / "big.csv"
     frame.to_csv(path, index=False, float_format="%.17g")
