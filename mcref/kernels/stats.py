@@ -692,28 +692,64 @@ def jack_cc_fast_kernel(us, ae, ru, re, out):
     #{u_i > u_j, |E|_i > |E|_j} (a Fenwick tree over the |E| groups, points taken by
     decreasing u), #{u_i > u_j, |E|_i = |E|_j}, #{u_i = u_j, |E|_i > |E|_j} and the exact
     duplicates (docs/methods.md, "Bootstrap": the jackknife of CC).
+
+    Memory: each sum is folded into the three per-point accumulators of Σxy, Σxx, Σyy as soon as
+    it is known, in the order of the expression it enters (the same operations in the same order:
+    the same bits), so that a few M-sized arrays are alive at once (about 12·M·8 bytes); ``us``
+    already ascending (validate's prepared u) is not sorted again.
     """
     m = us.shape[0]
     mid = 0.5 * m
     x = ru - mid
     y = re - mid
-    ox = np.argsort(us, kind="mergesort")
+    sorted_u = True
+    for i in range(1, m):
+        if us[i] < us[i - 1]:
+            sorted_u = False
+            break
+    ox = np.arange(m) if sorted_u else np.argsort(us, kind="mergesort")  # a stable sort of sorted u: arange
     oy = np.argsort(ae, kind="mergesort")
     gx, nx = _group_ids(ox, us)
     gy, ny = _group_ids(oy, ae)
+    sxy_all = 0.0
+    sxx_all = 0.0
+    syy_all = 0.0
+    for i in range(m):
+        sxy_all += x[i] * y[i]
+        sxx_all += x[i] * x[i]
+        syy_all += y[i] * y[i]
+    # sxy = (Σxy − x_j y_j) − s_xb − s_ay + s_ab, sxx = (Σxx − x_j²) − 2 s_xa + s_aa, syy likewise
+    axy = np.empty(m)
+    axx = np.empty(m)
+    ayy = np.empty(m)
+    for j in range(m):
+        axy[j] = sxy_all - x[j] * y[j]
+        axx[j] = sxx_all - x[j] * x[j]
+        ayy[j] = syy_all - y[j] * y[j]
+    above, tied = _above_and_tied(oy, gy, ny, x)   # Σ x over |E| above / tied
+    for j in range(m):
+        axy[j] = axy[j] - (above[j] + 0.5 * (tied[j] - x[j]))              # − Σ_{i≠j} x_i b_i
+    above, tied = _above_and_tied(ox, gx, nx, y)   # Σ y over u above / tied
+    for j in range(m):
+        axy[j] = axy[j] - (above[j] + 0.5 * (tied[j] - y[j]))              # − Σ_{i≠j} a_i y_i
+    above, tied = _above_and_tied(ox, gx, nx, x)   # Σ x over u above / tied
+    for j in range(m):
+        axx[j] = axx[j] - 2.0 * (above[j] + 0.5 * (tied[j] - x[j]))        # − 2 Σ_{i≠j} x_i a_i
+    above, tied = _above_and_tied(oy, gy, ny, y)   # Σ y over |E| above / tied
+    for j in range(m):
+        ayy[j] = ayy[j] - 2.0 * (above[j] + 0.5 * (tied[j] - y[j]))        # − 2 Σ_{i≠j} y_i b_i
     ones = np.ones(m)
-    x_above_x, x_tied_x = _above_and_tied(ox, gx, nx, x)   # Σ x over u above / tied
-    y_above_x, y_tied_x = _above_and_tied(ox, gx, nx, y)   # Σ y over u above / tied
-    x_above_y, x_tied_y = _above_and_tied(oy, gy, ny, x)   # Σ x over |E| above / tied
-    y_above_y, y_tied_y = _above_and_tied(oy, gy, ny, y)   # Σ y over |E| above / tied
-    n_above_x, n_tied_x = _above_and_tied(ox, gx, nx, ones)
-    n_above_y, n_tied_y = _above_and_tied(oy, gy, ny, ones)
-    # joint counts: by decreasing u, one u group at a time (query all, then insert all)
+    above, tied = _above_and_tied(ox, gx, nx, ones)
+    for j in range(m):
+        axx[j] = axx[j] + (above[j] + 0.25 * (tied[j] - 1.0))              # + Σ_{i≠j} a_i²
+    above, tied = _above_and_tied(oy, gy, ny, ones)
+    for j in range(m):
+        ayy[j] = ayy[j] + (above[j] + 0.25 * (tied[j] - 1.0))              # + Σ_{i≠j} b_i²
+    # joint counts: by decreasing u, one u group at a time (query all, then insert all);
+    # s_ab = d1 + ½d2 + ½d3 + ¼d4 with d1 = #{u_i > u_j, |E|_i > |E|_j}, d2 = #{u_i > u_j, |E|_i = |E|_j},
+    # d3 = #{u_i = u_j, |E|_i > |E|_j}, d4 = #{u_i = u_j, |E|_i = |E|_j, i ≠ j}
     tree = np.zeros(ny + 1, dtype=np.int64)  # Fenwick tree over the |E| groups
-    d1 = np.empty(m)  # #{u_i > u_j, |E|_i > |E|_j}
-    d2 = np.empty(m)  # #{u_i > u_j, |E|_i = |E|_j}
-    d3 = np.empty(m)  # #{u_i = u_j, |E|_i > |E|_j}
-    d4 = np.empty(m)  # #{u_i = u_j, |E|_i = |E|_j, i ≠ j}
+    sab = above  # reused: d1 + ½d2, then + ½d3 + ¼d4
     inserted = 0
     k = m - 1
     while k >= 0:
@@ -734,8 +770,7 @@ def jack_cc_fast_kernel(us, ae, ru, re, out):
             while p > 0:
                 lt += tree[p]
                 p -= p & (-p)
-            d1[i] = inserted - le
-            d2[i] = le - lt
+            sab[i] = np.float64(inserted - le) + 0.5 * np.float64(le - lt)
         ys = np.empty(k - k0 + 1, dtype=np.int64)
         for t in range(k0, k + 1):
             ys[t - k0] = gy[ox[t]]
@@ -745,8 +780,7 @@ def jack_cc_fast_kernel(us, ae, ru, re, out):
             g = gy[i]
             lo = np.searchsorted(ys, g, side="left")
             hi = np.searchsorted(ys, g, side="right")
-            d3[i] = ys.shape[0] - hi
-            d4[i] = hi - lo - 1
+            sab[i] = sab[i] + 0.5 * np.float64(ys.shape[0] - hi) + 0.25 * np.float64(hi - lo - 1)
         for t in range(k0, k + 1):
             p = gy[ox[t]] + 1
             while p <= ny:
@@ -754,24 +788,6 @@ def jack_cc_fast_kernel(us, ae, ru, re, out):
                 p += p & (-p)
         inserted += k - k0 + 1
         k = k0 - 1
-    sxy_all = 0.0
-    sxx_all = 0.0
-    syy_all = 0.0
-    for i in range(m):
-        sxy_all += x[i] * y[i]
-        sxx_all += x[i] * x[i]
-        syy_all += y[i] * y[i]
     for j in range(m):
-        xj = x[j]
-        yj = y[j]
-        s_xb = x_above_y[j] + 0.5 * (x_tied_y[j] - xj)                       # Σ_{i≠j} x_i b_i
-        s_ay = y_above_x[j] + 0.5 * (y_tied_x[j] - yj)                       # Σ_{i≠j} a_i y_i
-        s_ab = d1[j] + 0.5 * d2[j] + 0.5 * d3[j] + 0.25 * d4[j]              # Σ_{i≠j} a_i b_i
-        s_xa = x_above_x[j] + 0.5 * (x_tied_x[j] - xj)                       # Σ_{i≠j} x_i a_i
-        s_aa = n_above_x[j] + 0.25 * (n_tied_x[j] - 1.0)                     # Σ_{i≠j} a_i²
-        s_yb = y_above_y[j] + 0.5 * (y_tied_y[j] - yj)                       # Σ_{i≠j} y_i b_i
-        s_bb = n_above_y[j] + 0.25 * (n_tied_y[j] - 1.0)                     # Σ_{i≠j} b_i²
-        sxy = (sxy_all - xj * yj) - s_xb - s_ay + s_ab
-        sxx = (sxx_all - xj * xj) - 2.0 * s_xa + s_aa
-        syy = (syy_all - yj * yj) - 2.0 * s_yb + s_bb
-        out[j] = sxy / np.sqrt(sxx * syy)
+        sxy = axy[j] + sab[j]
+        out[j] = sxy / np.sqrt(axx[j] * ayy[j])
