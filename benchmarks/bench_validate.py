@@ -61,9 +61,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+#: the phases, by the functions _validate_run calls; "rounds" (validate's default, sequential tests:
+#: the comparison D, the permutation D in rounds and the scale tests' rounds, which "scale" also counts)
 PHASES = (("prepare", "prepare_for"), ("bootstrap", "bootstrap_prepared"), ("references", "simulate_prepared"),
-          ("scale", "scale_tests"), ("ties", "tie_spread_prepared"), ("shape", "shape_screen_prepared"),
-          ("joint", "_joint_of"))
+          ("rounds", "sequential_work"), ("scale", "scale_tests"), ("ties", "tie_spread_prepared"),
+          ("shape", "shape_screen_prepared"), ("joint", "_joint_of"))
 
 
 # ---------------------------------------------------------------------------------------------- memory
@@ -167,7 +169,8 @@ def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None)
     peak = max(overall[0], proc_status("VmHWM"))
     return {"M": m, "seconds": seconds, "base_mib": base, "data_mib": data, "peak_mib": peak,
             "exact_peak": exact_peak, "floor_ns": fl, "threads": numba.get_num_threads(), "n_boot": res.n_boot,
-            "n_mc": res.n_mc, "dists": list(res.dists), "phases": acc}
+            "n_mc": res.n_mc, "dists": list(res.dists), "phases": acc,
+            "n_perm": res.rounds.n_perm if res.rounds is not None else None}
 
 
 def run_child(m: int, args) -> dict:
@@ -185,8 +188,10 @@ def run_child(m: int, args) -> dict:
 
 def print_row(r: dict) -> None:
     m, n_d = r["M"], len(r["dists"])
-    work_ref = float(m) * n_d * r["n_mc"]
-    work_val = float(m) * (r["n_boot"] + n_d * r["n_mc"])
+    # the repeats run: a sequential table's permutation D stops early (the other D run n_mc)
+    reps = n_d * r["n_mc"] if r.get("n_perm") is None else (n_d - 1) * r["n_mc"] + r["n_perm"]
+    work_ref = float(m) * reps
+    work_val = float(m) * (r["n_boot"] + reps)
     floor_eq = r["floor_ns"] * 1e-9 * work_ref / r["threads"]
     ns_val = r["seconds"] * r["threads"] / work_val * 1e9
     print(f"{m:8.0e} {r['n_boot']:6d} {r['n_mc']:6d} {n_d:3d} {r['seconds']:10.3g} {floor_eq:10.3g} "
@@ -194,9 +199,10 @@ def print_row(r: dict) -> None:
           f"{r['base_mib']:8.0f} {r['data_mib'] - r['base_mib']:7.0f} {r['peak_mib']:8.0f}"
           + ("" if r["exact_peak"] else " (peak incl. warm-up)"), flush=True)
     ph = r["phases"]
-    rest = r["seconds"] - sum(p["s"] for p in ph.values())
+    rest = r["seconds"] - sum(p["s"] for k, p in ph.items() if not (k == "scale" and ph["rounds"]["s"] > 0))
     parts = "  ".join(f"{k} {v['s']:.3g}s/{v['peak']:.0f}" for k, v in ph.items() if v["s"] > 0)
-    print(f"{'':8s}   phases (s / peak MiB): {parts}  rest {rest:.3g}s", flush=True)
+    run = f"  permutation repeats run {r['n_perm']} of {r['n_mc']}" if r.get("n_perm") is not None else ""
+    print(f"{'':8s}   phases (s / peak MiB): {parts}  rest {rest:.3g}s{run}", flush=True)
 
 
 # ---------------------------------------------------------------------------------------------- CLI row

@@ -230,8 +230,11 @@ def validate(
         brings its u and name, not its x: ``validate(ds, x=ds.x)`` adds the rows of its
         covariate.
     stats : sequence of str, default: ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
-    dists : sequence, default: ("normal", "t6", "empirical", "permutation")
-        Generative distributions for the simulated references (at least one).
+    dists : sequence, optional
+        Generative distributions for the simulated references (at least one). Default:
+        ("normal", "t6", "empirical", "permutation") up to M = 10⁵ points, the permutation D
+        alone beyond (the others decide no verdict of the conditional rule; the notes say so
+        and the ``paper`` column reads ``-``; docs/methods.md, "Large test sets").
         ``"empirical"`` resamples the data's own standardized Z; ``"permutation"`` shuffles
         the data's own Z across u: an exact test of consistency ("Z independent of u")
         under any D, blind to a scale error (ZMS, MZ, VarZ, NLL are constant under it,
@@ -242,11 +245,15 @@ def validate(
         ``min_count`` (:func:`mcref.binning.default_n_bins`; the table's notes say so). An
         explicit count is kept, or refused when it leaves bins below ``min_count`` (unless
         ``shrink``).
-    n_boot : int, default: 5000
+    n_boot : int, optional
+        Bootstrap replicates. Default: :func:`default_n_boot` of M, the papers' 5000 up to
+        M = 4·10⁵ points, fewer beyond (2000 at 10⁶, at least 1000; the notes say so).
     n_mc : int, optional
-        Monte Carlo repeats of the simulated references. Default: :func:`default_n_mc` of M,
-        the papers' 10 000 up to M = 20 000 points, fewer for larger sets (2000 from
-        M = 100 000 on; the table's notes say so).
+        Monte Carlo repeats of the simulated references: the fixed test of ``n_mc`` repeats
+        (``n_mc=10_000``: the papers' setting). Default: under the conditional rule, sequential
+        tests capped at :func:`default_n_mc` of M (the papers' 10 000 up to M = 20 000 points,
+        fewer for larger sets, 2000 from M = 100 000 on), see ``sequential``; under the other
+        rules the fixed test of :func:`default_n_mc` repeats.
     min_count : int, default: 30
     shrink : bool, default: False
     binning : {"equal", "adaptive"}, default: "equal"
@@ -308,6 +315,14 @@ def validate(
         with the 2009 correction, on Z² along ``order``; :func:`mcref.optimal_block_length`).
     block_method : {"circular", "moving", "stationary"}, default: "circular"
         The block bootstrap of ``order``.
+    sequential : bool, optional
+        Sequential Monte Carlo tests (docs/methods.md, "Sequential Monte Carlo tests"): each
+        row's test (permutation, bootstrap-t) and the joint verdict's two parts stop as soon as
+        the confidence sequence method decides p ≤ α or p > α with resampling risk 10⁻³, in
+        rounds of 64, 128, 256, … repeats up to the cap ``n_mc`` (whose fixed decision a test
+        still open there takes). A row's p is that of its own repeats (``n_test``), bit for bit
+        the fixed test of those repeats. Default: True when ``n_mc`` is not given under the
+        conditional rule, else False. Only the conditional rule.
     tolerance : float or dict, optional
         **Equivalence margins** (docs/methods.md, "Equivalence margins"): a number δ in (0, 1)
         is the relative error of the scale of u that the user accepts (the errors' spread

@@ -33,7 +33,10 @@ LONG_RUNS = {
     # a long validate with the default statistics and D (fewer replicates, to reach the later phases sooner)
     "validate-bootstrap": (["validate", "--boot", "5000", "--seed", "1"], b"bootstrap:"),
     "validate-jackknife": (["validate", "--boot", "200", "--binning", "adaptive", "--seed", "1"], b"jackknife ENCE:"),
-    "validate-references": (["validate", "--boot", "200", "--seed", "1"], b"references normal"),
+    # beyond 1e5 rows the default simulates the permutation D alone, in short rounds: the comparison D
+    # asked for run the fixed N_MC, a long phase
+    "validate-references": (["validate", "--boot", "200", "--seed", "1", "--dists", "normal,t6,empirical,permutation"],
+                            b"references normal"),
     "distfit": (["fit", "--boot", "2000", "--seed", "1"], b"distfit bootstrap:"),
 }
 

@@ -32,7 +32,7 @@ def cmd_validate(args) -> int:
     if args.levels is not None:
         raise ValueError("--levels goes with --samples, --quantiles or --intervals")
     ds = load_data(args)
-    dists = dists_of(args) if args.dists else None  # None: validate's default for this M
+    dists = dists_of(args) if args.dists is not None else None  # None: validate's default for this M
     x = features_of(args, ds)
     dep = dependence_of(args, ds)
     import warnings
