@@ -11,10 +11,10 @@ __all__ = ["default_n_mc", "default_n_boot", "PAPER_N_MC", "PAPER_N_BOOT", "COMP
 PAPER_N_MC = 10_000
 #: the least N_MC of validate's default, and its work budget M·N_MC per D beyond M = 2·10⁴
 MIN_DEFAULT_N_MC, N_MC_BUDGET = 2_000, 200_000_000
-#: B of the papers and validate's default up to M = 4·10⁵ points (:func:`default_n_boot`)
+#: B of the papers and validate's default up to M = 2·10⁵ points (:func:`default_n_boot`)
 PAPER_N_BOOT = 5000
-#: the least B of validate's default, and its work budget M·B beyond M = 4·10⁵
-MIN_DEFAULT_N_BOOT, N_BOOT_BUDGET = 1000, 2_000_000_000
+#: the least B of validate's default, and its work budget M·B beyond M = 2·10⁵
+MIN_DEFAULT_N_BOOT, N_BOOT_BUDGET = 1000, 1_000_000_000
 #: beyond this M, validate's default simulates only the D that decide (the permutation D)
 COMPARISON_MAX_M = 100_000
 
@@ -51,7 +51,7 @@ def default_n_boot(m: int) -> int:
         B(M) = \min\left(5000,\ \max\left(1000,\ 100\left\lfloor \frac{2\cdot 10^7}{M}
         \right\rfloor\right)\right)
 
-    The papers' 5000 up to M = 4·10⁵ points, then a budget of about 2·10⁹ element·replicates,
+    The papers' 5000 up to M = 2·10⁵ points, then a budget of about 10⁹ element·replicates,
     and never fewer than 1000. The conditional rule decides no row by a BCa interval (the scale
     rows by their bootstrap-t, the others by permutation): B sets the precision of the reported
     interval ends, whose Monte Carlo standard deviation is about 2.7/√B of the statistic's own
@@ -60,8 +60,8 @@ def default_n_boot(m: int) -> int:
 
     Examples
     --------
-    >>> [default_n_boot(m) for m in (10_000, 400_000, 1_000_000, 10_000_000)]
-    [5000, 5000, 2000, 1000]
+    >>> [default_n_boot(m) for m in (10_000, 200_000, 500_000, 1_000_000, 10_000_000)]
+    [5000, 5000, 2000, 1000, 1000]
     """
     m = check_int(m, "m", minimum=1)
     return min(PAPER_N_BOOT, max(MIN_DEFAULT_N_BOOT, 100 * ((N_BOOT_BUDGET // 100) // m)))

@@ -247,7 +247,7 @@ def validate(
         ``shrink``).
     n_boot : int, optional
         Bootstrap replicates. Default: :func:`default_n_boot` of M, the papers' 5000 up to
-        M = 4·10⁵ points, fewer beyond (2000 at 10⁶, at least 1000; the notes say so).
+        M = 2·10⁵ points, fewer beyond (2000 at 5·10⁵, at least 1000 from 10⁶ on; the notes say so).
     n_mc : int, optional
         Monte Carlo repeats of the simulated references: the fixed test of ``n_mc`` repeats
         (``n_mc=10_000``: the papers' setting). Default: under the conditional rule, sequential

@@ -74,7 +74,7 @@ def parser_bench(sub) -> None:
     sp.add_argument("--seed", type=int, default=None,
                     help="benchmark seed (default: the store's, else drawn from the OS and printed)")
     sp.add_argument("--boot", type=int, default=None,
-                    help="bootstrap replicates (default: 5000 up to M = 400000 points, fewer above: mcref.default_n_boot)")
+                    help="bootstrap replicates (default: 5000 up to M = 200000 points, fewer above: mcref.default_n_boot)")
     sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats " + AUTO_MC)
     sp.add_argument("--dists", help="comma-separated generative distributions (default "
                     "normal,t6,empirical,permutation)")

@@ -151,7 +151,7 @@ def data_args(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--stat", help="comma-separated statistics (" + ",".join(STATISTICS) + ")")
     sp.add_argument("--bins", type=int, default=None, help=BINS_HELP)
     sp.add_argument("--boot", type=int, default=None,
-                    help="bootstrap replicates (default 5000; validate: 5000 up to M = 400000 points, fewer above, at "
+                    help="bootstrap replicates (default 5000; validate: 5000 up to M = 200000 points, fewer above, at "
                          "least 1000: mcref.default_n_boot)")
     sp.add_argument("--min-count", type=int, default=30,
                     help="fewest points per bin (default 30); with fewer, an error unless --shrink")
