@@ -206,7 +206,7 @@ def _cluster_z_stat(name: str, sums: np.ndarray, n_clusters: int):
 
 
 def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=None, clusters=None,
-               nu: float | None = None) -> ScaleTest:
+               nu: float | None = None, cache: dict | None = None) -> ScaleTest:
     r"""Scale test of Z = E/u (module docstring): the intersection of the studentized
     bootstrap-t and of the studentized Monte Carlo test under the unit-variance t(ν̂).
 
@@ -276,9 +276,11 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     # resampled in sorted order: the test is a function of the multiset of Z (the same p in any row order)
     X = _z_columns(np.sort(z))
     obs = X.sum(axis=0)
-    sums = bootstrap_sums(X, n_boot, ss_boot)
-    tsums = t_power_sums(m, nu if nu < T_NORMAL_NU else np.inf, chunk_states(ss_t, -(-n_boot // CHUNK)), CHUNK,
-                         n_boot)
+    sums = _round_sums(cache, "z", n_boot, lambda b, n: _resampled(X, ss_boot, b, n))
+    nu_t = nu if nu < T_NORMAL_NU else np.inf
+    tsums = _round_sums(cache, "t", n_boot,
+                        lambda b, n: t_power_sums(m, nu_t, chunk_states(ss_t, -(-n // CHUNK))[b // CHUNK:], CHUNK,
+                                                  n - b))
     return _finish(stats, lambda n, s: _z_stat(n, s, m, SCALE_TESTED[n]), obs, sums,
                    {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
 
@@ -309,6 +311,29 @@ def _finish(names, stat, obs, sums, nulls, n_boot, tsums=None, nu=math.nan) -> S
     p = {n: max(p_boot[n], p_t.get(n, 0.0)) for n in names}
     return ScaleTest(t=t, p=p, p_joint=float(p_joint), n_boot=n_boot, tstar=tstar, p_boot=p_boot, p_t=p_t, nu=nu,
                      tsim=np.asarray(tsim) if tsums is not None else None)
+
+
+def _resampled(X: np.ndarray, ss: np.random.SeedSequence, b: int, n: int) -> np.ndarray:
+    """Replicates b ≤ r < n of :func:`bootstrap_sums` (X, n, ss): the chunks from b/CHUNK on (b a
+    multiple of :data:`CHUNK`), ``ss`` not spawned yet."""
+    from .kernels.resample import resampled_sums
+    from .kernels.rng import chunk_states
+
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return resampled_sums(X, chunk_states(ss, -(-n // CHUNK))[b // CHUNK:], CHUNK, n - b)
+
+
+def _round_sums(cache: dict | None, key: str, n: int, compute) -> np.ndarray:
+    """The sums of replicates 0 ≤ r < n: those an earlier call kept in ``cache[key]`` (the first b)
+    and ``compute(b, n)`` for the rest (validate's sequential rounds: each round adds replicates
+    to the same streams instead of rerunning them; the same bits as one call of n)."""
+    old = cache.get(key) if cache is not None else None
+    b = 0 if old is None or old.shape[0] > n or old.shape[0] % CHUNK else old.shape[0]
+    new = compute(b, n)
+    out = new if b == 0 else np.concatenate([old, new])
+    if cache is not None:
+        cache[key] = out
+    return out
 
 
 def _rce_stat(sums: np.ndarray):
@@ -356,7 +381,8 @@ def _rce_rho(z: np.ndarray, gid: np.ndarray) -> float:
     return float(min(max(r, 0.0), 0.95))
 
 
-def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, sorted_pairs=None) -> ScaleTest:
+def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, sorted_pairs=None,
+              cache: dict | None = None) -> ScaleTest:
     """:func:`rce_test` on arrays checked by the caller (``validate`` checks once). The pairs are
     resampled in the order of (u, E): the test is a function of the multiset of pairs (the same p
     in any row order). ``clusters`` (each row's cluster): the rows of the bootstrap and of the
@@ -403,7 +429,7 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, so
         np.multiply(X[:, 1], X[:, 1], out=X[:, 3])
         np.multiply(X[:, 0], X[:, 1], out=X[:, 4])
     obs = X.sum(axis=0)
-    sums = bootstrap_sums(X, n_boot, ss)
+    sums = _round_sums(cache if clusters is None else None, "rce", n_boot, lambda b, n: _resampled(X, ss, b, n))
     if clusters is not None and nu > 2.0:  # the t(ν̂) reference in the same clusters (after the bootstrap's streams)
         tsums = t_rce_cluster_sums(vpts, cstart, nu if nu < T_NORMAL_NU else np.inf, rho,
                                    chunk_states(ss.spawn(1)[0], -(-n_boot // CHUNK)), CHUNK, n_boot)
@@ -532,7 +558,7 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
             note = (f"scale test: Z2 fails the shape screen and |Z| has power-law tails (tail ratio "
                     f"{tail_ratio(z):.2f} > {TAIL_RATIO_LIMIT:g}): {', '.join(zn)} unreliable")
         try:
-            res = scale_test(z, zn, n_boot=n_boot, seed=ss_z, clusters=clusters,
+            res = scale_test(z, zn, n_boot=n_boot, seed=ss_z, clusters=clusters, cache=cache,
                              nu=None if cache is None else cache.get("nu"))
             if cache is not None:  # the sequential rounds rerun the test on more replicates of the same Z
                 cache["nu"] = res.nu
@@ -546,7 +572,7 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
     if "RCE" in names:
         # the pairs in (u, E) order: prep's rows (sorted by u) are that order already when u has no ties
         pairs = (prep.E, prep.u) if clusters is None and prep is not None and prep.ugs.size == prep.M + 1 else None
-        p["RCE"] = _rce_test(E, u, _check(n_boot), ss_r, clusters, sorted_pairs=pairs).p["RCE"]
+        p["RCE"] = _rce_test(E, u, _check(n_boot), ss_r, clusters, sorted_pairs=pairs, cache=cache).p["RCE"]
     if un:
         for n in un:
             if user is None:  # ν̂ ≤ 2
