@@ -220,3 +220,19 @@ def test_large_m_defaults_drop_the_comparison_d_and_spend_less_bootstrap(monkeyp
     assert tab.dists == ("permutation",) and all(r.verdict_paper == "-" for r in tab.rows)
     assert any("not simulated by default" in n for n in tab.notes)
     assert given.dists == ("normal", "permutation", "empirical")  # given: kept, the rule adds its D
+
+
+def test_sequential_rows_with_features_and_groups_are_their_own_fixed_tests(monkeypatch):
+    """In company (a feature and groups), every row's sequential p is still the fixed test of its
+    own n_test repeats computed in the same company, bit for bit (the rounds do not mix rows)."""
+    import mcref._validate as V
+
+    monkeypatch.setattr(V, "MIN_VERDICT_REPLICATES_HARD", 1)
+    E, u = _data(1200, "calibrated", 9)
+    rng = np.random.default_rng(9)
+    kw = dict(x={"f": rng.uniform(size=1200)}, groups=np.repeat(np.arange(120), 10), seed=3)
+    seq = _validate(E, u, **kw)
+    for r in seq.rows:
+        if r.n_test is not None:
+            own = _validate(E, u, n_mc=r.n_test, sequential=False, **kw)[r.name]
+            assert r.p_test == own.p_test, r.name
