@@ -160,23 +160,33 @@ def permutation_rounds(sim_infos, prep, perm, *, n_mc: int, seed: np.random.Seed
     return samples[:, :n], tests
 
 
-def scale_rounds(run: Callable[[int], object], *, n_max: int, rows: list[str],
+def scale_rounds(run: Callable[[int, set], object], *, n_max: int, rows: list[str],
                  joint: Callable[[object], list[str]] | None, joint_alpha: float,
                  alpha: float) -> tuple[object, dict, object]:
-    """The scale tests of :func:`mcref.validate` in rounds. ``run(B)`` gives the
-    :class:`mcref._scale_test.ScaleTests` of the first B replicates (the same streams for every B:
-    the replicates of a smaller B are those of the larger one); ``rows`` the statistics it
-    decides, ``joint(fit)`` those of the joint verdict's scale part (None: no scale part). Returns the last
-    :class:`ScaleTests` run with each row's p replaced by the p it was decided with, the frozen
+    """The scale tests of :func:`mcref.validate` in rounds. ``run(B, names)`` gives the
+    :class:`mcref._scale_test.ScaleTests` of the statistics ``names`` on their first B replicates
+    (the same streams for every B and whatever else is run: the replicates of a smaller B are
+    those of the larger one); ``rows`` the statistics it decides, ``joint(fit)`` those of the
+    joint verdict's scale part (None: no scale part). A round runs only the statistics of the
+    tests still undecided (RCE's stream stops once its row is decided, the Z statistics' once
+    theirs and the scale part are). Returns the scale tests with each row's p replaced by the p
+    it was decided with (the rest from the last round that ran the Z statistics), the frozen
     tests, and the :class:`ScaleTests` at the scale part's decision (for the joint verdict)."""
     tests = {nm: SequentialTest("two-sided", alpha, n_max) for nm in rows}
     if joint is not None:
         tests["joint: scale"] = SequentialTest("greater", joint_alpha, n_max)
     seen: dict[str, object] = {}
+    latest: dict[str, float] = {}
+    zrows = {nm for nm in rows if nm != "RCE"}
 
     def advance(r0: int, r1: int, todo: list[str]) -> dict[str, object]:
-        fit = run(r1)
-        seen["last"] = fit
+        want = {nm for nm in todo if nm != "joint: scale"}
+        if "joint: scale" in todo:
+            want |= {nm for nm in rows if nm != "RCE"}
+        fit = run(r1, want)
+        latest.update(fit.p)
+        if "last" not in seen or not zrows or want & zrows:  # the last round of the Z statistics
+            seen["last"] = fit
         obs: dict[str, object] = {}
         for nm in todo:
             if nm == "joint: scale":
@@ -191,7 +201,7 @@ def scale_rounds(run: Callable[[int], object], *, n_max: int, rows: list[str],
 
     run_rounds(n_max, tests, advance)
     last = seen["last"]
-    p = {nm: (seen[nm] if nm in seen else v) for nm, v in last.p.items()}
+    p = {nm: (seen[nm] if nm in seen else v) for nm, v in latest.items()}
     from dataclasses import replace
 
     return replace(last, p=p), tests, seen.get("joint: scale", last)

@@ -246,6 +246,7 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     from ._distfit import fit_t
     from ._validation import as_float_array
     from .kernels.resample import t_power_sums
+    from .kernels.variates import t_ziggurat
     from .kernels.rng import chunk_states
 
     stats = [stats] if isinstance(stats, str) else list(stats)
@@ -278,8 +279,9 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     obs = X.sum(axis=0)
     sums = _round_sums(cache, "z", n_boot, lambda b, n: _resampled(X, ss_boot, b, n))
     nu_t = nu if nu < T_NORMAL_NU else np.inf
+    tab = t_ziggurat(nu_t)
     tsums = _round_sums(cache, "t", n_boot,
-                        lambda b, n: t_power_sums(m, nu_t, chunk_states(ss_t, -(-n // CHUNK))[b // CHUNK:], CHUNK,
+                        lambda b, n: t_power_sums(m, *tab, chunk_states(ss_t, -(-n // CHUNK))[b // CHUNK:], CHUNK,
                                                   n - b))
     return _finish(stats, lambda n, s: _z_stat(n, s, m, SCALE_TESTED[n]), obs, sums,
                    {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
@@ -518,7 +520,7 @@ class ScaleTests:
 
 
 def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates=None,
-                prep=None, units=None, cache: dict | None = None) -> ScaleTests | None:
+                prep=None, units=None, cache: dict | None = None, only=None) -> ScaleTests | None:
     """The bootstrap-t tests of the conditional rule for the statistics ``names`` of a table:
     the scale statistics (ZMS, MZ, VarZ, NLL) by :func:`scale_test` on Z = E/u (with
     :func:`scale_unreliable`, β_GM of Z² by :func:`mcref.shape.skewness_gm`), RCE by
@@ -529,12 +531,14 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
     ``units`` (:class:`mcref._dependence.Units`, with ``prep``): dependent rows, the tests on
     cluster sums over its groups or non-overlapping blocks (docs/methods.md, "Dependent test sets").
     ``cache``: a dict kept between calls on the same data (validate's sequential rounds), holding
-    the fitted ν̂ so that it is fitted once."""
+    the fitted ν̂ so that it is fitted once; ``only``: a set of names, test only those of ``names``
+    (the rounds' undecided statistics; each statistic's streams do not depend on the others run)."""
     from ._joint import is_scale, scale_simulation
     from .shape import skewness_gm
 
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     ss_z, ss_r = ss.spawn(2)
+    names = [n for n in names if only is None or n in only]
     zn = [n for n in names if n in SCALE_TESTED]
     un = [n for n in names if n not in SCALE_TESTED and is_scale(n)]
     if not zn and not un and "RCE" not in names:

@@ -748,9 +748,9 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
 
     fitted: dict = {}  # ν̂ of Z, fitted once for every round
 
-    def fit_run(b: int):  # the conditional rule's scale tests (docs/methods.md, "Scale test"), B = N_MC
+    def fit_run(b: int, only=None):  # the conditional rule's scale tests (docs/methods.md, "Scale test"), B = N_MC
         return scale_tests(names, E, u, n_boot=b, seed=fresh(ss_fit), estimates={n: boots[n].estimate for n in names},
-                           prep=prep, units=units, cache=fitted)
+                           prep=prep, units=units, cache=fitted, only=only)
 
     rounds = None
     if sequential and not untest:  # docs/methods.md, "Sequential Monte Carlo tests"

@@ -60,6 +60,24 @@ def test_bootstrap_replicates_match_a_numpy_reference():
     assert abs(np.median(res.tsim[0])) < 0.5 and np.isfinite(res.nu)
 
 
+def test_bootstrap_sums_are_multinomial_counts_across_leaves():
+    """With X the identity, each replicate's sums are its multiplicities: M draws over M cells,
+    each cell Binomial(M, 1/M) and the cells of the first leaf (256 of M = 600, split off by
+    the binomial tree) together Binomial(M, 256/M), mean and variance within 4 standard errors."""
+    m, b = 600, 1000
+    S = bootstrap_sums(np.eye(m), b, np.random.SeedSequence(3))
+    assert np.all(S == np.round(S)) and np.all(S >= 0) and np.all(S.sum(axis=1) == m)
+    assert abs(S.mean() - 1.0) < 4 * math.sqrt((1 - 1 / m) / (m * b))
+    first = S[:, :256].sum(axis=1)
+    p = 256 / m
+    var = m * p * (1 - p)
+    assert abs(first.mean() - m * p) < 4 * math.sqrt(var / b)
+    assert abs(first.var(ddof=1) - var) < 4 * var * math.sqrt(2 / (b - 1))
+    # neighbouring cells across the leaf boundary are negatively correlated as the multinomial's -1/(M-1)
+    c = np.corrcoef(S[:, 255], S[:, 256])[0, 1]
+    assert abs(c + 1 / (m - 1)) < 4 / math.sqrt(b)
+
+
 def test_determinism_and_threads():
     rng = np.random.default_rng(6)
     z = rng.standard_normal(3000)

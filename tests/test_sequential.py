@@ -236,3 +236,24 @@ def test_sequential_rows_with_features_and_groups_are_their_own_fixed_tests(monk
         if r.n_test is not None:
             own = _validate(E, u, n_mc=r.n_test, sequential=False, **kw)[r.name]
             assert r.p_test == own.p_test, r.name
+
+
+def test_scale_rounds_run_only_the_undecided_statistics():
+    """Once RCE's row is decided (p far above α: at the first round), later rounds run the Z
+    statistics alone; the final table keeps RCE's p of its decision and ZMS's of the last round."""
+    from mcref._rounds import scale_rounds
+    from mcref._scale_test import ScaleTests
+
+    calls = []
+
+    def run(b, names):
+        calls.append((b, set(names)))
+        # ZMS's p sits at α (its test runs to the cap); RCE's at 0.9 (decided at once)
+        p = {n: {"ZMS": 0.05, "RCE": 0.9}[n] for n in names}
+        return ScaleTests(p=p, unreliable={}, scale=None, label=f"B={b}")
+
+    fit, tests, _ = scale_rounds(run, n_max=1024, rows=["ZMS", "RCE"], joint=None, joint_alpha=0.05, alpha=0.05)
+    assert calls[0] == (64, {"ZMS", "RCE"})
+    assert all(names == {"ZMS"} for _, names in calls[1:]) and calls[-1][0] == 1024
+    assert tests["RCE"].n == 64 and tests["ZMS"].n == 1024
+    assert fit.p == {"ZMS": 0.05, "RCE": 0.9} and fit.label == "B=1024"

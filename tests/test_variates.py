@@ -174,6 +174,106 @@ def test_normal_slow_paths_exact(i):
     assert stats.kstest(z, law).pvalue > 1e-3
 
 
+# ---- Student t ------------------------------------------------------------------------
+T_NUS = (2.5, 3.0, 6.0, 50.0)
+
+
+def t_density(x, nu):
+    """The ziggurat's unnormalized t density (1 + x²/ν)^(−(ν+1)/2)."""
+    return (1.0 + np.asarray(x) ** 2 / nu) ** (-0.5 * (nu + 1.0))
+
+
+@pytest.mark.parametrize("nu", T_NUS)
+def test_t_ziggurat_layers_have_equal_areas(nu):
+    """Layer i is [0, X[i]] × [F[i], F[i+1]] of area v, the base one including the exact tail
+    ∫_r^∞ f = sf_t(r)/c_ν; the top closes at f(0) = 1; the fast bound is under the curve."""
+    W, K, FL, FD, r, nu_ = V.t_ziggurat(nu)
+    X = np.append(W[:256] * 2.0**53, 0.0)
+    F = np.append(FL, 1.0)
+    assert nu_ == nu and X[1] == r and np.all(np.diff(X) < 0) and np.all(FD > 0)
+    np.testing.assert_allclose(F[1:-1], t_density(X[1:-1], nu), rtol=1e-13)
+    np.testing.assert_allclose(FL + FD, F[1:], rtol=1e-15, atol=1e-17)
+    c = math.exp(math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2)) / math.sqrt(nu * math.pi)
+    v = r * t_density(r, nu) + stats.t.sf(r, nu) / c
+    np.testing.assert_allclose(X[:-1] * FD, v, rtol=1e-9)
+    np.testing.assert_array_equal(W[256:], -W[:256])
+    # the largest fast draw of layer i, j = K[i] − 1, stays in the box under the curve
+    fast = K > 0  # the top layer (X[256] = 0) has no fast acceptance
+    assert np.all((K[fast] - np.uint64(1)).astype(float) * W[:256][fast] <= X[1:][fast])
+
+
+def test_t_ziggurat_limits_and_bad_nu():
+    assert V.t_ziggurat(math.inf)[0] is V._W  # the normal's tables
+    for bad in (0.0, -1.0, math.nan):
+        with pytest.raises(ValueError, match="nu"):
+            V.t_ziggurat(bad)
+
+
+@pytest.mark.parametrize("nu", T_NUS)
+def test_t_ks_tail_and_layers(nu):
+    """10⁶ draws: KS against scipy's t(ν); χ² of |X| in the 256 layer bins and beyond r
+    (the tail method's share), and KS of the draws beyond r against the truncated t."""
+    tab = V.t_ziggurat(nu)
+    x = np.empty(N)
+    V.fill_t(state(4242 + int(nu)), *tab, x)
+    assert stats.kstest(x, stats.t(nu).cdf).pvalue > 1e-3
+    X = np.append(tab[0][:256] * 2.0**53, 0.0)
+    edges = np.append(X[:0:-1], np.inf)  # 0 < X[255] < … < X[1] = r < ∞
+    counts = np.histogram(np.abs(x), edges)[0]
+    p = 2 * np.diff(stats.t.cdf(edges, nu))
+    assert stats.chisquare(counts, N * p).pvalue > 1e-3
+    r = tab[4]
+    tail = np.abs(x[np.abs(x) > r])
+    assert tail.size > 200
+    sf_r = stats.t.sf(r, nu)
+    assert stats.kstest(tail, lambda t: 1.0 - stats.t.sf(t, nu) / sf_r).pvalue > 1e-3
+
+
+@njit(**NJIT)
+def _t_slow_draws(s, i, W, K, FL, FD, r, nu, out):
+    """``_t_slow`` fed attempt words of layer i (sign +) that fail the fast test."""
+    st = V._load(s)
+    k0 = K[i]
+    span = 9007199254740992.0 - np.float64(k0)
+    for n in range(out.shape[0]):
+        w, st = V._step(st)
+        j = k0 + np.uint64(V._unit(w) * span)
+        z, st = V._t_slow(st, (j << np.uint64(11)) | np.uint64(i), W, K, FL, FD, r, nu)
+        out[n] = z
+    V._store(s, st)
+
+
+@pytest.mark.parametrize("nu,i", [(3.0, 0), (3.0, 1), (3.0, 128), (6.0, 0), (6.0, 60), (6.0, 255)])
+def test_t_slow_paths_exact(nu, i):
+    """The wedge test and the tail method alone (as for the normal): the base layer gives the t
+    tail beyond r; layer i ≥ 1 an accepted x with density ∝ f(x) − F[i] on [X[i+1], X[i])
+    (probability p) or, after a rejection, a fresh t(ν). KS, 2·10⁵ draws."""
+    tab = V.t_ziggurat(nu)
+    W, K, FL, FD, r, _ = tab
+    z = np.empty(200_000)
+    _t_slow_draws(state(500 + i), i, *tab, z)
+    c = math.exp(math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2)) / math.sqrt(nu * math.pi)
+    if i == 0:
+        sf_r = stats.t.sf(r, nu)
+
+        def law(x):
+            return np.where(x > r, 1.0 - stats.t.sf(np.maximum(x, r), nu) / sf_r, 0.0)
+    else:
+        X = np.append(W[:256] * 2.0**53, 0.0)
+        hi, lo, f_lo = X[i], X[i + 1], FL[i]
+
+        def area(x):  # ∫_lo^x (f(t) − F[i]) dt
+            x = np.clip(x, lo, hi)
+            return (stats.t.cdf(x, nu) - stats.t.cdf(lo, nu)) / c - f_lo * (x - lo)
+
+        p = area(hi) / ((hi - lo) * FD[i])
+        assert 0.0 < p < 1.0
+
+        def law(x):
+            return p * area(x) / area(hi) + (1 - p) * stats.t.cdf(x, nu)
+    assert stats.kstest(z, law).pvalue > 1e-3
+
+
 # ---- gamma ----------------------------------------------------------------------------
 @pytest.mark.parametrize("a", GAMMA_SHAPES)
 def test_gamma_ks(gammas, a):

@@ -16,26 +16,35 @@ import numpy as np
 from numba import njit, prange
 
 from ._config import NJIT_ORDERED, NJIT_ORDERED_PARALLEL
-from .rng import bounded_draws
-from .variates import next_gamma, next_normal
+from .rng import LEAF_BITS, STACK_ROWS, leaf_counts, load_state, multinomial_split, multinomial_start, store_state
+from .variates import fill_normal, fill_t
 
 
 @njit(**NJIT_ORDERED)
 def _chunk_sums(X, state, b0, b1, out):
-    """Rows b0..b1-1 of ``out``: Σ_i w_i·X[i, k] with w a multinomial(M; 1/M, …) resample
-    (M uniform draws in [0, M), counted), drawn from ``state`` (advanced in place)."""
+    """Rows b0..b1-1 of ``out``: Σ_i w_i·X[i, k] with w a multinomial(M; 1/M, …) resample,
+    drawn leaf by leaf in row order from ``state`` (advanced in place;
+    :func:`mcref.kernels.rng.multinomial_leaf`): each leaf's counts are used while in cache,
+    and the rows of X are read once, in order (no M-sized count array, no random access)."""
     m, k = X.shape
-    counts = np.zeros(m, dtype=np.int64)
+    seg = np.empty(np.int64(1) << LEAF_BITS, dtype=np.int64)
+    stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+    acc = np.empty(k)
     for b in range(b0, b1):
-        counts[:] = 0
-        bounded_draws(state, m, m, counts, True)
+        acc[:] = 0.0
+        st = load_state(state)
+        sp = multinomial_start(stack, m, m)
+        while sp > 0:
+            lo, hi, n, sp, st = multinomial_split(st, stack, sp)
+            st = leaf_counts(st, n, seg[:hi - lo])
+            for i in range(lo, hi):
+                c = seg[i - lo]
+                if c:
+                    for j in range(k):
+                        acc[j] += c * X[i, j]
+        store_state(state, st)
         for j in range(k):
-            out[b, j] = 0.0
-        for i in range(m):
-            c = counts[i]
-            if c:
-                for j in range(k):
-                    out[b, j] += c * X[i, j]
+            out[b, j] = acc[j]
 
 
 @njit(**NJIT_ORDERED_PARALLEL)
@@ -55,25 +64,39 @@ def resampled_sums(X, states, chunk, n_boot):
     return out
 
 
+#: t variates drawn per call of the filling kernel (an L1-sized buffer)
+T_BUF = 1024
+
+
 @njit(**NJIT_ORDERED)
-def _chunk_t_sums(m, nu, state, b0, b1, out):
+def _chunk_t_sums(m, W, K, FL, FD, r, nu, state, b0, b1, out):
     """Rows b0..b1-1 of ``out``: Σz, Σz², Σz³, Σz⁴ of m unit-variance t(ν) draws
-    z = N·√((ν − 2)/χ²_ν), χ²_ν = 2·Gamma(ν/2) (normal when ν = inf)."""
+    z = x·√((ν − 2)/ν), x ~ t(ν) by the ziggurat of :func:`~mcref.kernels.variates.t_ziggurat`
+    (its tables ``W … nu``), or N(0, 1) when ν = inf (:func:`~mcref.kernels.variates.fill_normal`),
+    drawn T_BUF at a time and summed in draw order."""
     normal = not (nu < np.inf)
+    c = 1.0 if normal else math.sqrt((nu - 2.0) / nu)
+    buf = np.empty(min(m, T_BUF))
     for b in range(b0, b1):
         s1 = 0.0
         s2 = 0.0
         s3 = 0.0
         s4 = 0.0
-        for _ in range(m):
-            z = next_normal(state)
-            if not normal:
-                z *= math.sqrt((nu - 2.0) / (2.0 * next_gamma(state, 0.5 * nu)))
-            z2 = z * z
-            s1 += z
-            s2 += z2
-            s3 += z2 * z
-            s4 += z2 * z2
+        done = 0
+        while done < m:
+            seg = buf[:min(T_BUF, m - done)]
+            if normal:
+                fill_normal(state, seg)
+            else:
+                fill_t(state, W, K, FL, FD, r, nu, seg)
+            for i in range(seg.shape[0]):
+                z = seg[i] * c
+                z2 = z * z
+                s1 += z
+                s2 += z2
+                s3 += z2 * z
+                s4 += z2 * z2
+            done += seg.shape[0]
         out[b, 0] = s1
         out[b, 1] = s2
         out[b, 2] = s3
@@ -81,14 +104,15 @@ def _chunk_t_sums(m, nu, state, b0, b1, out):
 
 
 @njit(**NJIT_ORDERED_PARALLEL)
-def t_power_sums(m, nu, states, chunk, n_mc):
-    """``out[k] = (Σz, Σz², Σz³, Σz⁴)`` of n_mc samples of m unit-variance t(ν) draws; chunk c
-    of the samples uses a copy of ``states[c]`` (the result does not depend on the threads)."""
+def t_power_sums(m, W, K, FL, FD, r, nu, states, chunk, n_mc):
+    """``out[k] = (Σz, Σz², Σz³, Σz⁴)`` of n_mc samples of m unit-variance t(ν) draws, the
+    tables ``W … nu`` of :func:`~mcref.kernels.variates.t_ziggurat` (ν) (ν = inf: normal draws);
+    chunk c of the samples uses a copy of ``states[c]`` (the result does not depend on the threads)."""
     out = np.empty((n_mc, 4))
     for c in prange(states.shape[0]):
         st = states[c].copy()
         b0 = c * chunk
         b1 = min(n_mc, b0 + chunk)
         if b0 < b1:
-            _chunk_t_sums(m, nu, st, b0, b1, out)
+            _chunk_t_sums(m, W, K, FL, FD, r, nu, st, b0, b1, out)
     return out

@@ -273,23 +273,10 @@ def multinomial_start(stack, m, n):
 
 
 @njit(**NJIT)
-def multinomial_leaf(st, stack, sp, w):
-    """Next leaf, in cell order, of the equal-probability multinomial (docs/methods.md, "Bootstrap").
-
-    The ``k`` draws that fall in cells ``[lo, hi)`` split between its left part (``a``
-    cells, a multiple of the leaf size 2**LEAF_BITS) and the rest as Binomial(k, a/(hi − lo))
-    (:func:`binomial_rational`); given the split, each part's draws are again i.i.d.
-    uniform over it, so splitting down to leaves and drawing each leaf's ``k`` cells
-    there gives exactly the counts of ``n`` i.i.d. uniform draws over all cells: a
-    bootstrap resample as multiplicities. A full leaf (2**LEAF_BITS cells) takes 8-bit
-    fields of 64-bit words, the last, shorter leaf Lemire's bounded draws. The leaves come
-    out left to right and ``w[lo:hi]`` is written only then, so memory is touched in
-    order, in cache-sized pieces, whatever M.
-
-    ``stack`` (STACK_ROWS, 3) holds pending ``(lo, hi, k)``; ``st`` is a state tuple.
-    Returns ``(lo, hi, sp, st)``: ``w[lo:hi]`` now holds the leaf's counts; stop when
-    ``sp == 0``.
-    """
+def multinomial_split(st, stack, sp):
+    """Split the pending cells of :func:`multinomial_leaf` down to its next leaf: returns
+    ``(lo, hi, k, sp, st)``, the leaf's cells ``[lo, hi)`` and the ``k`` draws that fall in
+    them, to be placed by :func:`leaf_counts`."""
     leaf = np.int64(1) << LEAF_BITS
     while True:
         sp -= 1
@@ -298,7 +285,7 @@ def multinomial_leaf(st, stack, sp, w):
         k = stack[sp, 2]
         d = hi - lo
         if d <= leaf:
-            break
+            return lo, hi, k, sp, st
         a = (((d >> LEAF_BITS) + 1) >> 1) << LEAF_BITS  # half of the full leaves, rounded up
         kl, st = binomial_rational(st, k, a, d)
         stack[sp, 0] = lo + a  # right part below the left one: the left is popped first
@@ -308,7 +295,15 @@ def multinomial_leaf(st, stack, sp, w):
         stack[sp + 1, 1] = lo + a
         stack[sp + 1, 2] = kl
         sp += 2
-    seg = w[lo:hi]
+
+
+@njit(**NJIT)
+def leaf_counts(st, k, seg):
+    """``seg`` (a leaf's ``hi − lo`` cells) = the counts of ``k`` i.i.d. uniform draws over its
+    cells: 8-bit fields of 64-bit words for a full leaf (2**LEAF_BITS cells), Lemire's bounded
+    draws for the last, shorter one. Returns the state tuple."""
+    leaf = np.int64(1) << LEAF_BITS
+    d = seg.shape[0]
     seg[:] = 0
     if d == leaf:
         fields = 64 // LEAF_BITS
@@ -320,6 +315,28 @@ def multinomial_leaf(st, stack, sp, w):
             k -= fields
     else:
         st = lemire_fill(st, d, k, seg, True)
+    return st
+
+
+@njit(**NJIT)
+def multinomial_leaf(st, stack, sp, w):
+    """Next leaf, in cell order, of the equal-probability multinomial (docs/methods.md, "Bootstrap").
+
+    The ``k`` draws that fall in cells ``[lo, hi)`` split between its left part (``a``
+    cells, a multiple of the leaf size 2**LEAF_BITS) and the rest as Binomial(k, a/(hi − lo))
+    (:func:`binomial_rational`); given the split, each part's draws are again i.i.d.
+    uniform over it, so splitting down to leaves and drawing each leaf's ``k`` cells
+    there gives exactly the counts of ``n`` i.i.d. uniform draws over all cells: a
+    bootstrap resample as multiplicities (:func:`multinomial_split`, :func:`leaf_counts`).
+    The leaves come out left to right and ``w[lo:hi]`` is written only then, so memory is
+    touched in order, in cache-sized pieces, whatever M.
+
+    ``stack`` (STACK_ROWS, 3) holds pending ``(lo, hi, k)``; ``st`` is a state tuple.
+    Returns ``(lo, hi, sp, st)``: ``w[lo:hi]`` now holds the leaf's counts; stop when
+    ``sp == 0``.
+    """
+    lo, hi, k, sp, st = multinomial_split(st, stack, sp)
+    st = leaf_counts(st, k, w[lo:hi])
     return lo, hi, sp, st
 
 

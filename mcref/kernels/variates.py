@@ -52,6 +52,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -71,21 +72,42 @@ def _tail_area(r: float) -> float:
     return math.sqrt(0.5 * math.pi) * math.erfc(r / math.sqrt(2.0))
 
 
-def _layers_for(r: float, n: int) -> tuple[list[float], float, float]:
-    """Edges X[0..n−1] for tail start ``r``, the common area v, and the closure residual
-    f(X[n−1]) + v/X[n−1] − 1 (zero when the top layer has area v exactly), f = exp(−x²/2).
-
-    f(X[i+1]) − 1 = expm1(−X[i]²/2) + v/X[i] and X[i+1] = √(−2 log1p(·)) keep full
-    precision near the top, where f → 1.
-    """
-    v = r * math.exp(-0.5 * r * r) + _tail_area(r)
-    x = [v / math.exp(-0.5 * r * r), r]
+def _layers(r: float, n: int, f, fm1, inv_m1, tail) -> tuple[list[float], float, float]:
+    """Edges X[0..n−1] of an n-layer ziggurat of the decreasing density f on [0, ∞) (f(0) = 1)
+    for tail start ``r``, the common area v, and the closure residual f(X[n−1]) + v/X[n−1] − 1
+    (zero when the top layer has area v exactly). ``fm1`` = f − 1 and ``inv_m1`` (y − 1 ↦
+    f⁻¹(y)) keep full precision near the top, where f → 1; ``tail(r)`` = ∫_r^∞ f."""
+    v = r * f(r) + tail(r)
+    x = [v / f(r), r]
     for _ in range(1, n - 1):
-        ym1 = math.expm1(-0.5 * x[-1] ** 2) + v / x[-1]
+        ym1 = fm1(x[-1]) + v / x[-1]
         if ym1 >= 0.0:  # r too small: the layers reach the top too early
             return x, v, math.inf
-        x.append(math.sqrt(-2.0 * math.log1p(ym1)))
-    return x, v, math.expm1(-0.5 * x[-1] ** 2) + v / x[-1]
+        x.append(inv_m1(ym1))
+    return x, v, fm1(x[-1]) + v / x[-1]
+
+
+def _layers_for(r: float, n: int) -> tuple[list[float], float, float]:
+    """:func:`_layers` of f = exp(−x²/2): f(X[i+1]) − 1 = expm1(−X[i]²/2) + v/X[i] and
+    X[i+1] = √(−2 log1p(·))."""
+    return _layers(r, n, lambda x: math.exp(-0.5 * x * x), lambda x: math.expm1(-0.5 * x * x),
+                   lambda ym1: math.sqrt(-2.0 * math.log1p(ym1)), _tail_area)
+
+
+def _closing_r(layers, lo: float) -> float:
+    """The tail start r at which ``layers(r)`` closes its top layer (bisection; the residual is
+    positive below that r and negative above)."""
+    hi = 2.0 * lo
+    while layers(hi)[2] > 0.0:
+        lo, hi = hi, 2.0 * hi
+    while True:
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            return hi
+        if layers(mid)[2] > 0.0:
+            lo = mid
+        else:
+            hi = mid
 
 
 def ziggurat_tables(n: int = N_LAYERS) -> tuple[np.ndarray, np.ndarray, float, float]:
@@ -124,6 +146,41 @@ _K = np.floor(_X[1:] / _X[:N_LAYERS] * _TWO53).astype(np.uint64)
 _FL = _F[:N_LAYERS].copy()  # wedge bottom F[i]
 _FD = _F[1:] - _F[:N_LAYERS]  # wedge height F[i+1] − F[i]
 _INV_R = 1.0 / ZIG_R
+
+
+@functools.lru_cache(maxsize=16)
+def t_ziggurat(nu: float) -> tuple:
+    """The 256-layer ziggurat of Student's t(ν), ν > 0, for :func:`t_fast` and :func:`fill_t`:
+    ``(W, K, FL, FD, r, nu)`` as the normal's tables (:func:`ziggurat_tables`: signed step per
+    unit of j, fast-acceptance bound, wedge bottom and height), for the unnormalized density
+    f(x) = (1 + x²/ν)^(−(ν+1)/2), with the tail area ∫_r^∞ f = sf_t(r; ν)/c_ν,
+    c_ν = Γ((ν+1)/2)/(√(νπ) Γ(ν/2)) (:func:`scipy.special.stdtr`), and near the top
+    f − 1 = expm1(−(ν+1)/2 · log1p(x²/ν)), f⁻¹(y) = √(ν·expm1(−2/(ν+1) · log1p(y − 1))).
+    Built once per ν (cached); ν = inf gives the normal's tables."""
+    from scipy.special import gammaln, stdtr
+
+    nu = float(nu)
+    if nu == math.inf:  # the normal limit: its own tables (kernels draw the normal then)
+        return _W, _K, _FL, _FD, ZIG_R, nu
+    if not nu > 0.0 or not math.isfinite(nu):
+        raise ValueError(f"`nu` must be a positive number of degrees of freedom, got {nu!r}")
+    h = -0.5 * (nu + 1.0)
+    c_nu = math.exp(gammaln(0.5 * (nu + 1.0)) - gammaln(0.5 * nu)) / math.sqrt(nu * math.pi)
+
+    def layers(r: float):
+        return _layers(r, N_LAYERS, lambda x: math.exp(h * math.log1p(x * x / nu)),
+                       lambda x: math.expm1(h * math.log1p(x * x / nu)),
+                       lambda ym1: math.sqrt(nu * math.expm1(math.log1p(ym1) / h)),
+                       lambda r: float(stdtr(nu, -r)) / c_nu)
+
+    r = _closing_r(layers, 2.0)
+    xs, _v, _ = layers(r)
+    X = np.array(xs + [0.0])
+    F = np.exp(h * np.log1p(X * X / nu))
+    F[0], F[N_LAYERS] = 0.0, 1.0
+    W = np.concatenate([X[:N_LAYERS], -X[:N_LAYERS]]) * _INV_TWO53
+    K = np.floor(X[1:] / X[:N_LAYERS] * _TWO53).astype(np.uint64)
+    return W, K, F[:N_LAYERS].copy(), F[1:] - F[:N_LAYERS], r, nu
 
 
 # ---- xoshiro256** on a register state: one implementation, in .rng --------------------
@@ -334,4 +391,63 @@ def fill_gamma(s, a, out):
             w, st = _step(st)
             g = _boost(g, w, inv_a)
         flat[n] = g
+    _store(s, st)
+
+
+# ---- Student t ---------------------------------------------------------------------------
+@njit(**NJIT, inline="always")
+def _t_body(st, w, W, K, FL, FD, r, nu):
+    """Student t(ν) from the attempt word ``w``, the state tuple and the tables of
+    :func:`t_ziggurat` (passed one by one: a tuple argument costs reference counting per
+    call): (x, new state). The normal's ziggurat (:func:`_normal_body`) on the
+    density f(x) = (1 + x²/ν)^(−(ν+1)/2): a wedge accepts when F[i] + U·(F[i+1] − F[i]) < f(x);
+    the base layer takes the exact tail beyond r by rejection from h(x) ∝ x(1 + x²/ν)^(−(ν+2)/2),
+    drawn by inversion, X = √(ν((1 + r²/ν)·U^(−2/ν) − 1)), and accepted with probability
+    √(1/X² + 1/ν)/√(1/r² + 1/ν) (f/h = √(1/x² + 1/ν), decreasing: the analogue of Marsaglia's
+    normal tail method)."""
+    while True:
+        k = np.int64(w & uint64(0x1FF))
+        j = w >> uint64(11)
+        x = np.float64(np.int64(j)) * W[k]
+        i = k & 0xFF
+        if j < K[i]:
+            return x, st
+        if i == 0:
+            a = 1.0 + r * r / nu
+            top = math.sqrt(1.0 / (r * r) + 1.0 / nu)
+            while True:
+                w1, st = _step(st)
+                w2, st = _step(st)
+                t = math.sqrt(nu * (a * math.exp(-2.0 / nu * math.log(_unit_open(w1))) - 1.0))
+                if _unit(w2) * top < math.sqrt(1.0 / (t * t) + 1.0 / nu):
+                    break
+            return (t if k < 256 else -t), st
+        w1, st = _step(st)
+        if FL[i] + _unit(w1) * FD[i] < math.exp(-0.5 * (nu + 1.0) * math.log1p(x * x / nu)):
+            return x, st
+        w, st = _step(st)
+
+
+@njit(**NJIT)
+def _t_slow(st, w, W, K, FL, FD, r, nu):
+    """Out-of-line :func:`_t_body`, for a word that failed the fast test (~2 %)."""
+    return _t_body(st, w, W, K, FL, FD, r, nu)
+
+
+@njit(**NJIT)
+def fill_t(s, W, K, FL, FD, r, nu, out):
+    """Fill C-contiguous float64 ``out`` (1-D) with i.i.d. Student t(ν): ``fill_t(s,
+    *t_ziggurat(nu), out)``; advances the state array ``s``. The fast path (one 64-bit word per
+    accepted attempt, as the normal's) is written in the loop and the rest is :func:`_t_slow`:
+    an inlined function of the table arrays would pay reference counting on every draw. Kernels
+    that need t variates fill a small buffer with it (the cost of the call is amortized)."""
+    st = _load(s)
+    for n in range(out.shape[0]):
+        w, st = _step(st)
+        j = w >> uint64(11)
+        if j < K[w & uint64(0xFF)]:
+            out[n] = np.float64(np.int64(j)) * W[w & uint64(0x1FF)]
+        else:
+            x, st = _t_slow(st, w, W, K, FL, FD, r, nu)
+            out[n] = x
     _store(s, st)
