@@ -41,6 +41,11 @@ Run::
     python benchmarks/bench_validate.py --ms 1e4,1e5,1e6        # the defaults
     python benchmarks/bench_validate.py --m7                    # adds 1e7 and the CLI row
     python benchmarks/bench_validate.py --ms 1e7 --n-boot 200 --n-mc 100 --dists permutation
+    python benchmarks/bench_validate.py --ms 1e7 --data-seed 1      # another data set
+
+The sequential tests' repeats depend on the data (a p near α runs towards the cap): the
+phase line prints the permutation repeats and the scale-test replicates that ran, and
+``--data-seed`` draws other sets of the same M.
 
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
@@ -109,7 +114,7 @@ def floor_ns(m: int, target_s: float = 0.3) -> float:
 
 
 # ---------------------------------------------------------------------------------------------- child
-def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None) -> dict:
+def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None, data_seed: int | None = None) -> dict:
     import warnings
 
     import numba
@@ -155,7 +160,7 @@ def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None)
     saved = {name: getattr(V, name) for _, name in PHASES}
     for phase, name in PHASES:
         setattr(V, name, wrap(phase, saved[name]))
-    rng = np.random.default_rng(m)
+    rng = np.random.default_rng(m if data_seed is None else [m, data_seed])  # --data-seed: another set
     u = rng.lognormal(0.0, 0.5, m)
     E = u * rng.standard_normal(m)
     data = proc_status("VmRSS")
@@ -170,12 +175,13 @@ def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None)
     return {"M": m, "seconds": seconds, "base_mib": base, "data_mib": data, "peak_mib": peak,
             "exact_peak": exact_peak, "floor_ns": fl, "threads": numba.get_num_threads(), "n_boot": res.n_boot,
             "n_mc": res.n_mc, "dists": list(res.dists), "phases": acc,
-            "n_perm": res.rounds.n_perm if res.rounds is not None else None}
+            "n_perm": res.rounds.n_perm if res.rounds is not None else None,
+            "n_scale": res.rounds.n_scale if res.rounds is not None else None}
 
 
 def run_child(m: int, args) -> dict:
     cmd = [sys.executable, __file__, "--child", str(m)]
-    for opt in ("n_boot", "n_mc", "dists"):
+    for opt in ("n_boot", "n_mc", "dists", "data_seed"):
         v = getattr(args, opt)
         if v is not None:
             cmd += ["--" + opt.replace("_", "-"), str(v)]
@@ -202,6 +208,8 @@ def print_row(r: dict) -> None:
     rest = r["seconds"] - sum(p["s"] for k, p in ph.items() if not (k == "scale" and ph["rounds"]["s"] > 0))
     parts = "  ".join(f"{k} {v['s']:.3g}s/{v['peak']:.0f}" for k, v in ph.items() if v["s"] > 0)
     run = f"  permutation repeats run {r['n_perm']} of {r['n_mc']}" if r.get("n_perm") is not None else ""
+    if r.get("n_scale"):
+        run += f", scale-test replicates {r['n_scale']}"
     print(f"{'':8s}   phases (s / peak MiB): {parts}  rest {rest:.3g}s{run}", flush=True)
 
 
@@ -267,11 +275,13 @@ def main() -> None:
     ap.add_argument("--n-boot", type=int, default=None, help="default: validate's (5000)")
     ap.add_argument("--n-mc", type=int, default=None, help="default: validate's default_n_mc(M)")
     ap.add_argument("--dists", default=None, help="comma-separated D (default: validate's)")
+    ap.add_argument("--data-seed", type=int, default=None,
+                    help="draw another data set of each M (default: the generator seeded by M alone)")
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
         dists = [d for d in args.dists.split(",") if d] if args.dists else None
-        print(json.dumps(child(args.child, args.n_boot, args.n_mc, dists)))
+        print(json.dumps(child(args.child, args.n_boot, args.n_mc, dists, args.data_seed)))
         return
     from _common import machine
 
