@@ -529,35 +529,83 @@ def test_validate_conditional_rule_adds_its_d():
     assert e.joint.p == e.joint.p_consistency and e.joint.p_scale is None
 
 
-def _permutations(n: int, n_draws: int, seed: int) -> np.ndarray:
-    from mcref.kernels.rng import permute_into, seed_state
+def _permutations(n: int, n_draws: int, seed: int, bits: int = 0) -> np.ndarray:
+    """``n_draws`` shuffles of 0, …, n − 1 by the in-kernel shuffle: :func:`permute_into`
+    (``bits`` = 0) or :func:`permute_blocked` with 2**bits buckets."""
+    from mcref.kernels.rng import permute_blocked, permute_into, seed_state
 
     st = seed_state(np.random.SeedSequence(seed))
     src = np.arange(float(n))
     out = np.empty((n_draws, n))
+    lab, cnt = np.empty(n, dtype=np.uint8), np.empty(2 << max(bits, 1), dtype=np.int64)
     for k in range(n_draws):
-        permute_into(st, src, out[k])
+        if bits:
+            permute_blocked(st, src, out[k], lab, cnt, bits)
+        else:
+            permute_into(st, src, out[k])
     return out
 
 
-def test_kernel_permutations_are_uniform():
-    """The in-kernel shuffle of the permutation D: each of the 4! = 24 orders of 4 items comes
-    with probability 1/24 (χ² goodness of fit on 48 000 shuffles), and in 20 000 shuffles of 50
-    items the first item lands in every position with probability 1/50 (χ², 49 df)."""
+@pytest.mark.parametrize("bits", [0, 1, 2, 8])
+def test_kernel_permutations_are_uniform(bits):
+    """The in-kernel shuffles of the permutation D (inside-out Fisher–Yates, and by buckets with
+    2, 4 or 256 buckets: several items per bucket, and empty buckets): each of the 4! = 24 orders
+    of 4 items comes with probability 1/24 (χ² goodness of fit on 48 000 shuffles), and in
+    20 000 shuffles of 50 items the first item lands in every position with probability 1/50
+    (χ², 49 df)."""
     from scipy import stats as st
 
-    x = _permutations(4, 48_000, seed=1)
+    x = _permutations(4, 48_000, seed=1, bits=bits)
     assert np.all(np.sort(x, axis=1) == np.arange(4.0))
     code = (x @ np.array([64.0, 16.0, 4.0, 1.0])).astype(int)
     counts = np.unique(code, return_counts=True)[1]
     assert counts.size == 24
     assert st.chisquare(counts).pvalue > 1e-4
-    y = _permutations(50, 20_000, seed=2)
+    y = _permutations(50, 20_000, seed=2, bits=bits)
+    assert np.all(np.sort(y, axis=1) == np.arange(50.0))
     pos = np.argmax(y == 0.0, axis=1)
     assert st.chisquare(np.bincount(pos, minlength=50)).pvalue > 1e-4
     # consecutive shuffles are independent: the pair (position in draw k, in draw k + 1) is uniform on 50²/25 cells
     pair = (pos[:-1] // 10) * 5 + pos[1:] // 10
     assert st.chisquare(np.bincount(pair, minlength=25)).pvalue > 1e-4
+    # two items' relative order and distance: item 1 follows item 0 in half the shuffles
+    after = np.argmax(y == 1.0, axis=1) > pos
+    assert abs(after.mean() - 0.5) < 4 * math.sqrt(0.25 / after.size)
+
+
+def test_permute_any_is_the_shuffle_of_its_size():
+    """Below BLOCKED_MIN values permute_any is permute_into, from there on permute_blocked with
+    2**BUCKET_BITS buckets (the same draws), and the large shuffle is a permutation whose first
+    item lands in each fifth of the positions with probability 1/5."""
+    from scipy import stats as st
+
+    from mcref.kernels.rng import (BLOCKED_MIN, BUCKET_BITS, permute_any, permute_blocked, permute_into,
+                                   permute_scratch, seed_state)
+
+    for n in (1000, BLOCKED_MIN):
+        src = np.arange(float(n))
+        a, b = np.empty(n), np.empty(n)
+        s1 = seed_state(np.random.SeedSequence(7))
+        s2 = s1.copy()
+        lab, cnt = permute_scratch(n)
+        assert lab.size == (n if n >= BLOCKED_MIN else 0)
+        permute_any(s1, src, a, lab, cnt)
+        if n < BLOCKED_MIN:
+            permute_into(s2, src, b)
+        else:
+            permute_blocked(s2, src, b, np.empty(n, dtype=np.uint8), np.empty(2 << BUCKET_BITS, dtype=np.int64),
+                            BUCKET_BITS)
+        assert np.array_equal(a, b) and np.array_equal(s1, s2) and np.array_equal(np.sort(a), src)
+    n = BLOCKED_MIN
+    src = np.arange(float(n))
+    st_ = seed_state(np.random.SeedSequence(8))
+    lab, cnt = permute_scratch(n)
+    out = np.empty(n)
+    where = []
+    for _ in range(100):
+        permute_any(st_, src, out, lab, cnt)
+        where.append(int(np.argmax(out == 0.0)) * 5 // n)
+    assert st.chisquare(np.bincount(where, minlength=5)).pvalue > 1e-4
 
 
 def test_permutation_d_p_value_is_exact_on_a_tiny_set():

@@ -15,7 +15,7 @@ from numba import njit
 from ._config import NJIT
 from .fastrank import spearman_fixed_u
 from .generative import PERMUTATION, mixing_df, transform
-from .rng import permute_into
+from .rng import permute_any, permute_scratch
 from .units import exchange_levels, permute_units_into
 from .variates import fill_gamma, fill_normal
 from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_mean_code, pack_sums
@@ -34,7 +34,8 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
     for all D** (common random numbers), and for each t(ν) or normp(p) D, v ~ χ²_k =
     2·Gamma(k/2), k = :func:`.generative.mixing_df`, from its own ``vstates[d]`` (``nus[d]``
     is the D's parameter, ν or p); the permutation D is ε = a uniformly random permutation of
-    ``perm`` (the data's Z), shuffled from its own ``vstates[d]`` (:func:`.rng.permute_into`),
+    ``perm`` (the data's Z), shuffled from its own ``vstates[d]`` (:func:`.rng.permute_any`:
+    by buckets from 2²¹ values on),
     and draws no normals. With permutation units (``pust`` non-empty: dependent rows, groups or
     blocks along an order) the permutation D moves whole units of ``perm`` (the data's Z in
     u-sorted order) among the units of equal size instead
@@ -67,6 +68,7 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
     su2b = np.empty(starts.shape[0] - 1)
     xlab_l = np.empty((xlab.shape[0], nl), dtype=np.int64)
     xacc_l = np.empty_like(xacc0)
+    plab, pcnt = permute_scratch(perm.shape[0] if pust.shape[0] == 0 and nl == 0 else 0)
     need_z = False  # the permutation D alone draws no normals
     for d in range(dcodes.shape[0]):
         if dcodes[d] != PERMUTATION:
@@ -89,7 +91,7 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
                 if pust.shape[0] > 0:
                     permute_units_into(vstates[d], perm, pmem, pust, pcst, puid, pscr, eps)
                 else:
-                    permute_into(vstates[d], perm, eps)
+                    permute_any(vstates[d], perm, eps, plab, pcnt)
             else:
                 vr = vbuf[0]
                 df = mixing_df(dcodes[d], nus[d])

@@ -194,6 +194,102 @@ def permute_into(s, src, out):
     store_state(s, st)
 
 
+#: from this many values on (16 MB of float64, beyond the caches), :func:`permute_any` draws by
+#: buckets (:func:`permute_blocked`: 11 ns per value at 10⁷ against 21 ns for :func:`permute_into`,
+#: which is faster while the array is in cache; 2-core VM)
+BLOCKED_MIN = 1 << 21
+#: :func:`permute_blocked`'s buckets: 2**BUCKET_BITS (256: a bucket of 10⁷ values fits in L2)
+BUCKET_BITS = 8
+
+
+@njit(**NJIT)
+def _shuffle_in_place(st, a, lo, hi):
+    """Fisher–Yates (Durstenfeld) on ``a[lo:hi]`` in place, for i = hi−1 … lo+1 swap a[i]
+    with a[lo + j], j uniform in [0, i − lo] (Lemire on 32-bit halves, low half first, with
+    rejection: exact). Returns the state tuple."""
+    mask = uint64(0xFFFFFFFF)
+    r = uint64(0)
+    halves = 0
+    i = hi - 1
+    while i > lo:
+        if halves == 0:
+            r, st = step(st)
+            halves = 2
+        x = r & mask
+        r >>= uint64(32)
+        halves -= 1
+        b = uint64(i - lo + 1)
+        prod = x * b
+        low = prod & mask
+        if low < b and low < ((uint64(1) << uint64(32)) % b):
+            continue  # rejected: a fresh half for the same i
+        j = lo + np.int64(prod >> uint64(32))
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+        i -= 1
+    return st
+
+
+@njit(**NJIT)
+def permute_blocked(s, src, out, lab, cnt, bits):
+    """``out`` = a uniformly random permutation of ``src`` by buckets (Rao 1961; Sandelius
+    1962): each value goes to one of K = 2**bits buckets independently and uniformly
+    (``bits``-bit fields of 64-bit words, ``bits`` dividing 64), the buckets are laid out in
+    order (``out`` written through K sequential streams) and each is shuffled in place
+    (:func:`_shuffle_in_place`), in cache. Every permutation has probability exactly 1/n!:
+    given the buckets' sizes, the assignment of values to buckets is a uniform random
+    arrangement and each bucket's order an independent uniform permutation. Two sequential
+    passes and K in-cache shuffles instead of n random accesses over all of ``out``.
+    ``lab`` (uint8, n) and ``cnt`` (int64, 2K) are scratch; advances the state array ``s``."""
+    n = src.shape[0]
+    k = np.int64(1) << bits
+    fields = 64 // bits
+    fmask = uint64(k - 1)
+    st = load_state(s)
+    cnt[:] = 0
+    i = 0
+    while i < n:
+        r, st = step(st)
+        for t in range(min(fields, n - i)):
+            b = np.int64((r >> uint64(bits * t)) & fmask)
+            lab[i] = b
+            cnt[b + 1] += 1
+            i += 1
+    for b in range(k - 1):
+        cnt[b + 1] += cnt[b]  # bucket b starts at cnt[b]
+    pos = cnt[k:]
+    pos[:] = cnt[:k]
+    for i in range(n):
+        b = lab[i]
+        out[pos[b]] = src[i]
+        pos[b] += 1
+    for b in range(k):
+        st = _shuffle_in_place(st, out, cnt[b], pos[b])
+    store_state(s, st)
+
+
+@njit(**NJIT)
+def permute_any(s, src, out, lab, cnt):
+    """A uniformly random permutation of ``src`` into ``out``: :func:`permute_into` below
+    :data:`BLOCKED_MIN` values (the array is in cache), :func:`permute_blocked` with
+    2**:data:`BUCKET_BITS` buckets from there on (``lab``: uint8 of ``src``'s size, ``cnt``:
+    int64 of 2**(BUCKET_BITS + 1); :func:`permute_scratch`)."""
+    if src.shape[0] < BLOCKED_MIN:
+        permute_into(s, src, out)
+    else:
+        permute_blocked(s, src, out, lab, cnt, BUCKET_BITS)
+
+
+@njit(**NJIT)
+def permute_scratch(n):
+    """The scratch ``(lab, cnt)`` of :func:`permute_any` for ``n`` values (empty below
+    :data:`BLOCKED_MIN`)."""
+    big = n >= BLOCKED_MIN
+    return (np.empty(n if big else 0, dtype=np.uint8),
+            np.empty((np.int64(2) << BUCKET_BITS) if big else 0, dtype=np.int64))
+
+
 @njit(**NJIT)
 def fill_indices(s, n, out):
     """Fill ``out`` with i.i.d. uniform integers in ``[0, n)`` (see :func:`bounded_draws`)."""
