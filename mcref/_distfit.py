@@ -186,18 +186,19 @@ class TFit:
 
 
 def _t_loglik_grad(nu: float, mu: float, sigma: float, z: np.ndarray) -> tuple[float, np.ndarray]:
-    """Log-likelihood and its gradient in (ν, μ, σ)."""
+    """Log-likelihood and its gradient in (ν, μ, σ); the sums over z in one parallel pass
+    (:func:`mcref.kernels.fit.t_loglik_sums`: no M-sized temporaries, the same bits on any
+    thread count)."""
+    from .kernels.fit import t_loglik_sums
+
     n = z.size
-    r = (z - mu) / sigma
-    r2 = r * r
-    q = np.log1p(r2 / nu)
+    sq, sw, sr = t_loglik_sums(z, float(nu), float(mu), float(sigma))
     ll = n * (special.gammaln(0.5 * (nu + 1)) - special.gammaln(0.5 * nu) - 0.5 * math.log(nu * math.pi)
-              - math.log(sigma)) - 0.5 * (nu + 1) * q.sum()
-    w = r2 / (nu + r2)
+              - math.log(sigma)) - 0.5 * (nu + 1) * sq
     g_nu = 0.5 * n * (special.digamma(0.5 * (nu + 1)) - special.digamma(0.5 * nu) - 1.0 / nu) \
-        - 0.5 * q.sum() + 0.5 * (nu + 1) / nu * w.sum()
-    g_mu = (nu + 1) / sigma * np.sum(r / (nu + r2))
-    g_sigma = (-n + (nu + 1) * w.sum()) / sigma
+        - 0.5 * sq + 0.5 * (nu + 1) / nu * sw
+    g_mu = (nu + 1) / sigma * sr
+    g_sigma = (-n + (nu + 1) * sw) / sigma
     return float(ll), np.array([g_nu, g_mu, g_sigma])
 
 

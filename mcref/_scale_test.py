@@ -77,8 +77,9 @@ __all__ = ["ScaleTest", "bootstrap_sums", "scale_test", "rce_test", "tail_ratio"
 SCALE_TESTED = {"ZMS": 1.0, "NLL": 1.0, "MZ": 0.0, "VarZ": 1.0}
 #: per-part level of the Šidák combination of two parts at α = 0.05: 1 − √0.95
 ALPHA_SIDAK = 1.0 - math.sqrt(0.95)
-#: replicates per random stream of the resampling kernel
-CHUNK = 64
+#: replicates per random stream of the resampling kernel: 8, so that the sequential rounds' first
+#: 64 replicates are 8 chunks for the threads (at 64 per chunk a round of 64 ran on one thread)
+CHUNK = 8
 #: a fitted ν̂ beyond this is the normal D
 T_NORMAL_NU = 1e6
 
