@@ -33,7 +33,7 @@ from .kernels.units import boot_units_kernel, jack_units_kernel
 from .kernels.rng import chunk_states, keyed_states
 from .parallel import batch_ranges, map_chunks
 from ._dependence import Units, units_for
-from ._prepared import Prepared, prepare, prepare_for
+from ._prepared import Prepared, prepare, prepare_for, tie_starts
 from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
 
 
@@ -321,38 +321,19 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
     if not _jackknife_quadratic(inf, prep):
         if inf.kind == "mean":
             K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, out)
-        elif inf.kind == "rank":  # O(M log M): sums over sorted groups and a Fenwick tree
-            ae = np.abs(prep.E)
-            if prep.eord.size == prep.M:  # the tie runs of u and |E| are cut already: no sort, no rankdata
-                K.jack_cc_fast_kernel(prep.u, ae, _run_ranks(prep.ugs), _run_ranks(prep.egs, prep.eord), out)
-            else:
-                K.jack_cc_fast_kernel(prep.u, ae, _avg_ranks(prep.u), _avg_ranks(ae), out)
+        elif inf.kind == "rank":  # O(M log M): sums over the prepared tie runs and a Fenwick tree
+            if prep.eord.size == prep.M:  # the order and tie runs of |E| are prepared: no sort
+                K.jack_cc_fast_kernel(prep.ugs, prep.eord, prep.egs, out)
+            else:  # prepared without them (ranks=False): the order and runs that prepare makes
+                ae = np.abs(prep.E)
+                eord = np.argsort(ae, kind="stable").astype(np.int32)
+                K.jack_cc_fast_kernel(prep.ugs, eord, tie_starts(ae[eord]), out)
         else:
             K.jack_binned_kernel(inf.code, bin_starts(prep.M - 1, prep.n_bins), prep.u2, prep.E2, prep.z2, out)
         return out
     sess = progress if progress is not None else _progress.Session(False)
     with sess.phase(f"jackknife {inf.name}", prep.M, "point") as phase:
         _jack_adaptive(inf.name, prep, out, phase)
-    return out
-
-
-def _avg_ranks(x: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata
-
-    return rankdata(x, method="average").astype(np.float64)
-
-
-def _run_ranks(gs: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
-    """The average 1-based ranks of a sorted array from the starts ``gs`` of its runs of equal
-    values (:func:`mcref._prepared.tie_starts`): (s + 1 + e)/2 on the run [s, e), exactly
-    ``scipy.stats.rankdata(method="average")`` (half-integers, exact in float64), without its
-    sort and its M-sized temporaries. ``order``: the sorting positions (``Prepared.eord``), so
-    that ``out[order[k]]`` is the rank of the k-th smallest value."""
-    r = np.repeat(0.5 * (gs[:-1] + 1 + gs[1:]), np.diff(gs))
-    if order is None:
-        return r
-    out = np.empty_like(r)
-    out[order] = r
     return out
 
 
