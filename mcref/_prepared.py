@@ -39,20 +39,21 @@ def rank_slots(eord: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def tie_starts(sorted_values: np.ndarray) -> np.ndarray:
-    """Starts of the runs of equal values in a sorted array, with the length appended."""
+    """Starts of the runs of equal values in a sorted array, with the length appended; int32
+    below 2**31 values (positions, read as indices and counts only: half the memory)."""
     m = sorted_values.size
     brk = np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1
-    return np.concatenate(([0], brk, [m])).astype(np.int64)
+    return np.concatenate(([0], brk, [m])).astype(np.int32 if m < 2**31 else np.int64)
 
 
 @dataclass(frozen=True)
 class Prepared:
     """A dataset sorted by u (stable) with everything the kernels need (computed once).
 
-    ``order`` maps sorted positions to input indices (int32, as ``eord``: M < 2**31, and
-    neither reaches a kernel). ``eord`` is the stable order of |E| over sorted positions and
-    ``egs``/``ugs`` the starts of the tie groups of |E| and u; ``slot``/``eslot`` place the
-    points for the rank pass (:func:`rank_slots`).
+    ``order`` maps sorted positions to input indices (int32, as ``eord``: M < 2**31). ``eord``
+    is the stable order of |E| over sorted positions and ``egs``/``ugs`` the starts of the tie
+    groups of |E| and u (int32, :func:`tie_starts`); ``slot``/``eslot`` place the points for
+    the rank pass (:func:`rank_slots`).
     ``starts`` are the equal-count bin starts (None when no binned statistic).
     """
 
@@ -140,7 +141,7 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     return Prepared(
         order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),
         zshift=float(np.mean(z)), starts=starts, ugs=tie_starts(us), eord=eord,
-        egs=tie_starts(ae[eord]) if ranks else np.array([0, m], dtype=np.int64), n_bins=nb, binning=binning, log=log,
+        egs=tie_starts(ae[eord]) if ranks else np.array([0, m], dtype=np.int32), n_bins=nb, binning=binning, log=log,
         n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count), slot=slot, eslot=eslot,
     )
 
