@@ -464,8 +464,9 @@ def unit_jackknife(infos: Sequence[StatInfo], prep: Prepared, units: Units) -> n
     ⌊(M − n_j)·b/N + ½⌋; O(M) per unit (:func:`mcref.kernels.units.jack_units_kernel`)."""
     codes = np.array([i.code for i in infos], dtype=np.int64)
     out = np.empty((codes.size, units.n_units))
+    slot, eslot = prep.slots()
     jack_units_kernel(codes, units.gid, units.sizes, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2,
-                      prep.n_bins, prep.ugs, prep.slot, prep.eslot, prep.egs, out)
+                      prep.n_bins, prep.ugs, slot, eslot, prep.egs, out)
     return out
 
 
@@ -474,10 +475,11 @@ def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: in
     in batches of chunks (Ctrl-C, progress)."""
     part = np.empty((codes.size, n_boot))
     ties = prep.tie_groups if np.any(codes >= K.ENCE) else np.empty((0, 2), dtype=np.int64)
+    slot, eslot = prep.slots()
     for c0, c1 in batch_ranges(states.shape[0], 4.0 * CHUNK * prep.M, progress=phase.chunks(CHUNK)):
         boot_units_kernel(codes, units.kernel_kind, units.scheme, units.block_length, units.gid, units.opos,
                           units.n_units, states[c0:c1], tstates[c0:c1], CHUNK, ties, prep.z, prep.zshift, prep.z2,
-                          prep.E2, prep.u2, prep.lnu2, prep.n_bins, prep.ugs, prep.slot, prep.eslot, prep.egs,
+                          prep.E2, prep.u2, prep.lnu2, prep.n_bins, prep.ugs, slot, eslot, prep.egs,
                           part[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
     return part
 
@@ -500,14 +502,15 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
         elif prep.binning == "adaptive" and any(i.binned for i in infos):
             _boot_rebinned(infos, E, u, prep, states, boot, phase.chunks(CHUNK))
         else:
-            args = prep.kernel_args()
             # returns to Python (Ctrl-C, progress) between batches
             if codes.size:
+                args, ties = prep.kernel_args(), prep.tie_groups  # once, not once per batch
                 part = np.empty((codes.size, n_boot))
                 for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size, progress=phase.chunks(CHUNK)):
-                    boot_kernel(codes, states[c0:c1], tstates[c0:c1], CHUNK, prep.tie_groups, *args,
+                    boot_kernel(codes, states[c0:c1], tstates[c0:c1], CHUNK, ties, *args,
                                 part[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
                 boot[bi] = part
+                del args  # the rank slots: not through the jackknife
             for k, uk in user:  # threads over chunks (serial kernels: fast to compile), same resamples
                 def one(c: int, t: int, k=k, uk=uk) -> None:
                     uk.boot(states[c:c + 1], tstates[c:c + 1], CHUNK, prep.E, prep.u, groups, prep.starts,
