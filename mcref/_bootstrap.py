@@ -33,7 +33,7 @@ from .kernels.units import boot_units_kernel, jack_units_kernel
 from .kernels.rng import chunk_states, keyed_states
 from .parallel import batch_ranges, map_chunks
 from ._dependence import Units, units_for
-from ._prepared import Prepared, prepare, prepare_for
+from ._prepared import Prepared, prepare, prepare_for, tie_starts
 from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
 
 
@@ -321,38 +321,19 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
     if not _jackknife_quadratic(inf, prep):
         if inf.kind == "mean":
             K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, out)
-        elif inf.kind == "rank":  # O(M log M): sums over sorted groups and a Fenwick tree
-            ae = np.abs(prep.E)
-            if prep.eord.size == prep.M:  # the tie runs of u and |E| are cut already: no sort, no rankdata
-                K.jack_cc_fast_kernel(prep.u, ae, _run_ranks(prep.ugs), _run_ranks(prep.egs, prep.eord), out)
-            else:
-                K.jack_cc_fast_kernel(prep.u, ae, _avg_ranks(prep.u), _avg_ranks(ae), out)
+        elif inf.kind == "rank":  # O(M log M): sums over the prepared tie runs and a Fenwick tree
+            if prep.eord.size == prep.M:  # the order and tie runs of |E| are prepared: no sort
+                K.jack_cc_fast_kernel(prep.ugs, prep.eord, prep.egs, out)
+            else:  # prepared without them (ranks=False): the order and runs that prepare makes
+                ae = np.abs(prep.E)
+                eord = np.argsort(ae, kind="stable").astype(np.int32)
+                K.jack_cc_fast_kernel(prep.ugs, eord, tie_starts(ae[eord]), out)
         else:
             K.jack_binned_kernel(inf.code, bin_starts(prep.M - 1, prep.n_bins), prep.u2, prep.E2, prep.z2, out)
         return out
     sess = progress if progress is not None else _progress.Session(False)
     with sess.phase(f"jackknife {inf.name}", prep.M, "point") as phase:
         _jack_adaptive(inf.name, prep, out, phase)
-    return out
-
-
-def _avg_ranks(x: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata
-
-    return rankdata(x, method="average").astype(np.float64)
-
-
-def _run_ranks(gs: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
-    """The average 1-based ranks of a sorted array from the starts ``gs`` of its runs of equal
-    values (:func:`mcref._prepared.tie_starts`): (s + 1 + e)/2 on the run [s, e), exactly
-    ``scipy.stats.rankdata(method="average")`` (half-integers, exact in float64), without its
-    sort and its M-sized temporaries. ``order``: the sorting positions (``Prepared.eord``), so
-    that ``out[order[k]]`` is the rank of the k-th smallest value."""
-    r = np.repeat(0.5 * (gs[:-1] + 1 + gs[1:]), np.diff(gs))
-    if order is None:
-        return r
-    out = np.empty_like(r)
-    out[order] = r
     return out
 
 
@@ -483,8 +464,9 @@ def unit_jackknife(infos: Sequence[StatInfo], prep: Prepared, units: Units) -> n
     ⌊(M − n_j)·b/N + ½⌋; O(M) per unit (:func:`mcref.kernels.units.jack_units_kernel`)."""
     codes = np.array([i.code for i in infos], dtype=np.int64)
     out = np.empty((codes.size, units.n_units))
+    slot, eslot = prep.slots()
     jack_units_kernel(codes, units.gid, units.sizes, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2,
-                      prep.n_bins, prep.ugs, prep.slot, prep.eslot, prep.egs, out)
+                      prep.n_bins, prep.ugs, slot, eslot, prep.egs, out)
     return out
 
 
@@ -493,10 +475,11 @@ def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: in
     in batches of chunks (Ctrl-C, progress)."""
     part = np.empty((codes.size, n_boot))
     ties = prep.tie_groups if np.any(codes >= K.ENCE) else np.empty((0, 2), dtype=np.int64)
+    slot, eslot = prep.slots()
     for c0, c1 in batch_ranges(states.shape[0], 4.0 * CHUNK * prep.M, progress=phase.chunks(CHUNK)):
         boot_units_kernel(codes, units.kernel_kind, units.scheme, units.block_length, units.gid, units.opos,
                           units.n_units, states[c0:c1], tstates[c0:c1], CHUNK, ties, prep.z, prep.zshift, prep.z2,
-                          prep.E2, prep.u2, prep.lnu2, prep.n_bins, prep.ugs, prep.slot, prep.eslot, prep.egs,
+                          prep.E2, prep.u2, prep.lnu2, prep.n_bins, prep.ugs, slot, eslot, prep.egs,
                           part[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
     return part
 
@@ -519,14 +502,15 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
         elif prep.binning == "adaptive" and any(i.binned for i in infos):
             _boot_rebinned(infos, E, u, prep, states, boot, phase.chunks(CHUNK))
         else:
-            args = prep.kernel_args()
             # returns to Python (Ctrl-C, progress) between batches
             if codes.size:
+                args, ties = prep.kernel_args(), prep.tie_groups  # once, not once per batch
                 part = np.empty((codes.size, n_boot))
                 for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size, progress=phase.chunks(CHUNK)):
-                    boot_kernel(codes, states[c0:c1], tstates[c0:c1], CHUNK, prep.tie_groups, *args,
+                    boot_kernel(codes, states[c0:c1], tstates[c0:c1], CHUNK, ties, *args,
                                 part[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
                 boot[bi] = part
+                del args  # the rank slots: not through the jackknife
             for k, uk in user:  # threads over chunks (serial kernels: fast to compile), same resamples
                 def one(c: int, t: int, k=k, uk=uk) -> None:
                     uk.boot(states[c:c + 1], tstates[c:c + 1], CHUNK, prep.E, prep.u, groups, prep.starts,

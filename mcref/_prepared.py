@@ -28,7 +28,7 @@ def rank_slots(eord: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Block b holds the |E| positions [b·B, (b + 1)·B), B = ``RANK_BLOCK``; ``slot[i]`` is
     the block of point i times B plus the rank of i, in u order, among that block's
-    points; ``eslot[k] = slot[eord[k]]`` lies in the block of k. Once per dataset.
+    points; ``eslot[k] = slot[eord[k]]`` lies in the block of k. Once per kernel run (:meth:`Prepared.slots`).
     """
     m = eord.size
     slot = np.empty(m, dtype=np.int32)  # M < 2**31: half the index traffic of int64
@@ -39,20 +39,22 @@ def rank_slots(eord: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def tie_starts(sorted_values: np.ndarray) -> np.ndarray:
-    """Starts of the runs of equal values in a sorted array, with the length appended."""
+    """Starts of the runs of equal values in a sorted array, with the length appended; int32
+    below 2**31 values (positions, read as indices and counts only: half the memory)."""
     m = sorted_values.size
     brk = np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1
-    return np.concatenate(([0], brk, [m])).astype(np.int64)
+    return np.concatenate(([0], brk, [m])).astype(np.int32 if m < 2**31 else np.int64)
 
 
 @dataclass(frozen=True)
 class Prepared:
     """A dataset sorted by u (stable) with everything the kernels need (computed once).
 
-    ``order`` maps sorted positions to input indices (int32, as ``eord``: M < 2**31, and
-    neither reaches a kernel). ``eord`` is the stable order of |E| over sorted positions and
-    ``egs``/``ugs`` the starts of the tie groups of |E| and u; ``slot``/``eslot`` place the
-    points for the rank pass (:func:`rank_slots`).
+    ``order`` maps sorted positions to input indices (int32, as ``eord``: M < 2**31). ``eord``
+    is the stable order of |E| over sorted positions and ``egs``/``ugs`` the starts of the tie
+    groups of |E| and u (int32, :func:`tie_starts`). The slots of CC's rank pass are not kept:
+    :meth:`slots` makes them from ``eord`` when a kernel reads them (0.5 s and 76 MiB at M = 10⁷,
+    held only while the bootstrap or an evaluation runs, not through a whole validate).
     ``starts`` are the equal-count bin starts (None when no binned statistic).
     """
 
@@ -70,8 +72,6 @@ class Prepared:
     eord: np.ndarray
     egs: np.ndarray
     n_bins: int
-    slot: np.ndarray = None
-    eslot: np.ndarray = None
     binning: str = "equal"
     log: bool = True
     n_bins_requested: int = 0
@@ -88,10 +88,19 @@ class Prepared:
         multi = np.flatnonzero(size > 1)
         return np.ascontiguousarray(np.stack([self.ugs[multi], self.ugs[multi + 1]], axis=1)).astype(np.int64)
 
+    def slots(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(slot, eslot)`` of CC's rank pass (:func:`rank_slots`), made from ``eord`` on each
+        call; two empty arrays when the order of |E| was not prepared (no CC)."""
+        if self.eord.size != self.M:
+            return np.empty(0, np.int32), np.empty(0, np.int32)
+        return rank_slots(self.eord)
+
     def kernel_args(self) -> tuple:
-        """Arguments shared by :func:`eval_weighted` and the bootstrap kernel."""
+        """Arguments shared by :func:`eval_weighted` and the bootstrap kernel (the rank slots
+        made here: call it once per kernel run, not once per batch)."""
+        slot, eslot = self.slots()
         return (self.z, self.zshift, self.z2, self.E2, self.u2, self.lnu2,
-                self.starts, self.ugs, self.slot, self.eslot, self.egs)
+                self.starts, self.ugs, slot, eslot, self.egs)
 
 
 def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int = 30, shrink: bool = False,
@@ -136,12 +145,11 @@ def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int 
     ae = np.abs(Es)
     # int32 (M < 2**31): read in Python only (rank slots, tie runs, the shape screen)
     eord = np.argsort(ae, kind="stable").astype(np.int32) if ranks else np.empty(0, dtype=np.int32)
-    slot, eslot = rank_slots(eord) if ranks else (np.empty(0, np.int32), np.empty(0, np.int32))
     return Prepared(
         order=order, E=Es, u=us, z=z, z2=z * z, E2=Es * Es, u2=us * us, lnu2=np.log(us * us),
         zshift=float(np.mean(z)), starts=starts, ugs=tie_starts(us), eord=eord,
-        egs=tie_starts(ae[eord]) if ranks else np.array([0, m], dtype=np.int64), n_bins=nb, binning=binning, log=log,
-        n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count), slot=slot, eslot=eslot,
+        egs=tie_starts(ae[eord]) if ranks else np.array([0, m], dtype=np.int32), n_bins=nb, binning=binning, log=log,
+        n_bins_requested=nb if n_bins is None else int(n_bins), min_count=int(min_count),
     )
 
 

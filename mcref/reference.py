@@ -272,7 +272,7 @@ def _fixed_u(us: np.ndarray, u2: np.ndarray, lnu2: np.ndarray, starts: np.ndarra
     """:class:`_FixedU` of the sorted ``us`` (``u2``, ``lnu2`` its squares and their logs) with
     bins ``starts`` and tie runs ``ugs``: the average 1-based rank of a run [s, e) is
     (s + 1 + e)/2, exactly as ``scipy.stats.rankdata``, so no second sort."""
-    rank = np.repeat(0.5 * (ugs[:-1] + 1 + ugs[1:]), np.diff(ugs))
+    rank = np.repeat(0.5 * (ugs[:-1] + 1.0 + ugs[1:]), np.diff(ugs))  # in float: int32 runs, no overflow
     xu = rank - 0.5 * (us.size + 1)
     return _FixedU(u=us, starts=starts, su2_bins=np.add.reduceat(u2, starts[:-1]), su2=float(u2.sum()),
                    slnu2=float(lnu2.sum()), xu=np.ascontiguousarray(xu), sxx=float(np.sum(xu * xu)))

@@ -634,6 +634,7 @@ def test_cc_jackknife_fast_equals_the_direct_update_and_spearmanr(ties):
     (every sum is of quarter-integers, exact in float64) and scipy's spearmanr on M − 1 points."""
     from scipy.stats import rankdata, spearmanr
 
+    from mcref._prepared import prepare
     from mcref.kernels.stats import jack_cc_fast_kernel
 
     rng = np.random.default_rng({"none": 1, "u": 2, "both": 3}[ties])
@@ -642,10 +643,11 @@ def test_cc_jackknife_fast_equals_the_direct_update_and_spearmanr(ties):
     E = u * rng.normal(size=m)
     if ties == "both":
         E = np.round(E, 1)
-    ae = np.abs(E)
+    prep = prepare(E, u, None)  # the kernel reads the u-sorted positions, the order and runs of |E|
+    u, ae = prep.u, np.abs(prep.E)
     ru, re = rankdata(u), rankdata(ae)
     out = np.empty(m)
-    jack_cc_fast_kernel(u, ae, ru, re, out)
+    jack_cc_fast_kernel(prep.ugs, prep.eord, prep.egs, out)
     np.testing.assert_array_equal(out, naive.jack_cc_direct(u, ae, ru, re))
     for j in rng.choice(m, 8, replace=False):
         assert out[j] == pytest.approx(spearmanr(np.delete(u, j), np.delete(ae, j)).statistic, rel=1e-12, abs=1e-14)

@@ -116,7 +116,7 @@ def test_resample_statistics_equal_the_statistic_on_the_expanded_data(labels):
     out = np.empty((CODES.size, 6))
     boot_units_kernel(CODES, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, states,
                       tstates, 64, np.empty((0, 2), np.int64), prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
-                      prep.lnu2, n_bins, prep.ugs, prep.slot, prep.eslot, prep.egs, out)
+                      prep.lnu2, n_bins, prep.ugs, *prep.slots(), prep.egs, out)
     w = np.empty((6, E.size), dtype=np.int64)
     n = np.empty(6, dtype=np.int64)
     unit_weights_into(states, 64, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, w, n)

@@ -429,8 +429,6 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
     return sxy / np.sqrt((cube - tu) * (cube - te)) * 12.0
 
 
-
-
 @njit(**NJIT)
 def finish_codes(codes, raw, s, acc, n_total, w, ugs, slot, eslot, egs, buf, out):
     """``out[k]`` = statistic ``codes[k]`` from the mean sums ``raw`` (:func:`mean_acc`), the
@@ -641,46 +639,52 @@ def jack_binned_kernel(code, starts_m1, u2, E2, z2, out):
         out[p] = finish_binned(code, acc, np.float64(m - 1))
 
 
-@njit(**NJIT)
-def _group_ids(order, v):
-    """Dense ids (0, 1, …) of the distinct values of ``v`` taken in ``order`` (ascending)."""
-    m = order.shape[0]
-    gid = np.empty(m, dtype=np.int64)
-    g = -1
-    prev = 0.0
-    for k in range(m):
-        i = order[k]
-        if k == 0 or v[i] != prev:
-            g += 1
-            prev = v[i]
-        gid[i] = g
-    return gid, g + 1
-
-
-@njit(**NJIT)
-def _above_and_tied(order, gid, n_groups, w):
-    """Per point i: Σ w over the points with a larger value, and Σ w over its tie group."""
-    m = order.shape[0]
-    gsum = np.zeros(n_groups)
-    for i in range(m):
-        gsum[gid[i]] += w[i]
-    above_g = np.zeros(n_groups)  # Σ w over the groups above g
+@njit(**NJIT_EXACT)
+def _above_and_tied(gs, pos, w, above, tied):
+    """Per point i: Σ w over the points with a larger value (``above[i]``) and over its tie
+    group (``tied[i]``). Group g (ascending values) holds the points ``pos[gs[g]:gs[g + 1]]``
+    (ascending: a stable order), or positions ``gs[g]..gs[g + 1] − 1`` for an empty ``pos``;
+    empty ``w``: w = 1. Each group's sum is taken over its points in ascending order, in
+    strict IEEE order (``NJIT_EXACT``), from the top group down."""
     acc = 0.0
-    for g in range(n_groups - 1, -1, -1):
-        above_g[g] = acc
-        acc += gsum[g]
-    above = np.empty(m)
-    tied = np.empty(m)
-    for i in range(m):
-        above[i] = above_g[gid[i]]
-        tied[i] = gsum[gid[i]]
-    return above, tied
+    ones = w.shape[0] == 0
+    direct = pos.shape[0] == 0
+    for g in range(gs.shape[0] - 2, -1, -1):
+        a = gs[g]
+        b = gs[g + 1]
+        t = 0.0
+        if ones:
+            t = np.float64(b - a)
+        else:
+            for k in range(a, b):
+                t += w[k if direct else pos[k]]
+        for k in range(a, b):
+            i = k if direct else pos[k]
+            above[i] = acc
+            tied[i] = t
+        acc += t
+
+
+@njit(**NJIT_EXACT)
+def _centred_ranks(gs, pos, mid, x):
+    """``x[i]`` = (s + 1 + e)/2 − ``mid`` on the tie run [s, e) of ``gs`` (points ``pos`` as in
+    :func:`_above_and_tied`): ``scipy.stats.rankdata(method="average") − mid``, exactly."""
+    direct = pos.shape[0] == 0
+    for g in range(gs.shape[0] - 1):
+        a = gs[g]
+        b = gs[g + 1]
+        r = 0.5 * np.float64(a + 1 + b) - mid
+        for k in range(a, b):
+            x[k if direct else pos[k]] = r
 
 
 @njit(**NJIT)
-def jack_cc_fast_kernel(us, ae, ru, re, out):
+def jack_cc_fast_kernel(ugs, eord, egs, out):
     """Leave-one-out Spearman ρ of (u, |E|) for every point in O(M log M) in all.
 
+    The points are the positions of u in ascending order, ``ugs`` the starts of its tie runs;
+    ``eord`` is the stable order of |E| over the positions and ``egs`` the starts of the runs of
+    equal |E| along it (:class:`mcref._prepared.Prepared`: ``ugs``, ``eord``, ``egs``).
     Leaving out point j lowers the average rank of every other point by a_i = 1 if its
     value is above the left-out one, ½ if tied (for u; b_i likewise for |E|). With the
     centred ranks x_i = r_i − M/2 (the M − 1 remaining ranks keep the mean M/2):
@@ -693,24 +697,18 @@ def jack_cc_fast_kernel(us, ae, ru, re, out):
     decreasing u), #{u_i > u_j, |E|_i = |E|_j}, #{u_i = u_j, |E|_i > |E|_j} and the exact
     duplicates (docs/methods.md, "Bootstrap": the jackknife of CC).
 
-    Memory: each sum is folded into the three per-point accumulators of Σxy, Σxx, Σyy as soon as
-    it is known, in the order of the expression it enters (the same operations in the same order:
-    the same bits), so that a few M-sized arrays are alive at once (about 12·M·8 bytes); ``us``
-    already ascending (validate's prepared u) is not sorted again.
+    Memory: each sum is folded into the per-point accumulators of Σxy (in ``out``), Σxx, Σyy as
+    soon as it is known, in the order of the expression it enters (the same bits), through two
+    scratch arrays that every group sum reuses; Σyy starts once x is no longer needed. At most
+    six M-sized float64 arrays are alive, ``out`` included; no sort (the prepared orders).
     """
-    m = us.shape[0]
+    m = out.shape[0]
     mid = 0.5 * m
-    x = ru - mid
-    y = re - mid
-    sorted_u = True
-    for i in range(1, m):
-        if us[i] < us[i - 1]:
-            sorted_u = False
-            break
-    ox = np.arange(m) if sorted_u else np.argsort(us, kind="mergesort")  # a stable sort of sorted u: arange
-    oy = np.argsort(ae, kind="mergesort")
-    gx, nx = _group_ids(ox, us)
-    gy, ny = _group_ids(oy, ae)
+    none = np.empty(0, dtype=eord.dtype)
+    x = np.empty(m)
+    y = np.empty(m)
+    _centred_ranks(ugs, none, mid, x)
+    _centred_ranks(egs, eord, mid, y)
     sxy_all = 0.0
     sxx_all = 0.0
     syy_all = 0.0
@@ -719,46 +717,59 @@ def jack_cc_fast_kernel(us, ae, ru, re, out):
         sxx_all += x[i] * x[i]
         syy_all += y[i] * y[i]
     # sxy = (Σxy − x_j y_j) − s_xb − s_ay + s_ab, sxx = (Σxx − x_j²) − 2 s_xa + s_aa, syy likewise
-    axy = np.empty(m)
+    axy = out
     axx = np.empty(m)
-    ayy = np.empty(m)
     for j in range(m):
         axy[j] = sxy_all - x[j] * y[j]
         axx[j] = sxx_all - x[j] * x[j]
-        ayy[j] = syy_all - y[j] * y[j]
-    above, tied = _above_and_tied(oy, gy, ny, x)   # Σ x over |E| above / tied
+    above = np.empty(m)
+    tied = np.empty(m)
+    _above_and_tied(egs, eord, x, above, tied)   # Σ x over |E| above / tied
     for j in range(m):
         axy[j] = axy[j] - (above[j] + 0.5 * (tied[j] - x[j]))              # − Σ_{i≠j} x_i b_i
-    above, tied = _above_and_tied(ox, gx, nx, y)   # Σ y over u above / tied
+    _above_and_tied(ugs, none, y, above, tied)   # Σ y over u above / tied
     for j in range(m):
         axy[j] = axy[j] - (above[j] + 0.5 * (tied[j] - y[j]))              # − Σ_{i≠j} a_i y_i
-    above, tied = _above_and_tied(ox, gx, nx, x)   # Σ x over u above / tied
+    _above_and_tied(ugs, none, x, above, tied)   # Σ x over u above / tied
     for j in range(m):
         axx[j] = axx[j] - 2.0 * (above[j] + 0.5 * (tied[j] - x[j]))        # − 2 Σ_{i≠j} x_i a_i
-    above, tied = _above_and_tied(oy, gy, ny, y)   # Σ y over |E| above / tied
+    ayy = np.empty(m)  # x is no longer needed (numba frees it)
+    for j in range(m):
+        ayy[j] = syy_all - y[j] * y[j]
+    _above_and_tied(egs, eord, y, above, tied)   # Σ y over |E| above / tied
     for j in range(m):
         ayy[j] = ayy[j] - 2.0 * (above[j] + 0.5 * (tied[j] - y[j]))        # − 2 Σ_{i≠j} y_i b_i
-    ones = np.ones(m)
-    above, tied = _above_and_tied(ox, gx, nx, ones)
+    ones = np.empty(0)
+    _above_and_tied(ugs, none, ones, above, tied)
     for j in range(m):
         axx[j] = axx[j] + (above[j] + 0.25 * (tied[j] - 1.0))              # + Σ_{i≠j} a_i²
-    above, tied = _above_and_tied(oy, gy, ny, ones)
+    _above_and_tied(egs, eord, ones, above, tied)
     for j in range(m):
         ayy[j] = ayy[j] + (above[j] + 0.25 * (tied[j] - 1.0))              # + Σ_{i≠j} b_i²
-    # joint counts: by decreasing u, one u group at a time (query all, then insert all);
-    # s_ab = d1 + ½d2 + ½d3 + ¼d4 with d1 = #{u_i > u_j, |E|_i > |E|_j}, d2 = #{u_i > u_j, |E|_i = |E|_j},
-    # d3 = #{u_i = u_j, |E|_i > |E|_j}, d4 = #{u_i = u_j, |E|_i = |E|_j, i ≠ j}
-    tree = np.zeros(ny + 1, dtype=np.int64)  # Fenwick tree over the |E| groups
-    sab = above  # reused: d1 + ½d2, then + ½d3 + ¼d4
+    _joint_counts(ugs, eord, egs, above)
+    for j in range(m):
+        sxy = axy[j] + above[j]
+        out[j] = sxy / np.sqrt(axx[j] * ayy[j])
+
+
+@njit(**NJIT)
+def _joint_counts(ugs, eord, egs, sab):
+    """``sab[j]`` = Σ_{i≠j} a_i b_i of :func:`jack_cc_fast_kernel` = d1 + ½d2 + ½d3 + ¼d4, with
+    d1 = #{u_i > u_j, |E|_i > |E|_j}, d2 = #{u_i > u_j, |E|_i = |E|_j}, d3 = #{u_i = u_j, |E|_i > |E|_j},
+    d4 = #{u_i = u_j, |E|_i = |E|_j, i ≠ j}: the u groups by decreasing u, each queried then
+    inserted in a Fenwick tree of counts over the |E| groups (int32, as each point's |E| group)."""
+    m = sab.shape[0]
+    ny = egs.shape[0] - 1
+    gy = np.empty(m, dtype=np.int32)  # the |E| group of each point
+    for g in range(ny):
+        for k in range(egs[g], egs[g + 1]):
+            gy[eord[k]] = g
+    tree = np.zeros(ny + 1, dtype=np.int32)  # counts <= M < 2**31
     inserted = 0
-    k = m - 1
-    while k >= 0:
-        k0 = k
-        while k0 > 0 and us[ox[k0 - 1]] == us[ox[k]]:
-            k0 -= 1
-        # the u group is ox[k0..k]
-        for t in range(k0, k + 1):
-            i = ox[t]
+    for gu in range(ugs.shape[0] - 2, -1, -1):
+        k0 = ugs[gu]
+        k1 = ugs[gu + 1]
+        for i in range(k0, k1):
             g = gy[i]
             le = 0  # inserted with |E| group <= g
             p = g + 1
@@ -771,23 +782,18 @@ def jack_cc_fast_kernel(us, ae, ru, re, out):
                 lt += tree[p]
                 p -= p & (-p)
             sab[i] = np.float64(inserted - le) + 0.5 * np.float64(le - lt)
-        ys = np.empty(k - k0 + 1, dtype=np.int64)
-        for t in range(k0, k + 1):
-            ys[t - k0] = gy[ox[t]]
+        ys = np.empty(k1 - k0, dtype=np.int32)
+        for i in range(k0, k1):
+            ys[i - k0] = gy[i]
         ys.sort()
-        for t in range(k0, k + 1):
-            i = ox[t]
+        for i in range(k0, k1):
             g = gy[i]
             lo = np.searchsorted(ys, g, side="left")
             hi = np.searchsorted(ys, g, side="right")
             sab[i] = sab[i] + 0.5 * np.float64(ys.shape[0] - hi) + 0.25 * np.float64(hi - lo - 1)
-        for t in range(k0, k + 1):
-            p = gy[ox[t]] + 1
+        for i in range(k0, k1):
+            p = gy[i] + 1
             while p <= ny:
                 tree[p] += 1
                 p += p & (-p)
-        inserted += k - k0 + 1
-        k = k0 - 1
-    for j in range(m):
-        sxy = axy[j] + sab[j]
-        out[j] = sxy / np.sqrt(axx[j] * ayy[j])
+        inserted += k1 - k0
