@@ -532,8 +532,9 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
     ``units`` (:class:`mcref._dependence.Units`, with ``prep``): dependent rows, the tests on
     cluster sums over its groups or non-overlapping blocks (docs/methods.md, "Dependent test sets").
     ``cache``: a dict kept between calls on the same data (validate's sequential rounds), holding
-    the fitted ν̂ so that it is fitted once; ``only``: a set of names, test only those of ``names``
-    (the rounds' undecided statistics; each statistic's streams do not depend on the others run)."""
+    the fitted ν̂ and the screen's result so that each is computed once; ``only``: a set of
+    names, test only those of ``names`` (the rounds' undecided statistics; each statistic's
+    streams do not depend on the others run)."""
     from ._joint import is_scale, scale_simulation
     from .shape import skewness_gm
 
@@ -558,10 +559,15 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
     p, flags, res, note = {}, {}, None, ""
     if zn:
         z = E / u
-        bad = scale_unreliable(z, skewness_gm(z * z))
-        if bad:
-            note = (f"scale test: Z2 fails the shape screen and |Z| has power-law tails (tail ratio "
-                    f"{tail_ratio(z):.2f} > {TAIL_RATIO_LIMIT:g}): {', '.join(zn)} unreliable")
+        if cache is not None and "screen" in cache:  # the same Z every round: screened once
+            bad, note = cache["screen"]
+        else:
+            bad = scale_unreliable(z, skewness_gm(z * z))
+            if bad:
+                note = (f"scale test: Z2 fails the shape screen and |Z| has power-law tails (tail ratio "
+                        f"{tail_ratio(z):.2f} > {TAIL_RATIO_LIMIT:g}): {', '.join(zn)} unreliable")
+            if cache is not None:
+                cache["screen"] = (bad, note)
         try:
             res = scale_test(z, zn, n_boot=n_boot, seed=ss_z, clusters=clusters, cache=cache,
                              nu=None if cache is None else cache.get("nu"))

@@ -154,3 +154,18 @@ def test_size_on_calibrated_data(kind):
     for hits in (hz, hr):
         rate, sd = _rate(hits)
         assert abs(rate - 0.05) <= 3 * sd, (kind, rate)
+
+
+def test_rounds_with_a_cache_give_the_uncached_tests():
+    """validate's rounds call scale_tests on the same data with a cache (ν̂ and the screen kept,
+    replicates added): each call equals the uncached call of the same B, screen flag and note
+    included, also when a round runs one statistic only (``only``)."""
+    rng = np.random.default_rng(12)
+    u = np.sqrt(1 / rng.gamma(4, 0.25, 1500))
+    E = u * rng.standard_t(2.6, 1500) * 0.5  # power-law tails: the screen flags ZMS
+    cache: dict = {}
+    for b, only in ((64, None), (128, {"ZMS"}), (192, {"ZMS", "RCE"})):
+        got = scale_tests(["ZMS", "RCE"], E, u, n_boot=b, seed=np.random.SeedSequence(4), cache=cache, only=only)
+        ref = scale_tests(["ZMS", "RCE"], E, u, n_boot=b, seed=np.random.SeedSequence(4), only=only)
+        assert got.p == ref.p and got.unreliable == ref.unreliable and got.note == ref.note
+    assert got.unreliable["ZMS"] and "unreliable" in got.note and set(got.p) == {"ZMS", "RCE"}

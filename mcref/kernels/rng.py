@@ -161,6 +161,26 @@ def bounded_one(s, n):
 
 
 @njit(**NJIT)
+def half_draw(st, r, halves, b):
+    """One uniform integer in ``[0, b)`` (1 ≤ b ≤ 2**32) from the next 32-bit half of the stream
+    (low half of a word first; ``r`` the word being used, ``halves`` how many of its halves are
+    left): Lemire's multiply-shift, ``-1`` when rejected (the caller draws again from a fresh half:
+    exactly uniform). Returns ``(j, st, r, halves)``; the shuffles' one draw."""
+    if halves == 0:
+        r, st = step(st)
+        halves = 2
+    x = r & uint64(0xFFFFFFFF)
+    r >>= uint64(32)
+    halves -= 1
+    bb = uint64(b)
+    prod = x * bb
+    low = prod & uint64(0xFFFFFFFF)
+    if low < bb and low < ((uint64(1) << uint64(32)) % bb):
+        return np.int64(-1), st, r, halves
+    return np.int64(prod >> uint64(32)), st, r, halves
+
+
+@njit(**NJIT)
 def permute_into(s, src, out):
     """``out`` = a uniformly random permutation of ``src`` (``len(src) < 2**32``): the
     "inside-out" Fisher–Yates shuffle (Durstenfeld 1964; Knuth, TAOCP 2, Algorithm 3.4.2P),
@@ -170,24 +190,14 @@ def permute_into(s, src, out):
     probability exactly 1/n!. The state lives in registers during the loop.
     """
     st = load_state(s)
-    mask = uint64(0xFFFFFFFF)
     n = src.shape[0]
     r = uint64(0)
     halves = 0
     i = 0
     while i < n:
-        if halves == 0:
-            r, st = step(st)
-            halves = 2
-        x = r & mask
-        r >>= uint64(32)
-        halves -= 1
-        b = uint64(i + 1)
-        prod = x * b
-        low = prod & mask
-        if low < b and low < ((uint64(1) << uint64(32)) % b):
+        j, st, r, halves = half_draw(st, r, halves, i + 1)
+        if j < 0:
             continue  # rejected: a fresh half for the same i
-        j = np.int64(prod >> uint64(32))
         out[i] = out[j]
         out[j] = src[i]
         i += 1
@@ -207,23 +217,14 @@ def _shuffle_in_place(st, a, lo, hi):
     """Fisher–Yates (Durstenfeld) on ``a[lo:hi]`` in place, for i = hi−1 … lo+1 swap a[i]
     with a[lo + j], j uniform in [0, i − lo] (Lemire on 32-bit halves, low half first, with
     rejection: exact). Returns the state tuple."""
-    mask = uint64(0xFFFFFFFF)
     r = uint64(0)
     halves = 0
     i = hi - 1
     while i > lo:
-        if halves == 0:
-            r, st = step(st)
-            halves = 2
-        x = r & mask
-        r >>= uint64(32)
-        halves -= 1
-        b = uint64(i - lo + 1)
-        prod = x * b
-        low = prod & mask
-        if low < b and low < ((uint64(1) << uint64(32)) % b):
+        j, st, r, halves = half_draw(st, r, halves, i - lo + 1)
+        if j < 0:
             continue  # rejected: a fresh half for the same i
-        j = lo + np.int64(prod >> uint64(32))
+        j += lo
         t = a[i]
         a[i] = a[j]
         a[j] = t

@@ -120,16 +120,7 @@ def ziggurat_tables(n: int = N_LAYERS) -> tuple[np.ndarray, np.ndarray, float, f
     is found by bisection so that the top layer closes at f = 1 (Marsaglia & Tsang,
     J. Stat. Softw. 5(8) 2000, doi:10.18637/jss.v005.i08).
     """
-    lo, hi = 2.0, 5.0
-    while True:
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        if _layers_for(mid, n)[2] > 0.0:
-            lo = mid
-        else:
-            hi = mid
-    r = hi
+    r = _closing_r(lambda x: _layers_for(x, n), 2.0)
     xs, v, _ = _layers_for(r, n)
     X = np.array(xs + [0.0])
     F = np.exp(-0.5 * X * X)
