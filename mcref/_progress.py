@@ -138,6 +138,19 @@ def _bar_class():
 _BAR = None
 
 
+#: Ctrl-C seen by the CLI's handler (:func:`sigint_handler`), until the command ends
+_SIGINT = [False]
+
+
+def sigint_handler(signum, frame) -> None:
+    """The CLI's SIGINT handler: Python's (raise KeyboardInterrupt), and a note of it, so that a
+    KeyboardInterrupt that Python swallows (raised inside a ``__del__``, e.g. llvmlite's while
+    numba compiles a kernel: "Exception ignored in ...") is raised again at the next progress
+    update (:meth:`Phase.update_to`) instead of being lost."""
+    _SIGINT[0] = True
+    raise KeyboardInterrupt
+
+
 class Phase:
     """One named phase: a tqdm bar on stderr, or nothing (``bar is None``).
 
@@ -158,6 +171,8 @@ class Phase:
                                     maxinterval=PIPE_INTERVAL if not tty else 10.0, smoothing=0.1)
 
     def update_to(self, n: int) -> None:
+        if _SIGINT[0]:  # a Ctrl-C that was swallowed where it landed (sigint_handler)
+            raise KeyboardInterrupt
         if self.bar is not None:
             n = min(int(n), self.total)
             if n > self.bar.n:

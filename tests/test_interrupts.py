@@ -106,3 +106,24 @@ def test_ctrl_c_exits_130_promptly(phase, big_csv):
     bars = err.replace("\r", "\n").splitlines()
     name = marker.decode()
     assert not any(line.startswith(name) and "100%" in line for line in bars), f"{phase} ran to the end:\n{err}"
+
+
+def test_a_swallowed_ctrl_c_is_raised_at_the_next_progress_update():
+    """A KeyboardInterrupt that Python swallowed where it landed (inside a ``__del__``, as
+    llvmlite's during a numba compile: "Exception ignored in ...") is not lost: the CLI's
+    handler notes it and the next progress update raises it; main() restores the handler."""
+    from mcref import _progress
+    from mcref.cli import main
+
+    with pytest.raises(KeyboardInterrupt):
+        _progress.sigint_handler(signal.SIGINT, None)
+    try:
+        phase = _progress.Phase("x", 10, "it", show=False)
+        with pytest.raises(KeyboardInterrupt):
+            phase.update_to(1)
+    finally:
+        _progress._SIGINT[0] = False
+    phase.update_to(2)  # no pending Ctrl-C: nothing raised
+    before = signal.getsignal(signal.SIGINT)
+    assert main(["validate", "/nonexistent/big.csv", "--no-progress"]) == 2  # an error: exit 2
+    assert signal.getsignal(signal.SIGINT) is before and not _progress._SIGINT[0]

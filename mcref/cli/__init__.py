@@ -88,8 +88,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .._warnings import MCRefWarning
 
     _shown.clear()
+    import signal
+    import threading
+
     from ._common import check_outputs
 
+    handler = threading.current_thread() is threading.main_thread()
+    old_handler = signal.signal(signal.SIGINT, _progress.sigint_handler) if handler else None
+    _progress._SIGINT[0] = False
     try:
         check_outputs(args)  # nothing is computed before an output that cannot be written is refused
         # warning settings restored on return: main() may run inside a program or a test;
@@ -118,3 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command not in ("study", "bench") and not (args.command == "demo" and args.validate):
             print("mcref: interrupted", file=sys.stderr)
         return 130
+    finally:
+        _progress._SIGINT[0] = False
+        if handler:
+            signal.signal(signal.SIGINT, old_handler)
