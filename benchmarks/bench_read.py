@@ -70,7 +70,7 @@ import json, resource, sys, time
 import numpy as np
 import pandas as pd
 import mcref.datasets as D
-from mcref import _tables
+from mcref import _input
 method, path, out = sys.argv[1], sys.argv[2], sys.argv[3]
 def status(key):
     with open("/proc/self/status") as f:
@@ -85,7 +85,7 @@ t0 = time.perf_counter()
 if method == "imports":
     ds = None
 elif method == "text":
-    _tables.FAST_CSV_BYTES = float("inf")
+    _input.FAST_CSV_BYTES = float("inf")
     ds = D.from_file(path)
 elif method == "fast":
     ds = D.from_file(path)

@@ -111,7 +111,7 @@ for _name, _dist in (("ENCE", "normal"), ("ZMSE", "normal"), ("ENCE", "t6"), ("C
 def _ref_validate(E, u, target_s):
     """What :func:`mcref.validate` simulates: its 5 default statistics under normal, t(6), the
     empirical and the permutation D in one call; work = M·N_MC·4 (element·repeat·D)."""
-    from mcref._validate import DEFAULT_STATS, VALIDATE_DISTS
+    from mcref.verdict._validate import DEFAULT_STATS, VALIDATE_DISTS
 
     def make(n):
         return lambda: mcref.simulate(list(DEFAULT_STATS), u, dists=VALIDATE_DISTS, E=E, n_mc=n, n_bins=N_BINS,

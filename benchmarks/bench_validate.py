@@ -12,7 +12,7 @@ Each M runs in a fresh Python process (so that one M's peak memory is not anothe
    verdict), or with ``--n-boot``/``--n-mc``/``--dists`` for a quick run;
 5. reads the peak resident memory of the process (VmHWM of /proc/self/status) after the call,
    E and u included;
-6. splits the seconds into phases by wrapping, on the module object ``mcref._validate``, the
+6. splits the seconds into phases by wrapping, on the module object ``mcref.verdict._validate``, the
    functions that ``_validate_run`` calls: prepare (``prepare_for``), bootstrap
    (``bootstrap_prepared``), references (``simulate_prepared``), scale tests
    (``scale_tests``), tie spread (``tie_spread_prepared``), shape (``shape_screen_prepared``),
@@ -121,7 +121,7 @@ def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None,
     import numpy as np
 
     import mcref
-    import mcref._validate as V
+    import mcref.verdict._validate as V
 
     warnings.simplefilter("ignore")
     kw: dict = {"progress": False}

@@ -44,7 +44,7 @@ def enumerate_mutants(path: str, ranges):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tree", required=True, help="private copy of the repository")
-    ap.add_argument("--file", required=True, help="path inside the tree, e.g. mcref/_joint.py")
+    ap.add_argument("--file", required=True, help="path inside the tree, e.g. mcref/verdict/_joint.py")
     ap.add_argument("--lines", default="", help="line ranges a-b,c-d (1-based, inclusive)")
     ap.add_argument("--runner", required=True)
     ap.add_argument("--sample", type=int, default=0, help="0: all mutants")

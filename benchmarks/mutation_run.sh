@@ -24,13 +24,13 @@ P="python -m pytest -x -q -p no:cacheprovider"
 PRE=""   # after: the added tests first, so that -x stops a mutant they kill early
 [ "$PHASE" = after ] && PRE="tests/test_mutants.py "
 declare -A FILE LINES RUNNER
-FILE[validate]=mcref/_validate.py
+FILE[validate]=mcref/verdict/_validate.py
 RUNNER[validate]="$P ${PRE}tests/test_validate.py -k 'not test_table_on_calibrated_data_is_consistent_with_its_parts'"
-FILE[joint]=mcref/_joint.py
+FILE[joint]=mcref/verdict/_joint.py
 RUNNER[joint]="$P ${PRE}tests/test_joint.py -k 'not size_alpha and not power'"
 FILE[features]=mcref/features.py
 RUNNER[features]="$P ${PRE}tests/test_adaptivity.py"
-FILE[scale]=mcref/_scale_test.py
+FILE[scale]=mcref/verdict/_scale_test.py
 RUNNER[scale]="$P ${PRE}tests/test_scale_test.py -k 'not power'"
 # the binned statistics: finish_binned (88-110; the range ran to 118, taking in the NEED_*/N_RAW
 # constants), prefix_counts, bin_acc, wsum3, bin_finish, bin_sums (232-340), prefix_sums and

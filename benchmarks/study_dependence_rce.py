@@ -39,8 +39,8 @@ import study_dependence as sd  # noqa: E402
 
 from mcref._dependence import units_for  # noqa: E402
 from mcref._prepared import prepare  # noqa: E402
-from mcref._scale_test import _rce_test  # noqa: E402
-from mcref._validation import check_seed  # noqa: E402
+from mcref.verdict._scale_test import _rce_test  # noqa: E402
+from mcref._checks import check_seed  # noqa: E402
 from mcref.studies._runner import cell_seed  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from mcref._validation import check_seed
+from mcref._checks import check_seed
 from mcref.diagnostics import _binned_halfwidths, _range_ratio
 from mcref.shape import hd_weights
 

@@ -19,7 +19,7 @@ ZMS candidates (two-sided, H0: E[Z²] = 1; x = Z², m = mean x):
 * ``bt_sym`` the same, symmetric: |T*| ≥ |T|;
 * ``bca``    BCa interval of m (ζ_BS's test), as a p-value (the level at which 1 is on its edge);
 * ``emp``    Monte Carlo under the empirical D rescaled to unit variance (m*/m against m);
-* ``combo``  (chosen, mcref._scale_test) max(bt_eq, tstud): rejects when both reject;
+* ``combo``  (chosen, mcref.verdict._scale_test) max(bt_eq, tstud): rejects when both reject;
 * ``today``  the rule before: tfit, with the β_GM screen of Z² (every other column: the scale
              test's screen, β_GM(Z²) > 0.8 and tail ratio > TAIL_RATIO_LIMIT).
 
@@ -57,7 +57,7 @@ import time
 import numpy as np
 from scipy import stats as sst
 
-from mcref._scale_test import ALPHA_SIDAK, bootstrap_sums
+from mcref.verdict._scale_test import ALPHA_SIDAK, bootstrap_sums
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
@@ -182,7 +182,7 @@ def kurt_table():
 
 
 def tail_ratio(z):
-    from mcref._scale_test import tail_ratio as tr
+    from mcref.verdict._scale_test import tail_ratio as tr
 
     return tr(z)
 
@@ -200,7 +200,7 @@ def unit(eps: str, m: int, k: int, ss_eps, ss_u, refs, n_boot: int) -> list[dict
     s2 = np.asarray(SCALES) ** 2
     mean_x = x.mean()
     var_x = (x * x).mean() - mean_x ** 2
-    # bootstrap of ⟨Z²⟩ with its studentization (the kernel of mcref._scale_test)
+    # bootstrap of ⟨Z²⟩ with its studentization (the kernel of mcref.verdict._scale_test)
     S = bootstrap_sums(np.column_stack([x, x * x]), n_boot, ss_bz)
     mst = S[:, 0] / m
     vst = np.maximum(S[:, 1] / m - mst ** 2, 1e-300)
@@ -310,8 +310,8 @@ def sidak2(p):
 def verdicts(df, cand: str):
     """Row `invalid` (p ≤ α and not flagged), raw rejection and joint rejection for a ZMS candidate.
     ``today`` is the rule before (tfit with the β_GM screen of Z²); every other candidate gets the
-    new screen (β_GM of Z² > 0.8 and tail ratio > TAIL_RATIO_LIMIT, mcref._scale_test)."""
-    from mcref._scale_test import TAIL_RATIO_LIMIT
+    new screen (β_GM of Z² > 0.8 and tail ratio > TAIL_RATIO_LIMIT, mcref.verdict._scale_test)."""
+    from mcref.verdict._scale_test import TAIL_RATIO_LIMIT
 
     if cand == "today":
         p = df["tfit"].to_numpy()
@@ -328,7 +328,7 @@ def verdicts(df, cand: str):
 def report(args) -> None:
     import pandas as pd
 
-    from mcref._scale_test import TAIL_RATIO_LIMIT
+    from mcref.verdict._scale_test import TAIL_RATIO_LIMIT
 
     df = load(args.out)
     n = df.groupby(["eps", "u", "M", "s"]).size().min()

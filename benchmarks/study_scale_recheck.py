@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mcref._scale_test import rce_test, scale_test, scale_unreliable, tail_ratio
+from mcref.verdict._scale_test import rce_test, scale_test, scale_unreliable, tail_ratio
 from mcref.shape import skewness_gm
 
 

@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from mcref._scale_test import scale_test
+from mcref.verdict._scale_test import scale_test
 
 EPS = {"normal": lambda rng, m: rng.standard_normal(m),
        "t4": lambda rng, m: rng.standard_t(4, m) / np.sqrt(2.0),

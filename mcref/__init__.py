@@ -30,7 +30,7 @@ from .intervals import ConfidenceInterval
 from .reference import PairedDifference, ReferenceResult, Simulation, simulate, simulated_reference
 from .shape import ShapeScreen, shape_screen
 from .stats import register_statistic, statistic, statistics, tie_spread, unregister_statistic
-from ._validate import JointVerdict, ValidationTable, default_n_boot, default_n_mc, validate
+from .verdict._validate import JointVerdict, ValidationTable, default_n_boot, default_n_mc, validate
 from ._version import VERSION
 from ._zeta import zeta, zeta_sim2
 from . import predictive
@@ -43,7 +43,7 @@ def plot_report(E, u=None, x=None, **kwargs):
     """All the conditional-calibration diagnostics in one figure: see
     :func:`mcref.plots.plot_report` (needs matplotlib: ``pip install "mcref[plot]"``).
     ``E`` may be a :class:`~mcref.datasets.Dataset` (then no ``u``)."""
-    from .plots import plot_report as _plot_report
+    from .report.plots import plot_report as _plot_report
 
     return _plot_report(E, u, x, **kwargs)
 

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from . import _progress
-from ._validation import (dataset_args, as_float_array, check_choice, check_E_u, check_int, check_probability, check_progress,
+from ._checks import (dataset_args, as_float_array, check_choice, check_E_u, check_int, check_probability, check_progress,
                           check_keywords, check_seed, signature_of)
 from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .binning import bin_starts

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
-from ._validation import (BLOCK_METHODS, check_block_length, check_choice, check_E_u, check_groups, check_order,
+from ._checks import (BLOCK_METHODS, check_block_length, check_choice, check_E_u, check_groups, check_order,
                           dataset_args)
 from .kernels.units import BLOCKS, GROUPS
 
@@ -276,7 +276,7 @@ def units_for(prep_order: np.ndarray, *, groups=None, order=None, block_length=N
               us: np.ndarray | None = None) -> Units | None:
     """The :class:`Units` of a dataset whose rows ``prep_order`` sorts by u (``Prepared.order``):
     None without ``groups`` and ``order``. ``groups`` and ``order`` are checked here
-    (:func:`mcref._validation.check_groups`, :func:`~mcref._validation.check_order`); giving
+    (:func:`mcref._checks.check_groups`, :func:`~mcref._checks.check_order`); giving
     both is refused. ``z2`` (Z² in u-sorted order) sets the automatic block length of ``order``
     (:func:`optimal_block_length` of Z² along the order, circular or stationary, rounded up).
     ``us`` (u sorted): with groups of unequal sizes, the levels and ratios of the permutation by
@@ -530,7 +530,7 @@ def dependence(E, u, *, groups=None, order=None, block_length: int | None = None
     >>> d.design_effect > 3, d.independent_rows_wrong
     (True, True)
     """
-    from ._validation import check_probability
+    from ._checks import check_probability
 
     E, u = check_E_u(E, u, min_size=3)
     alpha = check_probability(alpha, "alpha")
@@ -546,7 +546,7 @@ def dependence(E, u, *, groups=None, order=None, block_length: int | None = None
 def dependence_args(m: int, groups, order, block_length, block_method) -> dict:
     """The dependence keywords of :func:`mcref.validate`, checked before any work (the units are cut
     once the data are sorted: :func:`units_for`)."""
-    from ._validation import BLOCK_METHODS, check_block_length, check_choice, check_groups, check_order
+    from ._checks import BLOCK_METHODS, check_block_length, check_choice, check_groups, check_order
 
     if groups is not None and order is not None:
         raise ValueError("give `groups` or `order`, not both: mcref resamples either whole groups (clustered rows) "

@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ._validation import check_choice, check_int
+from ._checks import check_choice, check_int
 from .binning import adaptive_starts, bin_starts, resolve_n_bins
 from .kernels import stats as K
 

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable, Iterator
 
-from ._validation import check_progress
+from ._checks import check_progress
 
 __all__ = ["session", "default", "end_line", "estimate_seconds", "Session", "Phase", "AUTO_SECONDS", "COST_NS"]
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._validation import dataset_args, as_float_array, check_choice, check_E_u, check_int, check_seed, check_u
+from ._checks import dataset_args, as_float_array, check_choice, check_E_u, check_int, check_seed, check_u
 from ._warnings import MCRefWarning
 
 #: the recalibration methods of :func:`recalibrate`
@@ -447,7 +447,7 @@ def recalibrate_cv(
     >>> cv.before["ZMS"].verdict, cv.after["ZMS"].verdict
     ('invalid', 'valid')
     """
-    from ._validate import validate
+    from .verdict._validate import validate
 
     E, u = check_E_u(E, u, min_size=3)
     n_splits = check_int(n_splits, "n_splits", minimum=2)

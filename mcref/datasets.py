@@ -27,9 +27,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ._tables import (DEFAULT_E, DEFAULT_U, DEFAULT_X, NeedsTextReader, Table, feature_column, frame_table,
+from ._input import (DEFAULT_E, DEFAULT_U, DEFAULT_X, NeedsTextReader, Table, feature_column, frame_table,
                       numeric_column, open_table, resolve, text_column)
-from ._validation import as_feature_array, check_E_u
+from ._checks import as_feature_array, check_E_u
 
 __all__ = ["Dataset", "names", "load", "from_file", "from_frame", "from_groups", "from_pairs", "parse_pairs",
            "read_columns", "read_features"]
@@ -90,7 +90,7 @@ class Dataset:
     x: np.ndarray | None = None
     source: str = ""
 
-    #: read by ``_validation.dataset_args``: a function's ``E`` may be a Dataset
+    #: read by ``_checks.dataset_args``: a function's ``E`` may be a Dataset
     __mcref_dataset__ = True
 
     def __post_init__(self) -> None:

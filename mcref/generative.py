@@ -41,7 +41,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._validation import as_float_array
+from ._checks import as_float_array
 from .kernels import generative as KG
 
 __all__ = ["Distribution", "get_distribution", "permutation_distribution", "is_fitted_t", "DEFAULT_DISTS"]

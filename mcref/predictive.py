@@ -30,8 +30,8 @@ from scipy import special
 from scipy import stats as st
 
 from . import diagnostics, scores
-from ._validate import validate
-from ._validation import as_float_array, check_probability, check_seed
+from .verdict._validate import validate
+from ._checks import as_float_array, check_probability, check_seed
 from .calibration import rank_calibration, uniformity
 from .datasets import Dataset
 
@@ -198,8 +198,8 @@ class PredictiveCheck:
         }
 
     def to_json(self) -> str:
-        """:meth:`record` as valid JSON (NaN as null: :func:`mcref._render.json_text`)."""
-        from ._render import json_text
+        """:meth:`record` as valid JSON (NaN as null: :func:`mcref.report._render.json_text`)."""
+        from .report._render import json_text
 
         return json_text(self.record())
 
@@ -208,7 +208,7 @@ class PredictiveCheck:
         check's verdicts; the validation of (E, u) is in :meth:`to_json` (or ``validation.to_csv()``)."""
         from dataclasses import asdict
 
-        from ._render import csv_text
+        from .report._render import csv_text
 
         head = {"dataset": self.name, "seed": self.seed, "form": self.form, "M": self.M, "verdict": self.verdict,
                 "coverage_verdict": self.coverage_verdict}

@@ -31,7 +31,7 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 
 from . import _progress
-from ._validation import (dataset_args, as_float_array, check_choice, check_int, check_progress, check_seed, check_u,
+from ._checks import (dataset_args, as_float_array, check_choice, check_int, check_progress, check_seed, check_u,
                           check_keywords, merged_signature)
 from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
@@ -201,7 +201,7 @@ class Simulation:
         -------
         p, se : float
         """
-        from ._validation import check_choice
+        from ._checks import check_choice
 
         alternative = check_choice(alternative, "alternative", ("two-sided", "greater", "less"))
         d, k = self._index(name, dist)

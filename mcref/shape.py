@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import dataset_args, as_float_array, check_choice, check_E_u, check_probability
+from ._checks import dataset_args, as_float_array, check_choice, check_E_u, check_probability
 from ._hd import hd_apply, hd_weights, quantiles_sorted  # noqa: F401 - hd_weights: mcref.shape.hd_weights
 from ._prepared import Prepared
 from .stats import info

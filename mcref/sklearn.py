@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ._recalibrate import METHODS, MIN_BIN_COUNT, recalibrate
-from ._validation import check_choice, check_int
+from ._checks import check_choice, check_int
 from .predictive import predict_mean_std
 
 try:

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._validation import dataset_args, check_E_u
+from ._checks import dataset_args, check_E_u
 from ._prepared import Prepared, prepare, prepare_for, rank_slots, tie_starts  # noqa: F401 - their home is _prepared
 from .kernels import stats as K
 
@@ -183,7 +183,7 @@ def register_statistic(name: str, func: Callable, *, alternative: str = "two-sid
     True
     >>> unregister_statistic("MAZ")
     """
-    from ._validation import check_choice
+    from ._checks import check_choice
 
     if not isinstance(name, str) or not name.strip() or not name.strip().replace("_", "").isalnum():
         raise ValueError(f"`name` must be a non-empty string of letters, digits and '_', got {name!r}")
@@ -300,7 +300,7 @@ _HUGE = float(np.finfo(np.float64).max)
 
 
 def check_E_u_once(E, u, *, min_size: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`mcref._validation.check_E_u` in one pass over the data.
+    """:func:`mcref._checks.check_E_u` in one pass over the data.
 
     A numba scan (:func:`mcref.kernels.stats.scan_E_u`) gets the non-finite count and the
     extremes of |E|, u and |E/u|; the same rules as ``check_E_u`` are applied to them. Only
@@ -392,7 +392,7 @@ def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int 
     >>> sorted(statistics(["ZMS", "CC"], E, u))
     ['CC', 'ZMS']
     """
-    from ._validation import check_choice
+    from ._checks import check_choice
 
     E, u = check_E_u_once(E, u)
     infos = [info(n) for n in names_]
@@ -543,7 +543,7 @@ def tie_spread(name: str, E, u, *, n_orders: int = 100, seed=None, n_bins: int =
     >>> ts.n_straddling > 0 and ts.low < ts.high
     True
     """
-    from ._validation import check_int
+    from ._checks import check_int
 
     E, u = check_E_u(E, u)
     inf = info(name)
@@ -558,7 +558,7 @@ def tie_spread_prepared(inf: StatInfo, prep: Prepared, E: np.ndarray, u: np.ndar
                         seed) -> TieSpread:
     """:func:`tie_spread` of a dataset checked and prepared (equal-count bins) by the caller; only
     the random tie orders are prepared again (each is another row order of the data)."""
-    from ._validation import check_seed
+    from ._checks import check_seed
 
     n_bins, min_count = prep.n_bins, prep.min_count
     codes = np.array([inf.code], dtype=np.int64)

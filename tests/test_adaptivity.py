@@ -106,7 +106,7 @@ def test_permutation_null_of_x_rows_is_uniform():
         c2 = float(np.mean(prep.z2))
         sim = simulate_prepared([xi], prep, [perm], n_mc=199, seed=seed, features=[lab[prep.order]], grp=[0],
                                 perm_scale=c2)
-        from mcref._validate import _binned_value
+        from mcref.verdict._validate import _binned_value
 
         obs = _binned_value(ENCE, lab[prep.order], prep.u, prep.u * prep.z, c2)
         ps.append(sim.p_value("ENCE|x", "permutation", obs, alternative="greater")[0])

@@ -34,20 +34,18 @@ MAX_BODY_LINES = 110
 #: the layers of docs/architecture.md, bottom up: a module is in the layer of the longest entry
 #: that names it or a package holding it (``mcref.kernels`` holds ``mcref.kernels.stats``)
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("conventions", ("mcref._validation", "mcref._warnings", "mcref._render", "mcref._version",
-                     "mcref.kernels._config")),
+    ("conventions", ("mcref._checks", "mcref._warnings", "mcref._version", "mcref.kernels._config")),
     ("kernels", ("mcref.kernels",)),
     ("numerical API", ("mcref._hd", "mcref.binning", "mcref._prepared", "mcref._dependence", "mcref.stats",
                        "mcref.shape",
                        "mcref._bootstrap", "mcref.generative", "mcref.reference", "mcref.exact", "mcref._zeta",
                        "mcref.intervals", "mcref.calibration", "mcref.scores", "mcref.diagnostics",
-                       "mcref._distfit", "mcref.parallel", "mcref._progress", "mcref._sequential",
-                       "mcref.synthetic", "mcref._tables", "mcref.datasets", "mcref.data", "mcref.features")),
-    ("figures and reports", ("mcref._mpl", "mcref._forest", "mcref.plots", "mcref._html")),
-    ("workflows", ("mcref._budget", "mcref._joint", "mcref._scale_test", "mcref._rounds", "mcref._equivalence",
-                   "mcref._verdict_table", "mcref._validate", "mcref._recalibrate",
-                   "mcref._decimation", "mcref.store", "mcref.studies", "mcref._benchmark", "mcref.predictive",
-                   "mcref.sklearn")),
+                       "mcref._distfit", "mcref.parallel", "mcref._progress",
+                       "mcref.synthetic", "mcref._input", "mcref.datasets", "mcref.data", "mcref.features")),
+    ("reports", ("mcref.report", "mcref.plots")),
+    ("verdict", ("mcref.verdict",)),
+    ("workflows", ("mcref._recalibrate", "mcref._decimation", "mcref.store", "mcref.studies", "mcref._benchmark",
+                   "mcref.predictive", "mcref.sklearn")),
     ("interfaces", ("mcref.cli", "mcref", "mcref.__main__")),
 )
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mcref._render import p_text
+from mcref.report._render import p_text
 import pandas as pd
 import pytest
 
@@ -400,12 +400,12 @@ def test_html_replaces_only_reports(report, tmp_path, monkeypatch):
     out = tmp_path / "rep"
     res.to_html(out, diagnostics=False)
     first = (out / "index.html").read_text()
-    import mcref.plots
+    import mcref.report.plots
 
     def boom(*a, **k):
         raise RuntimeError("figure failed")
 
-    monkeypatch.setattr(mcref.plots, "plot_report", boom)
+    monkeypatch.setattr(mcref.report.plots, "plot_report", boom)
     with pytest.raises(RuntimeError, match="figure failed"):
         res.to_html(out)  # fails midway: the earlier report stays whole, no temporary is left
     assert (out / "index.html").read_text() == first
@@ -464,7 +464,7 @@ def test_html_in_a_headless_browser(report):
 def test_default_n_mc_is_validates_per_dataset(monkeypatch):
     """No n_mc: each dataset's validate takes its own default_n_mc(M) (the options keep None,
     so the cell keys do not depend on it); the summary says so."""
-    import mcref._validate as V
+    import mcref.verdict._validate as V
 
     E, u = _set(1)
     monkeypatch.setattr(V, "default_n_mc", lambda m: 1100)

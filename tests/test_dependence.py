@@ -237,7 +237,7 @@ def test_equal_sizes_permute_z_vectors_unequal_exchange_levels():
 
 
 def test_cluster_studentized_zms_against_the_sandwich_se():
-    from mcref._scale_test import scale_test
+    from mcref.verdict._scale_test import scale_test
 
     E, u, g = clustered(seed=8)
     z = E / u
@@ -251,7 +251,7 @@ def test_cluster_rce_is_the_intersection_with_a_t_reference_in_the_clusters():
     (the t draws come after its streams); the random-intercept t(ν̂) reference's T have the
     location and spread of the bootstrap's T* (left-skewed, sd ≈ 1.3 here); without clusters RCE
     keeps the bootstrap-t alone."""
-    from mcref._scale_test import _rce_test
+    from mcref.verdict._scale_test import _rce_test
 
     E, u, g = clustered(seed=11, size=lambda rng, G: rng.integers(2, 40, G))
     gid = np.unique(g, return_inverse=True)[1]

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import mcref
-from mcref._render import p_text
+from mcref.report._render import p_text
 from mcref.cli import main
 
 
@@ -37,7 +37,7 @@ def _forbid(monkeypatch, target: str) -> list:
 
 @pytest.mark.parametrize("argv, option, work", [
     (["report", "{f}", "--out", "{t}/missing_dir/x.png"], "--out", "mcref.plots.plot_report"),
-    (["report", "{f}", "--html", "{t}/missing_dir/rep"], "--html", "mcref._validate.validate"),
+    (["report", "{f}", "--html", "{t}/missing_dir/rep"], "--html", "mcref.verdict._validate.validate"),
     (["bench", "{f}", "--csv", "{t}/missing_dir/b.csv"], "--csv", "mcref._benchmark.benchmark"),
     (["bench", "{f}", "--html", "{t}/not_a_report"], "--html", "mcref._benchmark.benchmark"),
     (["bench", "{f}", "--store", "{t}/missing_dir/s.sqlite"], "--store", "mcref._benchmark.benchmark"),

@@ -1,6 +1,6 @@
 """Where users' predictions live: DataFrames, Parquet, Feather, large CSV files, and a Dataset
 wherever (E, u) is asked for (mcref.datasets.from_frame, from_groups, from_pairs,
-_validation.dataset_args)."""
+_checks.dataset_args)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mcref
-from mcref import _tables, datasets, diagnostics
+from mcref import _input, datasets, diagnostics
 
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
@@ -66,10 +66,10 @@ def test_parquet_columns_are_read_when_asked_for(frame, tmp_path, monkeypatch):
                       "k": np.arange(1, n + 1, dtype=np.int64), "x": frame["x"]})
     path = tmp_path / "p.parquet"
     pq.write_table(table, path, row_group_size=700)  # several row groups and batches
-    monkeypatch.setattr(_tables.ArrowColumns, "BATCH_ROWS", 512)
+    monkeypatch.setattr(_input.ArrowColumns, "BATCH_ROWS", 512)
     read = []
-    orig = _tables.ArrowColumns._read
-    monkeypatch.setattr(_tables.ArrowColumns, "_read", lambda self, name: read.append(name) or orig(self, name))
+    orig = _input.ArrowColumns._read
+    monkeypatch.setattr(_input.ArrowColumns, "_read", lambda self, name: read.append(name) or orig(self, name))
     ds = datasets.from_file(path, ref="y", pred="yhat", u="k")
     assert sorted(read) == ["k", "x", "y", "yhat"]  # not "model", not "sigma"
     whole = pq.read_table(path)
@@ -90,8 +90,8 @@ def test_fast_csv_reader_gives_the_text_readers_bits(frame, tmp_path, monkeypatc
     path = tmp_path / "big.csv"
     frame.to_csv(path, index=False, float_format="%.17g")
     slow = datasets.from_file(path, ref="y", pred="yhat", u="sigma")
-    monkeypatch.setattr(_tables, "FAST_CSV_BYTES", 0)
-    table = _tables.read_text_fast(path, None)
+    monkeypatch.setattr(_input, "FAST_CSV_BYTES", 0)
+    table = _input.read_text_fast(path, None)
     assert table is not None and table.arrays is not None  # the fast reader did read it
     assert _same(datasets.from_file(path, ref="y", pred="yhat", u="sigma"), slow)
     assert [d.name for d in datasets.from_groups(path, "model", ref="y", pred="yhat", u="sigma")] == \
@@ -111,7 +111,7 @@ def test_fast_csv_reader_falls_back_with_the_text_readers_rules(frame, tmp_path,
     path.write_text(edit(text))
     outcomes = []
     for limit in (float("inf"), 0):
-        monkeypatch.setattr(_tables, "FAST_CSV_BYTES", limit)
+        monkeypatch.setattr(_input, "FAST_CSV_BYTES", limit)
         try:
             outcomes.append(datasets.from_file(path, ref="y", pred="yhat", u="sigma"))
         except ValueError as exc:
@@ -132,7 +132,7 @@ def test_missing_pyarrow_names_the_extra(frame, tmp_path, monkeypatch):
         datasets.from_file(tmp_path / "p.parquet", ref="y", pred="yhat", u="sigma")
     # CSV still reads (the fast reader is optional)
     frame.to_csv(tmp_path / "p.csv", index=False)
-    monkeypatch.setattr(_tables, "FAST_CSV_BYTES", 0)
+    monkeypatch.setattr(_input, "FAST_CSV_BYTES", 0)
     assert datasets.from_file(tmp_path / "p.csv", ref="y", pred="yhat", u="sigma").M == len(frame)
 
 

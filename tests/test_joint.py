@@ -1,4 +1,4 @@
-"""Joint verdict (mcref._joint): leave-one-out p-values and the joint p-value against
+"""Joint verdict (mcref.verdict._joint): leave-one-out p-values and the joint p-value against
 brute-force O(n²) versions, uniformity under an exact null, power, and validate's
 ``joint`` field."""
 
@@ -15,7 +15,7 @@ import scipy.stats as sps
 
 import mcref
 from mcref.generative import permutation_distribution
-from mcref._joint import (COMBINATIONS, combine_pvalues, conditional_joint_verdict, joint_test, joint_tests,
+from mcref.verdict._joint import (COMBINATIONS, combine_pvalues, conditional_joint_verdict, joint_test, joint_tests,
                           loo_pvalues, scale_simulation, sidak)
 
 
@@ -105,7 +105,7 @@ def test_data_pvalues_are_those_of_simulation_p_value():
     names = ["ZMS", "RCE", "CC", "ENCE", "ZMSE"]
     sim = mcref.simulate(names, u, dists=["normal"], n_mc=300, E=E, seed=4)
     est = mcref.statistics(names, E, u)
-    from mcref._validate import alternative_for
+    from mcref.verdict._validate import alternative_for
 
     alts = [alternative_for(s) for s in names]
     res = joint_test(sim.samples[0], [est[s] for s in names], alts)
@@ -168,7 +168,7 @@ def test_power_on_a_clearly_miscalibrated_set():
     sim = mcref.simulate(names, u, dists=["normal"], n_mc=500, seed=7)
     E = np.where(u > np.median(u), 1.3, 1.0) * u * rng.normal(size=2000)
     est = mcref.statistics(names, E, u)
-    from mcref._validate import alternative_for
+    from mcref.verdict._validate import alternative_for
 
     for c in COMBINATIONS:
         res = joint_test(sim.samples[0], [est[s] for s in names], [alternative_for(s) for s in names], combine=c)
@@ -254,7 +254,7 @@ def test_validate_joint_is_the_joint_test_of_its_simulation(tables):
     ss_sim = np.random.SeedSequence(1).spawn(3)[1]
     sim = mcref.simulate(names, u, dists=["normal", "t6", "empirical", permutation_distribution(E / u)], n_mc=500,
                          E=E, seed=ss_sim)
-    from mcref._validate import alternative_for
+    from mcref.verdict._validate import alternative_for
 
     cov = list(ok.joint.stats)
     X = sim.samples[2][[names.index(s) for s in cov]]
@@ -395,7 +395,7 @@ STATS5 = ["ZMS", "RCE", "CC", "ENCE", "ZMSE"]
 def conditional_joint(E, u, n_mc, seed):
     """The conditional joint verdict of one dataset, without the bootstrap: the permutation D,
     the scale simulation under the fitted t, the shape screen, conditional_joint_verdict."""
-    from mcref._validate import alternative_for
+    from mcref.verdict._validate import alternative_for
     from mcref.binning import default_n_bins
 
     nb = default_n_bins(E.size, 30)
@@ -464,7 +464,7 @@ def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table)
     E, u, tab = conditional_table
     E = 1.1 * E
     j = tab.joint
-    from mcref._scale_test import scale_test
+    from mcref.verdict._scale_test import scale_test
 
     # the scale part: the studentized scale test of ZMS, B = N_MC, on the fourth child of the seed
     nu = mcref.fit_t(E / u).nu
@@ -486,7 +486,7 @@ def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table)
                           n_mc=500, E=E, seed=ss_sim)
     est = {s: tab[s].estimate for s in names}
     est.update({s: mcref.statistic(s, E, u * c, n_bins=tab.n_bins) for s in binned})
-    from mcref._validate import alternative_for
+    from mcref.verdict._validate import alternative_for
 
     def part(sm, d, cover):
         X = np.array([(simc if s in binned and d == 3 else sm).samples[d][(simc if s in binned and d == 3 else sm)

@@ -20,7 +20,7 @@ def _clustered_z(seed=0, G=12):
 
 def test_cluster_sandwich_se_of_zms_mz_varz_matches_numpy():
     """_scale_test._cluster_z_stat: θ and the cluster-robust se of ZMS, MZ and VarZ (CGM 2008 sandwich)."""
-    from mcref._scale_test import _cluster_columns, _cluster_z_stat
+    from mcref.verdict._scale_test import _cluster_columns, _cluster_z_stat
 
     z, gid = _clustered_z()
     M, G = z.size, gid.max() + 1
@@ -42,7 +42,7 @@ def test_cluster_sandwich_se_of_zms_mz_varz_matches_numpy():
 
 def test_scale_tests_joint_se_is_the_binomial_se():
     """ScaleTests.joint: se = √(p(1 − p)/n) of the joint p, whichever subset of the scale statistics."""
-    from mcref._scale_test import scale_tests
+    from mcref.verdict._scale_test import scale_tests
 
     rng = np.random.default_rng(1)
     u = np.sqrt(1 / rng.gamma(4, 0.25, 300))
@@ -58,7 +58,7 @@ def test_scale_tests_joint_se_is_the_binomial_se():
 
 def test_cauchy_cap_mirrors_the_smallest_p():
     """_joint.combine_pvalues: p̃ = min(p, 1 − 1/N), so p = 1 gives tan(−π/2 + π/N) (= −1 at N = 4), the mirror of 1/N."""
-    from mcref._joint import combine_pvalues
+    from mcref.verdict._joint import combine_pvalues
 
     assert float(combine_pvalues([1.0], "cauchy", n_pool=4)) == pytest.approx(-1.0, rel=1e-12)
     assert float(combine_pvalues([0.25], "cauchy", n_pool=4)) == pytest.approx(1.0, rel=1e-12)
@@ -71,7 +71,7 @@ def test_cauchy_cap_mirrors_the_smallest_p():
 def test_scale_simulation_draws_from_the_t_fitted_to_z():
     """_joint.scale_simulation: the scale part's D is the unit-variance t(ν̂), ν̂ the ML fit to Z (not a default D)."""
     from mcref._distfit import fit_t
-    from mcref._joint import scale_simulation
+    from mcref.verdict._joint import scale_simulation
 
     rng = np.random.default_rng(1)
     u = np.sqrt(1 / rng.gamma(4, 0.25, 300))
@@ -126,7 +126,7 @@ def test_adaptive_feature_bins_take_the_callers_log_false():
 
 def test_verdict_rules_at_their_boundaries():
     """_validate verdict rules: |ζ| = 1 is valid, p = α is invalid (p > α valid), as the docstrings state."""
-    from mcref._validate import verdict_conditional, verdict_for, verdict_mc
+    from mcref.verdict._validate import verdict_conditional, verdict_for, verdict_mc
 
     assert verdict_for(zeta_bs=None, zeta_sim={"a": 1.0, "b": -1.0}, d_sensitive=True, shape_flag=False) == "valid"
     assert verdict_for(zeta_bs=-1.0, zeta_sim={}, d_sensitive=False, shape_flag=False) == "valid"
@@ -162,7 +162,7 @@ def test_a_two_level_categorical_feature_is_accepted():
 
 def test_joint_test_with_two_simulated_sets():
     """_joint.joint_test: n = 2 simulated sets is allowed (p = (1 + #{T_k ≥ T_0})/3 by hand), n = 1 is not."""
-    from mcref._joint import joint_test
+    from mcref.verdict._joint import joint_test
 
     # pool (3, 1, 2), "greater": leave-one-out p = 1/3, 1, 2/3; minp T = −p: no simulated T ≥ −1/3
     r = joint_test([[1.0, 2.0]], [3.0], "greater")
@@ -174,7 +174,7 @@ def test_joint_test_with_two_simulated_sets():
 
 def test_rce_test_does_not_depend_on_the_row_order():
     """_scale_test.rce_test: the pairs are resampled in (u, E) order, so a row permutation leaves T* and p unchanged."""
-    from mcref._scale_test import rce_test
+    from mcref.verdict._scale_test import rce_test
 
     rng = np.random.default_rng(7)
     u = np.round(np.sqrt(1 / rng.gamma(4, 0.25, 200)), 1)  # ties in u: the E order breaks them
@@ -265,7 +265,7 @@ def test_untestable_rows_carry_nan():
     """_validate: with one u, CC is 'not testable' with NaN estimate, bias, interval and ζ (_untestable_row); MV's
     bootstrap interval is [u², u²] (every resample), and it contains its estimate (excludes_estimate False)."""
     import mcref
-    import mcref._validate as _V
+    import mcref.verdict._validate as _V
 
     rng = np.random.default_rng(4)
     u = np.full(200, 1.5)
@@ -285,7 +285,7 @@ def test_untestable_rows_carry_nan():
 
 def test_scale_test_takes_two_resamples_not_one():
     """_scale_test._check: n_boot = 2 is the smallest allowed (p on a pool of 2), n_boot = 1 is refused."""
-    from mcref._scale_test import rce_test, scale_test
+    from mcref.verdict._scale_test import rce_test, scale_test
 
     z = np.random.default_rng(8).standard_normal(50)
     r = scale_test(z, n_boot=2, seed=0)
@@ -308,7 +308,7 @@ def test_numeric_feature_bins_shrink_to_keep_min_count():
 
 def test_scale_tests_compute_rce_only_when_asked():
     """_scale_test.scale_tests: RCE's p is the pair bootstrap-t of rce_test on the second child of the seed."""
-    from mcref._scale_test import rce_test, scale_tests
+    from mcref.verdict._scale_test import rce_test, scale_tests
 
     rng = np.random.default_rng(9)
     u = np.sqrt(1 / rng.gamma(4, 0.25, 200))
@@ -321,7 +321,7 @@ def test_scale_tests_compute_rce_only_when_asked():
 
 def test_joint_verdict_line_names_its_parts():
     """_joint.JointVerdict.line: the conditional line names consistency+adaptivity only when adaptivity rows exist."""
-    from mcref._joint import JointVerdict
+    from mcref.verdict._joint import JointVerdict
 
     kw = dict(p=0.3, se=0.01, dist="permutation", combine="minp", stats=("ENCE", "ENCE|x"), verdict="valid",
               driver="ENCE", driver_p=0.2, alpha=0.05, rule="conditional", p_consistency=0.25,
@@ -335,7 +335,7 @@ def test_joint_verdict_line_names_its_parts():
 
 def test_bootstrap_sums_refuses_a_one_dimensional_x():
     """_scale_test.bootstrap_sums: X must be 2-D rows (a 1-D X is a ValueError naming its shape)."""
-    from mcref._scale_test import bootstrap_sums
+    from mcref.verdict._scale_test import bootstrap_sums
 
     with pytest.raises(ValueError, match=r"2-D array.*\(5,\)"):
         bootstrap_sums(np.ones(5), 10, 0)

@@ -136,7 +136,7 @@ def test_report_html_failure_leaves_no_partial_directory(capsys, tmp_path, monke
     pytest.importorskip("matplotlib")
     import sys
 
-    vmod = sys.modules["mcref._validate"]  # the module (mcref.validate is also the function's name)
+    vmod = sys.modules["mcref.verdict._validate"]  # the module (mcref.validate is also the function's name)
 
     def boom(*a, **k):
         raise RuntimeError("validation failed")

@@ -66,7 +66,7 @@ def test_bad_progress_is_refused(func, bad, data):
 
 
 def test_check_progress_normalises():
-    from mcref._validation import check_progress
+    from mcref._checks import check_progress
 
     assert check_progress(None) is None
     assert check_progress(True) is True and check_progress(np.bool_(False)) is False

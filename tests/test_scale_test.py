@@ -1,4 +1,4 @@
-"""The studentized bootstrap-t scale tests (mcref._scale_test; docs/methods.md, "Scale test")."""
+"""The studentized bootstrap-t scale tests (mcref.verdict._scale_test; docs/methods.md, "Scale test")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from mcref._scale_test import (bootstrap_sums, rce_test, scale_test, scale_tests, scale_unreliable, tail_ratio,
+from mcref.verdict._scale_test import (bootstrap_sums, rce_test, scale_test, scale_tests, scale_unreliable, tail_ratio,
                                TAIL_RATIO_LIMIT)
 
 

@@ -1,4 +1,4 @@
-"""Sequential Monte Carlo tests (mcref._sequential; docs/methods.md, "Sequential Monte Carlo tests")."""
+"""Sequential Monte Carlo tests (mcref.verdict._sequential; docs/methods.md, "Sequential Monte Carlo tests")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from mcref._sequential import SequentialTest, csm_stops
+from mcref.verdict._sequential import SequentialTest, csm_stops
 
 
 def test_csm_boundary_is_robbins_confidence_sequence():
@@ -96,12 +96,12 @@ def test_bad_arguments():
         SequentialTest("greater", 1.5, 100)
 
 
-# ------------------------------------------------------------------ validate's rounds (mcref._rounds)
+# ------------------------------------------------------------------ validate's rounds (mcref.verdict._rounds)
 
 import warnings  # noqa: E402
 
 import mcref  # noqa: E402
-from mcref._rounds import round_ends  # noqa: E402
+from mcref.verdict._rounds import round_ends  # noqa: E402
 
 
 def _data(m: int, kind: str, seed: int):
@@ -162,7 +162,7 @@ def test_a_sequential_row_is_the_fixed_test_of_its_own_repeats(monkeypatch):
     """Each row's p is the fixed-N_MC test's p of the repeats it was decided on: validate with
     n_mc = that row's n_test (fixed) gives the same p, bit for bit (permutation rows and the
     bootstrap-t scale rows alike); the verdicts equal those of the fixed test at the cap."""
-    import mcref._validate as V
+    import mcref.verdict._validate as V
 
     monkeypatch.setattr(V, "MIN_VERDICT_REPLICATES_HARD", 1)  # the fixed test of a round's 64 repeats
     E, u = _data(1500, "calibrated", 2)
@@ -207,7 +207,7 @@ def test_sequential_is_the_default_of_the_conditional_rule_only():
 def test_large_m_defaults_drop_the_comparison_d_and_spend_less_bootstrap(monkeypatch):
     """Beyond COMPARISON_MAX_M the default dists is the permutation D alone (a note says so and the
     paper column reads "-"); default_n_boot spends 10⁹ element·replicates, 5000 to 1000."""
-    import mcref._validate as V
+    import mcref.verdict._validate as V
 
     assert [mcref.default_n_boot(m) for m in (1000, 200_000, 400_000, 10**6, 10**8)] == [5000, 5000, 2500, 1000,
                                                                                          1000]
@@ -225,7 +225,7 @@ def test_large_m_defaults_drop_the_comparison_d_and_spend_less_bootstrap(monkeyp
 def test_sequential_rows_with_features_and_groups_are_their_own_fixed_tests(monkeypatch):
     """In company (a feature and groups), every row's sequential p is still the fixed test of its
     own n_test repeats computed in the same company, bit for bit (the rounds do not mix rows)."""
-    import mcref._validate as V
+    import mcref.verdict._validate as V
 
     monkeypatch.setattr(V, "MIN_VERDICT_REPLICATES_HARD", 1)
     E, u = _data(1200, "calibrated", 9)
@@ -241,8 +241,8 @@ def test_sequential_rows_with_features_and_groups_are_their_own_fixed_tests(monk
 def test_scale_rounds_run_only_the_undecided_statistics():
     """Once RCE's row is decided (p far above α: at the first round), later rounds run the Z
     statistics alone; the final table keeps RCE's p of its decision and ZMS's of the last round."""
-    from mcref._rounds import scale_rounds
-    from mcref._scale_test import ScaleTests
+    from mcref.verdict._rounds import scale_rounds
+    from mcref.verdict._scale_test import ScaleTests
 
     calls = []
 

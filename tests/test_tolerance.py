@@ -20,7 +20,7 @@ from scipy.special import ndtr, ndtri
 
 from mcref import bootstrap, validate
 from mcref._bootstrap import bca_interval_at, bca_p_value, resample_indices
-from mcref._equivalence import check_tolerance, margin_region
+from mcref.verdict._equivalence import check_tolerance, margin_region
 from mcref._warnings import FewReplicatesWarning
 from mcref.cli import main
 

@@ -9,7 +9,7 @@ import pytest
 
 import mcref
 import mcref._warnings
-from mcref._validate import verdict_for
+from mcref.verdict._validate import verdict_for
 from mcref._zeta import zeta
 
 
@@ -139,7 +139,7 @@ def test_bad_input(kw, match):
     ],
 )
 def test_mc_verdict_branches(kw, want):
-    from mcref._validate import verdict_mc
+    from mcref.verdict._validate import verdict_mc
 
     assert verdict_mc(**kw) == want
 
@@ -171,7 +171,7 @@ def test_table_reports_p_values_both_verdicts_and_biased_intervals():
         assert r.alternative == ("greater" if r.name in ("ENCE", "ZMSE") else "two-sided")
         assert set(r.p_sim) == {"normal", "t(6)", "empirical", "permutation"}
         assert all(0 < p <= 1 for p in r.p_sim.values()) and r.p_sim == m.p_sim  # the same simulation
-        if r.shape_flag:  # (the scale statistics: the scale test's own screen, mcref._scale_test)
+        if r.shape_flag:  # (the scale statistics: the scale test's own screen, mcref.verdict._scale_test)
             assert r.verdict == "unreliable" and r.test == "shape screen"
         elif r.name in ("ZMS", "RCE"):  # the scale tests: bootstrap-t by default, ζ_BS under rule="mc"
             assert r.verdict == ("valid" if r.p_test > 0.05 else "invalid") and r.test == "bootstrap-t"
@@ -236,12 +236,12 @@ def test_d_sensitive_is_the_unpaired_rule_with_k():
 def test_validate_checks_and_prepares_the_data_once(monkeypatch):
     """One check at the public boundary, one prepared dataset (sort by u, bins, tie runs, |E|
     order) for the bootstrap, the references, the shape screen and the tie spread; the
-    conditional rule's scale tests (ZMS, RCE) check nothing again (``mcref._validation`` is
+    conditional rule's scale tests (ZMS, RCE) check nothing again (``mcref._checks`` is
     counted too: modules that import a check inside a function find it there)."""
     import mcref._bootstrap as B
     import mcref._prepared as P
-    import mcref._validate as V
-    import mcref._validation as VA
+    import mcref.verdict._validate as V
+    import mcref._checks as VA
     import mcref.reference as R
     import mcref.shape as SH
     import mcref.stats as ST
@@ -274,7 +274,7 @@ def test_validate_checks_and_prepares_the_data_once(monkeypatch):
 def test_default_n_mc_keeps_the_papers_setting_and_a_budget_above():
     """10⁴ repeats up to M = 2·10⁴ (every published set), then about 2·10⁸/M element·repeats
     per D, never below 2000, never increasing with M."""
-    from mcref._validate import MIN_DEFAULT_N_MC, N_MC_BUDGET, PAPER_N_MC
+    from mcref.verdict._validate import MIN_DEFAULT_N_MC, N_MC_BUDGET, PAPER_N_MC
 
     ms = np.unique(np.logspace(0, 7, 400).astype(int))
     n = np.array([mcref.default_n_mc(int(m)) for m in ms])
@@ -290,7 +290,7 @@ def test_default_n_mc_keeps_the_papers_setting_and_a_budget_above():
 def test_validate_takes_n_mc_from_default_n_mc_and_says_so(monkeypatch):
     """n_mc=None (the default) asks default_n_mc(M); below the papers' 10⁴ the table's notes
     say which N_MC was used and how to get the papers' setting; an explicit n_mc is kept."""
-    import mcref._validate as V
+    import mcref.verdict._validate as V
 
     E, u = mcref.synthetic.nig(800, 6, seed=3)
     seen = []

@@ -6,7 +6,7 @@ Part of :mod:`mcref.cli`; the CLI calls only the public API.
 from __future__ import annotations
 
 from .. import datasets
-from .._validate import RULES
+from ..verdict._validate import RULES
 from ._common import add_dask_options, add_progress_flag, AUTO_MC, BINS_HELP, DEMO_STATS, stats_list
 
 __all__ = ["cmd_bench", "parser_bench"]

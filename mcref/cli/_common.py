@@ -12,7 +12,7 @@ from typing import Sequence
 
 from .. import datasets
 from .._bootstrap import bootstrap_many
-from .._render import EXCLUDES_NOTE, text_table
+from ..report._render import EXCLUDES_NOTE, text_table
 from ..stats import STATISTICS
 
 __all__ = ["DEMO_STATS", "features_of", "load_data", "bins_of", "stats_list", "fmt", "stats_table", "print_stats", "seed_of",
@@ -33,8 +33,8 @@ def check_outputs(args) -> None:
     :data:`OUTPUTS` (the folder that will hold it exists and takes a new file; it is not a
     folder, or for --html not a file nor a folder other than an earlier report). One check for
     every command, run by :func:`mcref.cli.main` before the command itself."""
-    from .._html import check_report_target
-    from .._render import check_writable
+    from ..report._html import check_report_target
+    from ..report._render import check_writable
 
     for attr, option, folder in OUTPUTS:
         path = getattr(args, attr, None)
@@ -100,7 +100,7 @@ def print_stats(rows: list[dict]) -> None:
 def seed_of(args) -> int:
     """The run's seed: --seed, or one drawn from the OS (printed with the results)."""
     if getattr(args, "seed", None) is None:
-        from .._validation import fresh_seed
+        from .._checks import fresh_seed
 
         args.seed = fresh_seed()
     return args.seed
@@ -113,7 +113,7 @@ def boot_of(args, default: int = 5000) -> int:
 
 def dists_of(args) -> list[str]:
     """--dists as a list (default: validate's), refused when given empty."""
-    from .._validate import VALIDATE_DISTS
+    from ..verdict._validate import VALIDATE_DISTS
 
     if args.dists is not None and not args.dists.strip(", "):
         raise ValueError("--dists is empty: give comma-separated distributions (e.g. normal,t6,empirical) or "

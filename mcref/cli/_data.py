@@ -10,7 +10,7 @@ import argparse
 import time
 
 from .. import datasets
-from .._render import csv_text, json_text, n_mc_text
+from ..report._render import csv_text, json_text, n_mc_text
 from ._common import (boot_of, add_progress_flag, AUTO_MC, bins_of, data_args, DEMO_STATS, load_data, print_stats, seed_of,
                       stats_list, stats_table)
 

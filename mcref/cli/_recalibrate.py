@@ -10,9 +10,9 @@ import json
 import sys
 
 from .. import datasets
-from .._render import atomic_path, json_text
+from ..report._render import atomic_path, json_text
 from .._recalibrate import METHODS as RECAL_METHODS
-from .._validate import RULES
+from ..verdict._validate import RULES
 from ._common import boot_of, AUTO_MC, data_args, DEMO_STATS, dists_of, load_data, seed_of, stats_list
 
 __all__ = ["cmd_recalibrate", "parser_recalibrate"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Sequence
 
-from .._render import json_text
+from ..report._render import json_text
 from ._common import add_dask_options, load_data, seed_of
 
 __all__ = ["cmd_study_scaling", "cmd_study_sensitivity", "cmd_study_reliability", "cmd_study_verdicts",

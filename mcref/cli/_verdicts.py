@@ -6,8 +6,8 @@ Part of :mod:`mcref.cli`; the CLI calls only the public API.
 
 from __future__ import annotations
 
-from .._render import atomic_path
-from .._validate import RULES
+from ..report._render import atomic_path
+from ..verdict._validate import RULES
 from ._common import (AUTO_MC, boot_of, data_args, DEMO_STATS, dependence_of, dists_of, features_of, load_data, seed_of,
                       stats_list)
 from ._common import dependence_args
@@ -17,7 +17,7 @@ __all__ = ["cmd_validate", "cmd_report", "parser_validate", "parser_report"]
 
 
 def cmd_validate(args) -> int:
-    from .._validate import validate
+    from ..verdict._validate import validate
 
     tolerance = tolerance_of(args.tolerance)
     if tolerance is not None and (args.samples is not None or args.quantiles is not None
@@ -87,10 +87,10 @@ def cmd_report(args) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .._html import write_dataset_report
-    from .._validate import validate
+    from ..report._html import write_dataset_report
+    from ..verdict._validate import validate
     from .._warnings import FewReplicatesWarning, TieOrderWarning
-    from ..plots import plot_report
+    from ..report.plots import plot_report
 
     ds = load_data(args)
     seed = seed_of(args)

@@ -13,7 +13,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from .._validation import (as_float_array, check_choice, check_E_u, check_int, check_seed, dataset_args,
+from .._checks import (as_float_array, check_choice, check_E_u, check_int, check_seed, dataset_args,
                            renamed_keywords)
 from ..kernels import confidence as KC
 from ..kernels.rng import chunk_states

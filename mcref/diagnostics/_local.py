@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import stats as st
 
-from .._validation import dataset_args, check_choice, check_int, check_seed
+from .._checks import dataset_args, check_choice, check_int, check_seed
 from ..shape import skewness_gm
 from ._binned import BinnedDiagnostic, binned, binned_halfwidths
 from ._coverage import (BINOMIAL_INTERVALS, CalibrationCurve, Z975, binomial_interval, calibration_curve,

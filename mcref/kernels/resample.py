@@ -1,5 +1,5 @@
 """Resampled column sums: the bootstrap loop of the studentized scale tests
-(:mod:`mcref._scale_test`; docs/methods.md, "Scale test").
+(:mod:`mcref.verdict._scale_test`; docs/methods.md, "Scale test").
 
 Replicates are split into fixed-size chunks; chunk ``c`` draws from its own xoshiro256**
 state ``states[c]`` and writes only its own rows of ``out``, so the result does not depend

@@ -36,7 +36,7 @@ def chunk_states(seed_seq: np.random.SeedSequence, n_chunks: int) -> np.ndarray:
 def fresh(seed_seq: np.random.SeedSequence) -> np.random.SeedSequence:
     """A copy of ``seed_seq`` that has spawned no child yet: its :func:`chunk_states` are those
     ``seed_seq`` gave (or would give) on its first spawn, however often it has spawned since.
-    The rounds of a sequential test (:mod:`mcref._sequential`) each take the chunks of one such
+    The rounds of a sequential test (:mod:`mcref.verdict._sequential`) each take the chunks of one such
     copy, so a run stopped after k chunks holds the first k chunks of the full run."""
     return np.random.SeedSequence(seed_seq.entropy, spawn_key=seed_seq.spawn_key, pool_size=seed_seq.pool_size)
 

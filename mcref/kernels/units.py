@@ -38,7 +38,7 @@ from .variates import next_gamma, next_normal
 
 #: unit kinds of :func:`unit_weights`
 ROWS, GROUPS, BLOCKS = 0, 1, 2
-#: block schemes of :func:`unit_weights` (the order of ``mcref._validation.BLOCK_METHODS``)
+#: block schemes of :func:`unit_weights` (the order of ``mcref._checks.BLOCK_METHODS``)
 CIRCULAR, MOVING, STATIONARY = 0, 1, 2
 
 

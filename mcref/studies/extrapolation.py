@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import datasets as _datasets
 from .._warnings import TieOrderWarning
-from .._validation import check_choice, check_E_u, check_int, check_seed
+from .._checks import check_choice, check_E_u, check_int, check_seed
 from ..stats import statistic
 
 __all__ = ["extrapolation", "ExtrapolationResult"]

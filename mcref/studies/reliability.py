@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from scipy.stats import binomtest
 
-from .._validation import check_int, check_values
+from .._checks import check_int, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .._bootstrap import bootstrap_many
 from ..generative import get_distribution

@@ -65,9 +65,9 @@ import numpy as np
 from scipy.stats import binomtest
 
 from .. import datasets as _datasets
-from .._joint import (is_scale, permutation_invariant, joint_tests, scale_simulation, sidak,
+from ..verdict._joint import (is_scale, permutation_invariant, joint_tests, scale_simulation, sidak,
                       untestable)
-from .._validation import check_int, check_probability, check_values
+from .._checks import check_int, check_probability, check_values
 from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .._bootstrap import bootstrap_many
 from ..generative import get_distribution, permutation_distribution
@@ -75,7 +75,7 @@ from ..reference import simulate
 from ..shape import shape_screen
 from ..stats import info, statistics
 from ..synthetic import draw, stream
-from .._validate import alternative_for, verdict_conditional, verdict_for, verdict_mc
+from ..verdict._validate import alternative_for, verdict_conditional, verdict_for, verdict_mc
 from .._zeta import zeta, zeta_sim2
 from ._result import StudyResult, run_as
 from ._runner import RunOptions, StudySpec

@@ -6,7 +6,7 @@ pairing statistic; the studentized bootstrap-t of a scale statistic and of RCE),
 by the joint verdict. Each test only asks whether its p-value is at most α, and for most data
 p is far from α after a few dozen repeats. Here the repeats are run in rounds, ending after
 64, 128, 256, … repeats and at the cap N_MC; after each round every undecided test feeds its
-counts to a :class:`mcref._sequential.SequentialTest` (the confidence sequence method, risk
+counts to a :class:`mcref.verdict._sequential.SequentialTest` (the confidence sequence method, risk
 ε = 10⁻³ per test), and the rounds stop when every test is decided. A test still undecided at
 the cap takes the fixed-N_MC decision, so the sequential table never costs more than the fixed
 one and, where a test runs to the cap, equals it.
@@ -137,8 +137,8 @@ def permutation_rounds(sim_infos, prep, perm, *, n_mc: int, seed: np.random.Seed
     tested at ``joint_alpha``; None when there is none). The other arguments are those of
     :func:`mcref.reference.simulate_prepared`, ``seed`` unspawned."""
     from ._joint import joint_test
-    from .kernels.rng import fresh
-    from .reference import simulate_prepared
+    from ..kernels.rng import fresh
+    from ..reference import simulate_prepared
 
     samples = np.empty((len(sim_infos), n_mc))
     tests = {nm: SequentialTest(alt, alpha, n_mc) for nm, (_, _, alt) in tested.items()}
@@ -164,7 +164,7 @@ def scale_rounds(run: Callable[[int, set], object], *, n_max: int, rows: list[st
                  joint: Callable[[object], list[str]] | None, joint_alpha: float,
                  alpha: float) -> tuple[object, dict, object]:
     """The scale tests of :func:`mcref.validate` in rounds. ``run(B, names)`` gives the
-    :class:`mcref._scale_test.ScaleTests` of the statistics ``names`` on their first B replicates
+    :class:`mcref.verdict._scale_test.ScaleTests` of the statistics ``names`` on their first B replicates
     (the same streams for every B and whatever else is run: the replicates of a smaller B are
     those of the larger one); ``rows`` the statistics it decides, ``joint(fit)`` those of the
     joint verdict's scale part (None: no scale part). A round runs only the statistics of the
@@ -222,7 +222,7 @@ def validate_rounds(sim_infos, prep, dists, *, n_mc: int, seed: np.random.SeedSe
     D (its permutation D with the repeats run), the same with the permutation D cut at the
     joint test's decision, the scale tests with each row's p at its decision and at the scale
     part's decision, and the :class:`Rounds`."""
-    from .reference import Simulation, simulate_prepared
+    from ..reference import Simulation, simulate_prepared
 
     labels = [d.label for d in dists]
     perm = dists[labels.index("permutation")]
@@ -264,7 +264,7 @@ def sequential_work(sim_infos, prep, dists, n_mc: int, ss_sim, values: dict, boo
     """The sequential rule's Monte Carlo work (:func:`validate_rounds`): which row each
     test decides, the joint verdict's pairing rows, the scale rows and the scale part's statistics."""
     from ._joint import is_scale, row_feature, untestable
-    from .stats import info
+    from ..stats import info
 
     names = [i.name for i in sim_infos]
     scale_rows = [n for n in names if row_feature(n) is None and info(n).errors and (is_scale(n) or n == "RCE")]

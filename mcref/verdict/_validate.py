@@ -62,28 +62,28 @@ from typing import Sequence
 
 import numpy as np  # noqa: F401 - the docstring examples use np
 
-from . import _progress
-from .features import Feature, as_features, feature_bins
-from .kernels.stats import finish_binned
+from .. import _progress
+from ..features import Feature, as_features, feature_bins
+from ..kernels.stats import finish_binned
 from ._joint import (is_scale, row_feature, row_statistic, DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
                      untestable)
 from ._scale_test import scale_tests
-from ._validation import dataset_args, check_choice, check_E_u, check_int, check_probability, check_progress
-from ._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
-from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
-from ._bootstrap import BootstrapResult, bootstrap_prepared, check_units_support
-from ._dependence import dependence_args, dependence_diagnostics, units_for
+from .._checks import dataset_args, check_choice, check_E_u, check_int, check_probability, check_progress
+from .._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
+from ..binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
+from .._bootstrap import BootstrapResult, bootstrap_prepared, check_units_support
+from .._dependence import dependence_args, dependence_diagnostics, units_for
 from ._equivalence import check_tolerance, with_margins
-from .generative import get_distribution
-from .kernels.rng import fresh
+from ..generative import get_distribution
+from ..kernels.rng import fresh
 from ._rounds import sequential_work
-from .reference import simulate_prepared
-from .shape import shape_screen_prepared
-from ._prepared import prepare_for
-from .stats import info, tie_spread_prepared
-from ._verdict_table import (MIN_RELIABLE_M, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD,
+from ..reference import simulate_prepared
+from ..shape import shape_screen_prepared
+from .._prepared import prepare_for
+from ..stats import info, tie_spread_prepared
+from ._table import (MIN_RELIABLE_M, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD,
                              ValidationRow, ValidationTable)
-from ._zeta import zeta, zeta_sim2
+from .._zeta import zeta, zeta_sim2
 
 from ._budget import (COMPARISON_MAX_M, MIN_DEFAULT_N_BOOT, MIN_DEFAULT_N_MC, N_BOOT_BUDGET, N_MC_BUDGET,  # noqa: F401
                       PAPER_N_BOOT, PAPER_N_MC, default_n_boot, default_n_mc)
@@ -371,7 +371,7 @@ def validate(
     >>> tab.calibrated_within
     True
     """
-    from ._validation import check_seed
+    from .._checks import check_seed
 
     E, u = check_E_u(E, u, min_size=3)
     features = as_features(x, E.size)
@@ -576,7 +576,7 @@ def _degenerate(sim, name: str) -> bool:
 
 def _invariant_reference(ref, estimate: float):
     """The reference of a statistic under a D that leaves it unchanged (ZMS under the permutation D,
-    :func:`mcref._joint.untestable`): the estimate itself, with no spread. The simulated values equal
+    :func:`mcref.verdict._joint.untestable`): the estimate itself, with no spread. The simulated values equal
     it up to the rounding of their sums, and ζ-scores of that rounding noise against an interval of
     zero width are noise (ζ_Sim2 printed −0.333 where it is 0); its p-value is 1 by the same rule."""
     return replace(ref, mean=estimate, se=0.0, low=estimate, high=estimate, sd=0.0)

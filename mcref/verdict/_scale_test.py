@@ -47,7 +47,7 @@ to hide a 25 % error, but whose law of T is not. The measured size and power are
 docs/methods.md ("Scale test", ``benchmarks/study_scale.py``).
 
 Several scale statistics are combined (the scale part of the joint verdict) by
-:func:`mcref._joint.joint_test` on each pool of T (two-sided; the minp rule of the
+:func:`mcref.verdict._joint.joint_test` on each pool of T (two-sided; the minp rule of the
 consistency part, the dependence between the statistics taken from the pool), and the
 maximum of the two joint p-values.
 
@@ -97,7 +97,7 @@ class ScaleTest:
         bootstrap-t p for RCE without.
     p_joint : float
         The minp combination of the statistics' tests (the larger of
-        :func:`mcref._joint.joint_test` on each pool of T); ``p`` for a single statistic.
+        :func:`mcref.verdict._joint.joint_test` on each pool of T); ``p`` for a single statistic.
     n_boot : int
     tstar : ndarray, shape (S, B)
         The bootstrap T*, one row per statistic.
@@ -123,8 +123,8 @@ class ScaleTest:
 def bootstrap_sums(X, n_boot: int, seed) -> np.ndarray:
     """Column sums of ``n_boot`` bootstrap resamples of the rows of X (shape (M, K)):
     array (n_boot, K); ``seed`` an int or SeedSequence (one child per chunk of replicates)."""
-    from .kernels.resample import resampled_sums
-    from .kernels.rng import chunk_states
+    from ..kernels.resample import resampled_sums
+    from ..kernels.rng import chunk_states
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1:
@@ -166,7 +166,7 @@ def _studentize(theta, se, centre):
 
 
 def _check(n_boot, names=None):
-    from ._validation import check_int
+    from .._checks import check_int
 
     n_boot = check_int(n_boot, "n_boot", minimum=2)
     if names is not None:
@@ -244,11 +244,11 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     >>> res.p["ZMS"] < 0.01  # a 25 % scale error with Laplace errors
     True
     """
-    from ._distfit import fit_t
-    from ._validation import as_float_array
-    from .kernels.resample import t_power_sums
-    from .kernels.variates import t_ziggurat
-    from .kernels.rng import chunk_states
+    from .._distfit import fit_t
+    from .._checks import as_float_array
+    from ..kernels.resample import t_power_sums
+    from ..kernels.variates import t_ziggurat
+    from ..kernels.rng import chunk_states
 
     stats = [stats] if isinstance(stats, str) else list(stats)
     n_boot = _check(n_boot, stats)
@@ -266,7 +266,7 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     ss_boot, ss_t = ss.spawn(2)
     if clusters is not None:
-        from .kernels.units import t_cluster_sums
+        from ..kernels.units import t_cluster_sums
 
         gid = np.asarray(clusters, dtype=np.int64)
         X = _cluster_columns(z, gid)
@@ -319,8 +319,8 @@ def _finish(names, stat, obs, sums, nulls, n_boot, tsums=None, nu=math.nan) -> S
 def _resampled(X: np.ndarray, ss: np.random.SeedSequence, b: int, n: int) -> np.ndarray:
     """Replicates b ≤ r < n of :func:`bootstrap_sums` (X, n, ss): the chunks from b/CHUNK on (b a
     multiple of :data:`CHUNK`), ``ss`` not spawned yet."""
-    from .kernels.resample import resampled_sums
-    from .kernels.rng import chunk_states
+    from ..kernels.resample import resampled_sums
+    from ..kernels.rng import chunk_states
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     return resampled_sums(X, chunk_states(ss, -(-n // CHUNK))[b // CHUNK:], CHUNK, n - b)
@@ -367,7 +367,7 @@ def rce_test(E, u, *, n_boot: int = 5000, seed=None) -> ScaleTest:
     >>> rce_test(E, u, n_boot=999, seed=0).p["RCE"] > 0.05
     True
     """
-    from ._validation import check_E_u
+    from .._checks import check_E_u
 
     E, u = check_E_u(E, u, min_size=3)
     return _rce_test(E, u, _check(n_boot), seed)
@@ -377,7 +377,7 @@ def _rce_rho(z: np.ndarray, gid: np.ndarray) -> float:
     """The within-cluster correlation of the RCE reference's random-intercept errors: the larger of
     the intra-group correlation of Z and the square root of that of Z² (for correlated normal
     errors corr(z_i², z_j²) = ρ²), in [0, 0.95]."""
-    from ._dependence import icc
+    from .._dependence import icc
 
     r1, r2 = icc(z, gid), icc(z * z, gid)
     r = max(r1 if r1 == r1 else 0.0, math.sqrt(r2) if r2 == r2 and r2 > 0 else 0.0)
@@ -407,9 +407,9 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, so
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     tsums, nu = None, math.nan
     if clusters is not None:
-        from ._distfit import fit_t
-        from .kernels.rng import chunk_states
-        from .kernels.units import t_rce_cluster_sums
+        from .._distfit import fit_t
+        from ..kernels.rng import chunk_states
+        from ..kernels.units import t_rce_cluster_sums
 
         e = E * E / scale
         gid = np.asarray(clusters, dtype=np.int64)
@@ -466,7 +466,7 @@ def scale_unreliable(Z, beta_z2: float) -> bool:
 @dataclass(frozen=True)
 class ScaleTests:
     """The conditional rule's scale tests of one table (:func:`scale_tests`), what
-    :func:`mcref.validate` and :func:`mcref._joint.conditional_joint_verdict` read.
+    :func:`mcref.validate` and :func:`mcref.verdict._joint.conditional_joint_verdict` read.
 
     Attributes
     ----------
@@ -488,14 +488,14 @@ class ScaleTests:
     label: str
     note: str = ""
     #: registered permutation-invariant statistics without a studentized form: the rule before,
-    #: their Monte Carlo test under t(ν̂) (:func:`mcref._joint.scale_simulation`), and their estimates
+    #: their Monte Carlo test under t(ν̂) (:func:`mcref.verdict._joint.scale_simulation`), and their estimates
     user: Any = None
     estimates: dict[str, float] = field(default_factory=dict)
 
     def joint(self, names: Sequence[str]):
-        """The scale part as a :class:`mcref._joint.JointTest` of ``names`` (scale statistics)."""
+        """The scale part as a :class:`mcref.verdict._joint.JointTest` of ``names`` (scale statistics)."""
         from ._joint import JointTest, joint_test
-        from .stats import info
+        from ..stats import info
 
         res = self.scale
         own = [n for n in names if res is not None and n in res.names]
@@ -528,7 +528,7 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
     :func:`rce_test`; ``seed`` (a SeedSequence) gives one child to each. None when no such
     statistic is listed. Registered permutation-invariant statistics (no studentized form)
     keep the rule before, the Monte Carlo test under t(ν̂) (``estimates``: their values on the
-    data; ``prep`` as :func:`mcref._joint.scale_simulation`). Arrays checked by the caller.
+    data; ``prep`` as :func:`mcref.verdict._joint.scale_simulation`). Arrays checked by the caller.
     ``units`` (:class:`mcref._dependence.Units`, with ``prep``): dependent rows, the tests on
     cluster sums over its groups or non-overlapping blocks (docs/methods.md, "Dependent test sets").
     ``cache``: a dict kept between calls on the same data (validate's sequential rounds), holding
@@ -536,7 +536,7 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
     names, test only those of ``names`` (the rounds' undecided statistics; each statistic's
     streams do not depend on the others run)."""
     from ._joint import is_scale, scale_simulation
-    from .shape import skewness_gm
+    from ..shape import skewness_gm
 
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     ss_z, ss_r = ss.spawn(2)
@@ -547,7 +547,7 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
         return None
     user, est = None, {}
     if un:
-        from .stats import info
+        from ..stats import info
 
         user = scale_simulation(un, u, E, n_mc=n_boot, seed=ss.spawn(1)[0], prep=prep)
         est = {n: float(estimates[n]) for n in un}

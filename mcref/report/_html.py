@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import _version
+from .. import _version
 from ._render import EXCLUDES_NOTE, n_boot_text, n_mc_text, p_text
 
 __all__ = ["write_report", "write_dataset_report", "check_report_target", "MARKER"]

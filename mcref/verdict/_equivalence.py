@@ -37,8 +37,8 @@ import math
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ._bootstrap import BootstrapResult, bca_interval_at, bca_p_value
-from .stats import STATISTICS, info
+from .._bootstrap import BootstrapResult, bca_interval_at, bca_p_value
+from ..stats import STATISTICS, info
 
 __all__ = ["RELATIVE_MARGINS", "check_tolerance", "margin_region", "with_margins", "WITHIN", "NOT_SHOWN"]
 

@@ -370,7 +370,7 @@ class JointVerdict:
 
     def line(self, n_mc: int | None = None) -> str:
         """The one-line summary printed under the table."""
-        from ._render import p_text
+        from ..report._render import p_text
 
         def pt(p):  # as the table writes its p-values: "< 0.0001" at the Monte Carlo floor
             return p_text(p, n_mc)
@@ -424,7 +424,7 @@ class JointVerdict:
 def permutation_invariant() -> tuple[str, ...]:
     """The registered statistics that do not depend on the pairing of Z with u
     (:attr:`mcref.stats.StatInfo.pairing` False: ZMS, MZ, VarZ, NLL and such user statistics)."""
-    from .stats import STATISTICS
+    from ..stats import STATISTICS
 
     return tuple(n for n, s in STATISTICS.items() if not s.pairing)
 
@@ -444,7 +444,7 @@ def untestable(name: str, dist_label: str) -> bool:
     """Whether statistic ``name`` is constant under the D labelled ``dist_label`` (ZMS under
     ``"permutation"``; MV, a function of u alone, under every D): its p-value is 1 by
     definition and it leaves the joint test."""
-    from .stats import info
+    from ..stats import info
 
     inf = info(row_statistic(name))
     return not inf.errors or (dist_label == "permutation" and not inf.pairing)
@@ -454,7 +454,7 @@ def is_scale(name: str) -> bool:
     """Whether statistic ``name`` measures the set's scale alone: it depends on the errors but
     not on which Z goes with which u (ZMS, MZ, VarZ, NLL): the scale part of the conditional
     verdict (docs/methods.md, "Joint verdict")."""
-    from .stats import info
+    from ..stats import info
 
     inf = info(row_statistic(name))
     return inf.errors and not inf.pairing
@@ -534,7 +534,7 @@ def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: di
       screen says;
     * **scale part**: the permutation-invariant statistics (ZMS, MZ, VarZ, NLL) that the
       screen leaves (not in ``flagged``), p_scale: ``scale_sim`` a
-      :class:`mcref._scale_test.ScaleTests` (validate's default: their studentized bootstrap-t,
+      :class:`mcref.verdict._scale_test.ScaleTests` (validate's default: their studentized bootstrap-t,
       docs/methods.md "Scale test") or a :class:`mcref.Simulation` (:func:`scale_simulation`,
       the unit-variance t(ν̂) fitted to Z, the rule before: :func:`joint_test` in it); either
       way a function of the multiset of Z and of independent random numbers only; left out
@@ -580,7 +580,7 @@ def conditional_joint_verdict(sim, estimates: dict[str, float], alternatives: di
     elif tc is not None:
         p_cons = tc.p
     label = scale_sim.label if hasattr(scale_sim, "joint") else scale_sim.dists[0].label if scale_sim else ""
-    if scale and hasattr(scale_sim, "joint"):  # mcref._scale_test.ScaleTests: the bootstrap-t (default)
+    if scale and hasattr(scale_sim, "joint"):  # mcref.verdict._scale_test.ScaleTests: the bootstrap-t (default)
         ts = scale_sim.joint(scale)
     else:
         ts = part(scale_sim, label, scale) if scale else None
@@ -627,8 +627,8 @@ def scale_simulation(stats: Sequence[str], u, E, *, n_mc: int, seed=None, n_thre
     without a second check and sort of u."""
     import warnings
 
-    from ._warnings import SlowConvergenceWarning
-    from .reference import simulate
+    from .._warnings import SlowConvergenceWarning
+    from ..reference import simulate
 
     names = [s for s in stats if is_scale(s)]
     if not names:
@@ -637,14 +637,14 @@ def scale_simulation(stats: Sequence[str], u, E, *, n_mc: int, seed=None, n_thre
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SlowConvergenceWarning)
         try:
-            from .generative import get_distribution
+            from ..generative import get_distribution
 
             d = get_distribution("t(fit)", Z=z)
         except ValueError:  # ν̂ ≤ 2
             return None
         if prep is not None:
-            from .reference import simulate_prepared
-            from .stats import info
+            from ..reference import simulate_prepared
+            from ..stats import info
 
             return simulate_prepared([info(n) for n in names], prep, [d], n_mc=n_mc, seed=seed,
                                      n_threads=n_threads, progress=progress)

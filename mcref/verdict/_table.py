@@ -12,12 +12,12 @@ import textwrap
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ._dependence import DependenceDiagnostics
+from .._dependence import DependenceDiagnostics
 from ._joint import JointVerdict
-from ._render import csv_text, EXCLUDES_NOTE, json_text, p_text
-from .reference import PairedDifference, ReferenceResult
-from .shape import ShapeScreen
-from .stats import info
+from ..report._render import csv_text, EXCLUDES_NOTE, json_text, p_text
+from ..reference import PairedDifference, ReferenceResult
+from ..shape import ShapeScreen
+from ..stats import info
 
 __all__ = ["ValidationRow", "ValidationTable", "LEGEND", "MIN_RELIABLE_M", "MIN_VERDICT_REPLICATES",
            "MIN_VERDICT_REPLICATES_HARD"]
@@ -234,7 +234,7 @@ class ValidationTable:
     #: dependence (intra-group correlation, design effect, effective rows; docs/methods.md,
     #: "Dependent test sets"); None without labels
     dependence: DependenceDiagnostics | None = None
-    #: the sequential Monte Carlo tests (:class:`mcref._rounds.Rounds`: each test's repeats, the
+    #: the sequential Monte Carlo tests (:class:`mcref.verdict._rounds.Rounds`: each test's repeats, the
     #: repeats run; docs/methods.md, "Sequential Monte Carlo tests"); None for the fixed-N_MC table
     rounds: Any = field(default=None, repr=False, compare=False)
     #: the equivalence margins of ``validate(tolerance=...)``, {statistic: margin} (docs/methods.md,
@@ -276,7 +276,7 @@ class ValidationTable:
 
     def to_json(self) -> str:
         """JSON: the run's settings, the shape screen, one record per statistic and the joint
-        verdict (NaN as null, infinities as "inf"/"-inf": :func:`mcref._render.json_text`)."""
+        verdict (NaN as null, infinities as "inf"/"-inf": :func:`mcref.report._render.json_text`)."""
         return json_text({
             "dataset": self.name, "seed": self.seed, "M": self.M, "n_bins": self.n_bins if self.binned else None,
             "n_boot": self.n_boot, "n_mc": self.n_mc, "dists": list(self.dists), "rule": self.rule,

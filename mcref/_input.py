@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ._validation import as_float_array
+from ._checks import as_float_array
 
 __all__ = ["Table", "NeedsTextReader", "open_table", "frame_table", "resolve", "numeric_column", "text_column",
            "feature_column", "require_pyarrow", "DEFAULT_E", "DEFAULT_U", "DEFAULT_X", "FAST_CSV_BYTES"]
