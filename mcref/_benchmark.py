@@ -171,24 +171,37 @@ class BenchmarkResult:
                 + (f", store={self.store}" if self.store else "")
                 + f" ({r.n_computed} computed, {r.n_loaded} loaded, {r.seconds:.1f} s)")
         t = self.table
+        words = t["finding"] if "finding" in t else t["verdict"]  # a store written before the words
         cells: dict[tuple[str, str], str] = {}
-        for name, stat, est, v in zip(t["dataset"], t["stat"], t["estimate"], t["verdict"]):
+        for name, stat, est, v in zip(t["dataset"], t["stat"], t["estimate"], words):
             e = f"{est:.4g}" if math.isfinite(est) else str(est)
             cells[(name, stat)] = v if v == "not testable" and not math.isfinite(est) else f"{e} {v}"
         names = [d.name for d in self.datasets]
+        heads = self.headlines()
+        first = [f"{n}: {heads.get(n) or 'joint verdict: not stored (a store written before the joint column)'}"
+                 for n in names]
         cols = [["dataset", *names]]
         for s in self.stats:
             cols.append([s, *(cells.get((n, s), "-") for n in names)])
         widths = [max(len(x) for x in c) for c in cols]
         lines = ["  ".join(c[i].ljust(w) for c, w in zip(cols, widths)).rstrip() for i in range(len(names) + 1)]
-        counts = t["verdict"].value_counts()
-        tally = ", ".join(f"{int(counts[v])} {v}" for v in VERDICT_ORDER if v in counts)
-        notes = [f"verdicts: {tally} (estimate and verdict per cell; docs/methods.md, 'Verdicts')"]
+        counts = words.value_counts()
+        tally = ", ".join(f"{int(counts[v])} {v}" for v in counts.index)
+        notes = [f"rows: {tally} (estimate and finding per cell, in the words of the property each row tested; "
+                 "docs/methods.md, 'Words of the reports')"]
         notes += _fewer_bins_notes(t, o)
         if _indicative(o):
             notes.append(f"indicative only: B={n_boot_text(o['n_boot'])}, N_MC={n_mc_text(o['n_mc'])} (stable verdicts need 1000 "
                          "or more each)")
-        return "\n".join([head, *lines, *notes])
+        return "\n".join([head, *first, *lines, *notes])
+
+    def headlines(self) -> dict[str, str]:
+        """Each dataset's joint verdict and what its rows found (:meth:`ValidationTable.headline`),
+        by dataset name; empty for a store written before the column existed."""
+        t = self.table
+        if "headline" not in t:
+            return {}
+        return {n: h for n, h in zip(t["dataset"], t["headline"]) if isinstance(h, str)}
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebook display
         return "<pre>" + __import__("html").escape(str(self)) + "</pre>"
@@ -453,10 +466,14 @@ def _rows(tab, seed: int) -> list[dict]:
             row[f"zeta_Sim_{d}"] = float(r.zeta_sim[d])
         row.update({
             "D_sensitive": bool(r.d_sensitive), "excludes_estimate": bool(r.excludes_estimate),
-            "shape_flag": bool(r.shape_flag), "verdict": r.verdict, "test": r.test, "p_test": _f(r.p_test),
+            "shape_flag": bool(r.shape_flag), "tested": r.tested, "finding": r.finding, "verdict": r.verdict,
+            "test": r.test, "p_test": _f(r.p_test),
             "n_test": int(r.n_test) if r.n_test is not None else None, "verdict_paper": r.verdict_paper,
             "beta_u2": float(sh.beta_u2), "beta_E2": float(sh.beta_E2), "beta_Z2": float(sh.beta_Z2),
             "n_bins": int(tab.n_bins) if tab.binned else None, "n_mc": int(tab.n_mc), "seed": int(seed),
+            # the dataset's joint verdict, repeated on each of its rows (as validate's CSV does)
+            "joint_verdict": tab.joint.verdict if tab.joint else None,
+            "joint_p": _f(tab.joint.p if tab.joint else None), "headline": tab.headline(),
         })
         if tab.dependence is not None:  # groups=: what the labels say (docs/methods.md, "Dependent test sets")
             d = tab.dependence

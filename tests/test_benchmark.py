@@ -295,14 +295,19 @@ def test_str_csv_and_plot(tmp_path):
     text = str(res)
     lines = text.splitlines()
     assert lines[0].startswith("benchmark: 2 dataset(s) x 3 statistic(s), B=200, N_MC=200, seed=7")
-    assert lines[1].split() == ["dataset", *STATS]
     t = res.table
+    # the answer first: each dataset's joint verdict, then the matrix of findings
+    for i, name in enumerate(("cal", "mis")):
+        joint = t.loc[t["dataset"] == name, "joint_verdict"].iloc[0]
+        assert lines[1 + i].startswith(f"{name}: joint verdict: {joint} (")
+    assert lines[3].split() == ["dataset", *STATS]
     for name in ("cal", "mis"):
         line = next(ln for ln in lines if ln.startswith(name + " "))
-        want = [v for v in t.loc[t["dataset"] == name, "verdict"]]
+        want = [v for v in t.loc[t["dataset"] == name, "finding"]]
         assert [w for w in want if w != "not testable"] == [w for w in line.split()[1:] if not re.match(r"^-?[\d.]", w)]
-    n = t["verdict"].value_counts()
-    assert f"{n.get('invalid', 0)} invalid" in text and "indicative only" in text
+    n = t["finding"].value_counts()
+    assert f"{n.get('miscalibrated', 0)} miscalibrated" in text and "indicative only" in text
+    assert "invalid" not in "\n".join(lines[3:6])  # rows carry words; valid/invalid is the joint verdict's
     assert res.verdicts().loc["mis", "ZMS"] == "invalid"
     res.to_csv(tmp_path / "t.csv")
     back = pd.read_csv(tmp_path / "t.csv")
@@ -356,7 +361,8 @@ def test_cli_demo_is_a_benchmark_of_the_nine_sets(capsys):
     out = capsys.readouterr().out
     assert out.startswith("benchmark: 9 dataset(s) x 5 statistic(s), B=100, N_MC=100, seed=0")
     for name in mcref.datasets.names():
-        assert re.search(rf"^{re.escape(name)}\s+\S+ (valid|invalid|unreliable|not testable)", out, re.M)
+        assert re.search(rf"^{re.escape(name)}: joint verdict: (valid|invalid) \(p ", out, re.M)
+        assert re.search(rf"^{re.escape(name)}\s+\S+ (calibrated|miscalibrated|unreliable|not testable)", out, re.M)
     assert "9 data sets in" in out
 
 

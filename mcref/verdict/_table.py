@@ -17,6 +17,7 @@ from ._joint import JointVerdict
 from ..report._render import csv_text, EXCLUDES_NOTE, json_text, p_text
 from ..reference import PairedDifference, ReferenceResult
 from ..shape import ShapeScreen
+from ..report._words import GLOSSARY, finding, glossary_link, headline_parts, row_property
 from ..stats import info
 
 __all__ = ["ValidationRow", "ValidationTable", "LEGEND", "MIN_RELIABLE_M", "MIN_VERDICT_REPLICATES",
@@ -28,6 +29,9 @@ MIN_VERDICT_REPLICATES_HARD = 100
 MIN_VERDICT_REPLICATES = 1000
 #: below this many points, validate warns that its verdicts are indicative only (SmallSampleWarning)
 MIN_RELIABLE_M = 30
+
+#: the legend's words: one plain sentence per name of a test or a method, and where it is explained
+GLOSSARY_LEGEND = ("words:", *(f"  {term}: {sentence} ({glossary_link(term)})" for term, (sentence, _) in GLOSSARY.items()))
 
 LEGEND = (
     "legend:",
@@ -49,10 +53,15 @@ LEGEND = (
     "  test, p       the test that decided the verdict, and its p-value: perm (permutation), boot-t (studentized",
     "                bootstrap-t: ZMS, RCE), zeta_BS, emp (empirical D), every D, zeta_Sim",
     "                (rule='paper') or shape (the shape screen: unreliable)",
-    "  verdict       valid / invalid / not testable / unreliable (docs/methods.md, 'Verdicts'); paper: the",
-    "                published rule, for comparison",
+    "  finding       the row's answer in the words of the property it tested (docs/methods.md, 'Words of the",
+    "                reports'): calibrated / miscalibrated (the set's scale: ZMS, RCE), consistent / inconsistent",
+    "                (u's pattern along u, up to the set's scale: CC, ENCE, ZMSE), adaptive / not adaptive (along",
+    "                a feature x, up to scale: ENCE|x, ZMSE|x); not testable (reason in the notes) / unreliable",
+    "                (shape screen); paper: the published rule's valid / invalid, for comparison",
     "  joint verdict one Monte Carlo test of all the statistics at once (their p-values combined and ranked",
-    "                among the simulated sets'; docs/methods.md, 'Joint verdict'): the model-level verdict",
+    "                among the simulated sets'; docs/methods.md, 'Joint verdict'): the model-level verdict,",
+    "                valid / invalid, printed first",
+    *GLOSSARY_LEGEND,
 )
 
 
@@ -169,6 +178,20 @@ class ValidationRow:
     p_equiv: float | None = None
     equivalence: str | None = None
 
+    @property
+    def tested(self) -> str:
+        """The property the row tested: ``"calibration"`` (the set's scale: ZMS, RCE, ...),
+        ``"consistency"`` (u's pattern along u, up to scale: CC, ENCE, ZMSE) or ``"adaptivity"``
+        (along a feature x: ``ENCE|x``) (docs/methods.md, "Words of the reports")."""
+        return row_property(self.name, info(self.name.split("|", 1)[0]).kind)
+
+    @property
+    def finding(self) -> str:
+        """:attr:`verdict` in the words of the property tested: calibrated / miscalibrated,
+        consistent / inconsistent, adaptive / not adaptive; ``not testable`` and ``unreliable``
+        as they are."""
+        return finding(self.tested, self.verdict)
+
     def flat(self, equivalence: bool | None = None) -> dict[str, Any]:
         """The row as a flat dict (one column per D for the per-D quantities); the equivalence
         columns (``margin_low`` … ``equivalence``) when ``equivalence`` (default: when the row has a
@@ -193,6 +216,8 @@ class ValidationRow:
         out["tie_low"], out["tie_high"] = self.tie_range if self.tie_range else (None, None)
         out["D_sensitive"] = self.d_sensitive
         out["shape_flag"] = self.shape_flag
+        out["tested"] = self.tested
+        out["finding"] = self.finding
         out["verdict"] = self.verdict
         out["test"] = self.test
         out["p_test"] = self.p_test
@@ -309,10 +334,27 @@ class ValidationTable:
                  else "joint verdict: none (no statistic left to test: the shape screen calls every statistic "
                       "unreliable, or the table holds only statistics no test can reject, such as MV, or "
                       "ZMS-type statistics under the permutation D)")
-        tail = [joint, _screen_line(self.shape), *_notes(self, wide)]
+        tail = [joint.replace("joint verdict: ", "joint verdict, how: ", 1) if self.joint else joint,
+                _screen_line(self.shape), *_notes(self, wide)]
+        top = [self.headline()]
         if not wide:  # the compact view fits 100 columns: wrap the lines under the table
             tail = [textwrap.fill(t, width=100, subsequent_indent="    ") if not t.startswith(" ") else t for t in tail]
-        return "\n".join([_title(self), *(fmt.format(*l).rstrip() for l in [head, *lines]), *tail])
+            top = [textwrap.fill(t, width=100, subsequent_indent="    ") for t in top]
+        return "\n".join([_title(self), *top, *(fmt.format(*l).rstrip() for l in [head, *lines]), *tail])
+
+    def headline(self) -> str:
+        """The answer first: the joint verdict and what the rows found, property by property
+        ("joint verdict: invalid (p = 0.004 <= 0.05): miscalibrated (ZMS, RCE); consistent up to
+        scale (CC, ENCE, ZMSE)")."""
+        found = headline_parts([(r.name, r.tested, r.finding) for r in self.rows])
+        if self.joint is None:
+            head = "joint verdict: none (no statistic left to test)"
+        else:
+            j = self.joint
+            p = p_text(j.p, self.n_mc)
+            p_is = f"p {p}" if p.startswith("<") else f"p = {p} {'>' if j.p > j.alpha else '<='} {j.alpha:g}"
+            head = f"joint verdict: {j.verdict} ({p_is})"
+        return head + (": " + "; ".join(found) if found else "")
 
     def explained(self) -> str:
         """The table with every column and the legend of its columns."""
@@ -352,11 +394,11 @@ def _columns(tab: ValidationTable, wide: bool) -> tuple[list[str], list[list[str
         head = ["stat", "estimate", "BCa 95% CI", "ref", "zeta_BS"]
         for d in tab.dists:
             head += [f"ref[{d}]", f"p[{d}]", f"zSim[{d}]", f"zSim2[{d}]"]
-        head += ["D-sens", "test", "verdict", "paper"]
+        head += ["D-sens", "test", "finding", "paper"]
     elif cond:
-        head = ["stat", "estimate", "BCa 95% CI", "zeta_BS", "p", "test", "p[emp]", "verdict", "paper"]
+        head = ["stat", "estimate", "BCa 95% CI", "zeta_BS", "p", "test", "p[emp]", "finding", "paper"]
     else:
-        head = ["stat", "estimate", "BCa 95% CI", "ref", f"ref[{dv}]", f"p[{dv}]", "verdict", "paper"]
+        head = ["stat", "estimate", "BCa 95% CI", "ref", f"ref[{dv}]", f"p[{dv}]", "finding", "paper"]
     f = _num
 
     def ptxt(p, n=None):
@@ -370,18 +412,18 @@ def _columns(tab: ValidationTable, wide: bool) -> tuple[list[str], list[list[str
         est = "-" if r.verdict == "not testable" and not math.isfinite(r.estimate) else f(r.estimate)
         if cond and not wide:
             lines.append([r.name, est, ci, f(r.zeta_bs, 3), ptxt(r.p_test, r.n_test), _SHORT_TEST.get(r.test, r.test),
-                          ptxt(r.p_sim.get("empirical")), r.verdict, r.verdict_paper])
+                          ptxt(r.p_sim.get("empirical")), r.finding, r.verdict_paper])
             continue
         if not wide:
             s = r.sim[dv]
             lines.append([r.name, est, ci, f(r.reference), f"{s.mean:.4g}±{s.se:.1g}",
-                          ptxt(r.p_sim.get(dv)), r.verdict, r.verdict_paper])
+                          ptxt(r.p_sim.get(dv)), r.finding, r.verdict_paper])
             continue
         row = [r.name, est, ci, f(r.reference), f(r.zeta_bs, 3)]
         for d in tab.dists:
             s = r.sim[d]
             row += [f"{s.mean:.4g}±{s.se:.1g}", ptxt(r.p_sim.get(d)), f(r.zeta_sim[d], 3), f(r.zeta_sim2[d], 3)]
-        row += ["yes" if r.d_sensitive else "no", _SHORT_TEST.get(r.test, r.test), r.verdict, r.verdict_paper]
+        row += ["yes" if r.d_sensitive else "no", _SHORT_TEST.get(r.test, r.test), r.finding, r.verdict_paper]
         lines.append(row)
     if tab.tolerance is not None:  # the equivalence column: within the margin, not shown, or no margin
         head = head + ["equiv"]
@@ -413,18 +455,18 @@ def _rule_note(tab: ValidationTable) -> str:
         how = ("the data's Z shuffled across rows, u and any feature x kept; exact for 'Z independent of (u, x)' "
                "under any D" if tab.dependence is None else
                "by whole groups or blocks, below, u and any feature x kept")
-        return (f"verdict (column test; p: its p-value, valid when p > {tab.alpha:g}): perm, the permutation "
+        return (f"finding (column test; p: its p-value; the row passes when p > {tab.alpha:g}): perm, the permutation "
                 f"test of consistency and adaptivity ({how}); boot-t, the scale tests of ZMS and RCE "
                 "(studentized bootstrap-t of E[Z^2] = 1 and of <E^2> = <u^2>); zeta_BS, |zeta_BS| <= 1 against "
                 "another predefined reference; shape: the screen says unreliable. p[emp]: the Monte Carlo test "
                 "under the empirical D (rule='mc'); paper: the published zeta_Sim rule, for comparison")
     if tab.rule == "mc" and "empirical" in tab.dists:
-        return (f"verdict: Monte Carlo test under the empirical D, valid when p[empirical] > {tab.alpha:g} "
+        return (f"finding: Monte Carlo test under the empirical D, the row passes when p[empirical] > {tab.alpha:g} "
                 "(zeta_BS for a predefined reference); paper: the published zeta_Sim rule, for comparison")
     if tab.rule == "mc":
-        return (f"verdict: Monte Carlo test, valid when p > {tab.alpha:g} under every D (p = Monte Carlo "
+        return (f"finding: Monte Carlo test, the row passes when p > {tab.alpha:g} under every D (p = Monte Carlo "
                 "p-value); paper: the published zeta_Sim rule, for comparison")
-    return "verdict: the published zeta_Sim rule (rule='paper'); p = Monte Carlo p-value, for comparison"
+    return "finding: the published zeta_Sim rule (rule='paper'); p = Monte Carlo p-value, for comparison"
 
 
 def _equivalence_note(tab: ValidationTable) -> str:
