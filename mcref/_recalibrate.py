@@ -344,16 +344,16 @@ class RecalibrationCV:
             for k in self.factors[0]:
                 vals = ", ".join(f"{f[k]:.4g}" for f in self.factors)
                 lines.append(f"  fold {k}: {vals}")
+        if b.joint is not None and a.joint is not None:  # the answer first: the joint verdicts
+            lines.append(f"  {'joint':<6} {'p = ' + format(b.joint.p, '.3g'):>10} {b.joint.verdict:>13}   "
+                         f"{'p = ' + format(a.joint.p, '.3g'):>10} {a.joint.verdict:>13}")
         lines.append(f"  {'':<6} {'before':>24}   {'after':>24}")
         for r in b.rows:
             try:
                 ra = a[r.name]
             except KeyError:  # pragma: no cover - same stats in both tables
                 continue
-            lines.append(f"  {r.name:<6} {r.estimate:>10.4g} {r.verdict:>13}   {ra.estimate:>10.4g} {ra.verdict:>13}")
-        if b.joint is not None and a.joint is not None:
-            lines.append(f"  {'joint':<6} {'p = ' + format(b.joint.p, '.3g'):>10} {b.joint.verdict:>13}   "
-                         f"{'p = ' + format(a.joint.p, '.3g'):>10} {a.joint.verdict:>13}")
+            lines.append(f"  {r.name:<6} {r.estimate:>10.4g} {r.finding:>13}   {ra.estimate:>10.4g} {ra.finding:>13}")
         return "\n".join(lines)
 
 

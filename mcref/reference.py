@@ -404,7 +404,8 @@ def simulate(
 def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence[Distribution], *, n_mc: int,
                       seed, n_threads: int | None = None, progress: bool | None = None,
                       features: Sequence[np.ndarray] = (), grp: Sequence[int] | None = None,
-                      perm_scale: float = 1.0, units=None, repeats: tuple[int, int] | None = None) -> Simulation:
+                      perm_scale: float = 1.0, units=None, repeats: tuple[int, int] | None = None,
+                      u_scale2: float = 1.0) -> Simulation:
     """:func:`simulate` on data checked and prepared by the caller (:func:`mcref.stats.prepare_for`
     ``infos``; ``dists`` resolved with the data's Z): the internal path of :func:`mcref.validate`.
     The sorted u, its bins and its ranks come from ``prep``: no second check, no second sort.
@@ -416,18 +417,20 @@ def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence
     "Adaptivity"); the other D are unchanged. ``units`` (:class:`mcref._dependence.Units`): the
     permutation D moves whole groups' (or blocks') Z-vectors among the units of equal size, the
     data's Z in u-sorted order (docs/methods.md, "Dependent test sets"). ``repeats``: only those
-    repeats of the ``n_mc`` (:func:`_simulate_run`)."""
+    repeats of the ``n_mc`` (:func:`_simulate_run`). ``u_scale2`` = s²: under every other D the
+    binned statistics are computed against u·s, that is on sets whose errors are 1/s times u
+    (the equivalence margins' sets at the margin: docs/methods.md, "Equivalence margins")."""
     fx = _fixed_u_of(prep, single_bin=not any(i.binned for i, g in zip(infos, grp or [-1] * len(infos)) if g < 0))
     if units is not None:
         dists = [replace(d, values=prep.z) if d.kind == "permutation" else d for d in dists]
     return _simulate_run(infos, tuple(dists), fx.with_features(features), n_mc, check_seed(seed), n_threads,
-                         progress, grp=grp, perm_scale=perm_scale, units=units, repeats=repeats)
+                         progress, grp=grp, perm_scale=perm_scale, units=units, repeats=repeats, u_scale2=u_scale2)
 
 
 def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx: _FixedU, n_mc: int,
                   ss: np.random.SeedSequence, n_threads: int | None, progress: bool | None,
                   grp: Sequence[int] | None = None, perm_scale: float = 1.0, units=None,
-                  repeats: tuple[int, int] | None = None) -> Simulation:
+                  repeats: tuple[int, int] | None = None, u_scale2: float = 1.0) -> Simulation:
     """The Monte Carlo repeats of :func:`simulate` (arguments checked, u prepared).
 
     ``repeats = (r0, r1)``: only repeats r0 ≤ r < r1 of an ``n_mc``-repeat run (r0 a multiple
@@ -440,7 +443,7 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
         fx = fx.with_features(())
     grp_all = list(grp) if grp is not None else [-1] * len(infos)
     grp_k = np.array([g for g, i in zip(grp_all, infos) if not i.user], dtype=np.int64)
-    c2s = np.array([perm_scale if d.kind == "permutation" else 1.0 for d in dlist])
+    c2s = np.array([perm_scale if d.kind == "permutation" else u_scale2 for d in dlist])
     labels = [d.label for d in dlist]
     u = fx.u
     nb = fx.starts.size - 1

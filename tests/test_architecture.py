@@ -222,3 +222,13 @@ def test_the_checks_can_fail(source, expect, monkeypatch):
              "upward": test_no_upward_import}[expect]
     with pytest.raises(AssertionError, match=fake_name.replace(".", r"\.")):
         check()
+
+
+def test_the_public_plots_name_holds_every_figure():
+    """``mcref.plots`` (the public name of ``mcref.report.plots``) offers every ``plot_*`` function
+    of the module that holds them."""
+    import mcref.plots
+    import mcref.report.plots as impl
+
+    figures = {n for n in dir(impl) if n.startswith("plot_") and callable(getattr(impl, n))}
+    assert figures <= set(mcref.plots.__all__) and all(getattr(mcref.plots, n) is getattr(impl, n) for n in figures)

@@ -131,7 +131,7 @@ def test_cv_tables_are_the_apis(datafile, tmp_path, capsys):
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "seed=3" in text and "before" in text and "after" in text and "joint" in text
-    assert f"{cv.after['ZMS'].estimate:>10.4g} {cv.after['ZMS'].verdict:>13}" in text
+    assert f"{cv.after['ZMS'].estimate:>10.4g} {cv.after['ZMS'].finding:>13}" in text
 
 
 def test_out_replaces_an_existing_file(datafile, tmp_path):

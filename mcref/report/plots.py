@@ -31,7 +31,8 @@ from .._checks import dataset_args, check_E_u, renamed_keywords
 __all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms", "plot_lzms", "plot_lzisd", "plot_lcp",
            "plot_reliability", "plot_calibration_curve", "plot_confidence_curve", "plot_e_vs_u", "plot_z_vs_x",
            "plot_report", "plot_rank_calibration", "plot_qce", "plot_benchmark", "plot_lzv", "plot_lzm",
-           "plot_lrce", "plot_lorenz", "plot_pit", "plot_cc_consistency"]
+           "plot_lrce", "plot_lorenz", "plot_pit", "plot_cc_consistency", "plot_lrr", "plot_group_calibration",
+           "plot_conditional_calibration"]
 
 #: Safety thresholds of the shape screen (docs/methods.md, "Shape screen").
 _U2_LIMIT = 0.6

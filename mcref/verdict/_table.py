@@ -10,17 +10,18 @@ from __future__ import annotations
 import math
 import textwrap
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, Sequence
 
 from .._dependence import DependenceDiagnostics
 from ._joint import JointVerdict
 from ..report._render import csv_text, EXCLUDES_NOTE, json_text, p_text
 from ..reference import PairedDifference, ReferenceResult
 from ..shape import ShapeScreen
+from ._equivalence import SIMULATED_MARGINS
 from ..report._words import GLOSSARY, finding, glossary_link, headline_parts, row_property
 from ..stats import info
 
-__all__ = ["ValidationRow", "ValidationTable", "LEGEND", "MIN_RELIABLE_M", "MIN_VERDICT_REPLICATES",
+__all__ = ["ValidationRow", "ValidationTable", "paper_note", "LEGEND", "MIN_RELIABLE_M", "MIN_VERDICT_REPLICATES",
            "MIN_VERDICT_REPLICATES_HARD"]
 
 #: fewest bootstrap replicates / Monte Carlo repeats from which validate gives a verdict at all
@@ -472,11 +473,18 @@ def _rule_note(tab: ValidationTable) -> str:
 def _equivalence_note(tab: ValidationTable) -> str:
     """The margins of ``tolerance``, how the column ``equiv`` decides, and the model's result."""
     level = 100 * (1 - 2 * tab.alpha)
-    regions = []
+    regions, simulated = [], []
     for r in tab.rows:
         if r.margin is not None:
             lo, hi = r.margin
-            regions.append(f"{r.name} <= {hi:.6g}" if not math.isfinite(lo) else f"{r.name} in [{lo:.6g}, {hi:.6g}]")
+            if r.name in SIMULATED_MARGINS:
+                simulated.append(f"{r.name} <= {hi:.4g}")
+            else:
+                regions.append(f"{r.name} <= {hi:.4g}" if not math.isfinite(lo) else f"{r.name} in [{lo:.4g}, {hi:.4g}]")
+    if simulated:
+        regions.append(f"{', '.join(simulated)}: below what sets with u off by the margin give at this M, u and bins "
+                       f"(errors (1 +- delta) u eps, eps the data's own standardized Z; Monte Carlo p <= {tab.alpha:g}, "
+                       "the limit shown is that test's critical value)")
     marked = [r for r in tab.rows if r.margin is not None]
     if tab.calibrated_within:
         out = f"calibrated within the margins ({', '.join(r.name for r in marked)} all within)"
@@ -532,3 +540,22 @@ def _notes(tab: ValidationTable, wide: bool) -> list[str]:
         notes.append(f"(ref/p: under {tab.decisive_dist}; every D, zeta-scores and D-sensitivity: tab.wide_table(), "
                      "`mcref validate --wide`; a legend: --explain)")
     return notes
+
+
+def paper_note(rows, gen: Sequence[str], k: float) -> str | None:
+    """Why the published rule calls rows ``not testable`` (the ``paper`` column), or None: their
+    |ζ_Sim| ≤ 1 holds under some of the generative D and not under the others, and their
+    references differ between those D (D-sensitive), so the rule cannot decide without
+    knowing the true D (Pernot 2024). Rows grouped by the D under which ζ_Sim fails."""
+    failing: dict[tuple[str, ...], list[str]] = {}
+    for r in rows:
+        if r.verdict_paper == "not testable" and r.d_sensitive:
+            bad = tuple(d for d in gen if not abs(r.zeta_sim[d]) <= 1)
+            failing.setdefault(bad, []).append(r.name)
+    if not failing:
+        return None
+    where = "; ".join(f"{', '.join(n)}: outside under {', '.join(b)}" for b, n in failing.items())
+    return (f"paper: not testable = the published rule (|zeta_Sim| <= 1 under every D of {', '.join(gen)}) "
+            f"holds under some D and not under others ({where}), and the references of these D differ by more "
+            f"than {k:g} combined standard uncertainties (D-sensitive: D-sens in the wide table), so the rule "
+            "cannot decide without knowing the true D")

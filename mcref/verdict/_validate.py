@@ -73,7 +73,7 @@ from .._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSample
 from ..binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
 from .._bootstrap import BootstrapResult, bootstrap_prepared, check_units_support
 from .._dependence import dependence_args, dependence_diagnostics, units_for
-from ._equivalence import check_tolerance, with_margins
+from ._equivalence import check_tolerance, margin_sampler, with_margins
 from ..generative import get_distribution
 from ..kernels.rng import fresh
 from ._rounds import sequential_work
@@ -82,7 +82,7 @@ from ..shape import shape_screen_prepared
 from .._prepared import prepare_for
 from ..stats import info, tie_spread_prepared
 from ._table import (MIN_RELIABLE_M, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD,
-                             ValidationRow, ValidationTable)
+                     ValidationRow, ValidationTable, paper_note)
 from .._zeta import zeta, zeta_sim2
 
 from ._budget import (COMPARISON_MAX_M, MIN_DEFAULT_N_BOOT, MIN_DEFAULT_N_MC, N_BOOT_BUDGET, N_MC_BUDGET,  # noqa: F401
@@ -460,11 +460,12 @@ def validate(
     seed_used = seed_seq.entropy  # drawn from the OS when seed is None: recorded so the table can be reproduced
     ss_boot, ss_sim, ss_ties = seed_seq.spawn(3)  # the first two as before a third child existed
     ss_fit = seed_seq.spawn(1)[0]  # the fourth child: the conditional rule's scale test
+    ss_margin = seed_seq.spawn(1)[0] if margins is not None else None  # the fifth: sets at the margins
     with _progress.session(progress, seconds=_validate_seconds(infos, E.size, n_boot, n_mc, len(dists), binning)):
         tab = _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
                             k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine,
                             auto_notes, added, ss_fit, features, dep, margins, sequential=bool(sequential),
-                            skipped=skipped)
+                            skipped=skipped, ss_margin=ss_margin)
     return tab if margins is None else replace(tab, tolerance=margins)
 
 
@@ -617,25 +618,6 @@ def _joint_of(rows, untest, tested_names, sim, fit, perm_estimates, *, rule, com
                          combine=combine, alpha=alpha, excluded=flagged, perm_estimates=perm_estimates)
 
 
-def _paper_note(rows, gen: Sequence[str], k: float) -> str | None:
-    """Why the published rule calls rows ``not testable`` (the ``paper`` column), or None: their
-    |ζ_Sim| ≤ 1 holds under some of the generative D and not under the others, and their
-    references differ between those D (D-sensitive), so the rule cannot decide without
-    knowing the true D (Pernot 2024). Rows grouped by the D under which ζ_Sim fails."""
-    failing: dict[tuple[str, ...], list[str]] = {}
-    for r in rows:
-        if r.verdict_paper == "not testable" and r.d_sensitive:
-            bad = tuple(d for d in gen if not abs(r.zeta_sim[d]) <= 1)
-            failing.setdefault(bad, []).append(r.name)
-    if not failing:
-        return None
-    where = "; ".join(f"{', '.join(n)}: outside under {', '.join(b)}" for b, n in failing.items())
-    return (f"paper: not testable = the published rule (|zeta_Sim| <= 1 under every D of {', '.join(gen)}) "
-            f"holds under some D and not under others ({where}), and the references of these D differ by more "
-            f"than {k:g} combined standard uncertainties (D-sensitive: D-sens in the wide table), so the rule "
-            "cannot decide without knowing the true D")
-
-
 def _run_notes(auto_notes, untest, feature_hows, fit, added) -> list[str]:
     """The table's notes: the defaults validate chose for this M (bins, N_MC), the rows not
     testable, each feature's bins, the scale test's note, the D the rule added."""
@@ -712,7 +694,7 @@ def _stat_row(inf, b: BootstrapResult, prep, sim, labels, gen, centred, fit, scr
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
                   rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, auto_notes=(),
                   added=(), ss_fit=None, features=(), dep=None, margins=None, sequential=False,
-                  skipped=False) -> ValidationTable:
+                  skipped=False, ss_margin=None) -> ValidationTable:
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
     all_infos, all_names = infos, names
     # constant u: the rows that need variation in u are not testable (the others stand)
@@ -774,7 +756,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
                 ties[inf.name] = (ts.low, ts.high)
     rows = [_stat_row(inf, boots[inf.name], prep, sim, labels, gen, centred, fit, screen, ties, rule=rule, alpha=alpha,
                       k_sensitivity=k_sensitivity, rounds=rounds) for inf in infos]
-    rows = with_margins(rows, boots, margins, alpha)  # validate(tolerance=...): the equivalence tests
+    # validate(tolerance=...): the equivalence tests, ENCE and ZMSE against sets simulated at the margin
+    rows = with_margins(rows, boots, margins, alpha, at_margin=margin_sampler(infos, prep, E, u, n_mc, ss_margin))
     for xi, g in xrows:
         # summed in u order, as every other row: the same bits whatever the order of the input rows
         est = _binned_value(xi.code, labs[g], prep.u, prep.E, 1.0)
@@ -790,7 +773,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     notes = _run_notes(auto_notes, untest, [(f.name, how) for f, (_, how) in zip(features, fbins)], fit, added)
     if rounds is not None:
         notes.append(rounds.note())
-    paper = _paper_note(rows, gen, k_sensitivity)
+    paper = paper_note(rows, gen, k_sensitivity)
     if paper:
         notes.append(paper)
     diag = dependence_diagnostics(prep.z, units, alpha) if units is not None else None
