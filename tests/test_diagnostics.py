@@ -311,8 +311,10 @@ def test_cli_report(tmp_path, capsys):
     assert cli.main(["report", "--dataset", "Diffusion_RF", "--out", str(out), "--seed", "1"]) == 0
     assert out.stat().st_size > 50_000
     d = tmp_path / "html"
+    capsys.readouterr()
     assert cli.main(["report", "--dataset", "Diffusion_RF", "--html", str(d), "--boot", "200", "--mc", "200",
                      "--seed", "2"]) == 0
+    assert capsys.readouterr().out.startswith("Diffusion_RF: joint verdict: ")  # the answer first
     page = (d / "index.html").read_text()
     assert "<img src='report.png'" in page and "Diffusion_RF: M=2040" in page and "legend:" in page
     assert (d / "report.png").exists()
