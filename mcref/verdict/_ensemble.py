@@ -191,7 +191,7 @@ class _Plan:
         rows.append(np.maximum((grid - cs).max(axis=1), (cs - (grid - 1.0 / M)).max(axis=1))[None, :])
         rows.append(np.stack([(np.abs(c - 0.5) <= p / 2).mean(axis=1) for p in self.levels]))
         if self.starts is not None:
-            orders = [np.argsort(u, axis=1, kind="stable")]
+            orders = [np.argsort(u, axis=1)]
             if self.x_order is not None:
                 orders.append(np.broadcast_to(self.x_order, (B, M)))
             n_b = np.diff(self.starts).astype(np.float64)
