@@ -30,7 +30,7 @@ from scipy import special
 from scipy import stats as st
 
 from . import diagnostics, scores
-from .verdict._ensemble import DEFAULT_N_SWAPS, ensemble_verdict
+from .verdict._ensemble import DEFAULT_N_SWAPS, MIN_N_SWAPS, ensemble_verdict
 from .verdict._validate import validate
 from ._checks import as_float_array, check_int, check_probability, check_seed
 from .calibration import rank_calibration, uniformity
@@ -418,7 +418,7 @@ def from_samples(y, samples, *, x=None, levels: Sequence[float] = DEFAULT_LEVELS
         raise ValueError(f"`samples`: the draws of {int(flat.sum())} case(s) are all equal (u = 0), first at row "
                          f"{int(np.argmax(flat))}")
     E = y - mean
-    n_swaps = 0 if n_swaps == 0 else check_int(n_swaps, "n_swaps", minimum=19)
+    n_swaps = 0 if n_swaps == 0 else check_int(n_swaps, "n_swaps", minimum=MIN_N_SWAPS)
     ss = check_seed(seed)
     s_rank, s_val, s_swap = ss.spawn(3)  # the first two as before the swaps existed
     pit = rank_calibration(y, s, seed=s_rank)
@@ -434,7 +434,7 @@ def from_samples(y, samples, *, x=None, levels: Sequence[float] = DEFAULT_LEVELS
     val = _validated(E, u, name, verdict, {"seed": s_val, **validate_options})
     combined = None
     if n_swaps:
-        keys = ("stats", "n_bins", "min_count", "binning", "log")
+        keys = ("stats", "n_bins", "min_count", "shrink", "binning", "log")
         try:
             combined = ensemble_verdict(y, s, E, u, pit, levels=levels, x=x, n_swaps=n_swaps, alpha=alpha,
                                         seed=s_swap, **{k: validate_options[k] for k in keys if k in validate_options})

@@ -89,6 +89,27 @@ def test_readme_ensemble_is_no_longer_invalid():
     assert rec["combined"]["verdict"] == "valid" and len(rec["combined"]["tests"]) == 13
 
 
+def test_observed_statistics_match_their_references():
+    """The data's value of each combined test equals its reference computation: validate's
+    statistics, scipy's χ² and KS of the ranks, the coverage, and the local-coverage sum
+    Σ n_b (LCP_b − p)²/(p(1 − p)) over the bins of mcref.diagnostics.lcp."""
+    y, draws = ensemble(21, 400, 8)
+    chk = mcref.from_samples(y, draws, verdict=False, seed=3, n_swaps=19)
+    obs = {t.name: t.observed for t in chk.combined.tests}
+    E, u = chk.dataset.E, chk.dataset.u
+    for name in ("ZMS", "RCE", "CC", "ENCE", "ZMSE"):
+        nb = mcref.binning.default_n_bins(E.size)  # validate's bins at M = 400: 13
+        assert obs[name] == pytest.approx(mcref.statistic(name, E, u, n_bins=nb), rel=1e-12)
+    assert obs["ranks chi2"] == pytest.approx(chk.uniformity.chi2, rel=1e-12)
+    assert obs["ranks KS"] == pytest.approx(st.kstest(chk.pit, "uniform").statistic, rel=1e-12)
+    for row in chk.coverage:
+        assert obs[f"coverage {row.level:g}"] == pytest.approx(row.observed, rel=1e-12)
+    for loc in chk.local:
+        d, p = loc.diagnostic, loc.level
+        want = float(np.sum(d.counts * (d.value - p) ** 2) / (p * (1 - p)))
+        assert obs[f"LCP {p:g} | {loc.along}"] == pytest.approx(want, rel=1e-9)
+
+
 @pytest.mark.parametrize("law", ["normal", "laplace"])
 @pytest.mark.parametrize("m", [5, 20])
 def test_size_of_the_combined_verdict(law, m):
@@ -121,16 +142,18 @@ def test_same_seed_same_bits_whatever_the_thread_count():
     import numba
 
     y, draws = ensemble(11, 200, 6)
+    x = np.random.default_rng(0).uniform(size=200)
     old = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        a = mcref.from_samples(y, draws, verdict=False, seed=5, n_swaps=40)
+        a = mcref.from_samples(y, draws, x=x, verdict=False, seed=5, n_swaps=40)
         numba.set_num_threads(max(1, min(2, numba.config.NUMBA_NUM_THREADS)))
-        b = mcref.from_samples(y, draws, verdict=False, seed=5, n_swaps=40)
+        b = mcref.from_samples(y, draws, x=x, verdict=False, seed=5, n_swaps=40)
     finally:
         numba.set_num_threads(old)
     assert np.array_equal(a.combined.samples, b.combined.samples) and a.combined.p == b.combined.p
-    c = mcref.from_samples(y, draws, verdict=False, seed=6, n_swaps=40)
+    assert len(a.combined.tests) == 16 and a.combined.tests[-1].name == "LCP 0.95 | x"  # along x too
+    c = mcref.from_samples(y, draws, x=x, verdict=False, seed=6, n_swaps=40)
     assert not np.array_equal(a.combined.samples, c.combined.samples)
     # the ranks and the validation seeds are those of before the swaps existed (children 0 and 1)
     assert np.array_equal(a.pit, mcref.rank_calibration(y, draws, seed=np.random.SeedSequence(5).spawn(1)[0]))

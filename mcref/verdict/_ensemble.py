@@ -25,7 +25,7 @@ values fixed), so steps 3–4 are exact (Besag & Clifford 1989).
 
 from __future__ import annotations
 
-import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -34,8 +34,10 @@ from scipy import special
 
 from .._checks import check_int, check_probability, check_seed
 from ..binning import bin_starts, default_n_bins, resolve_n_bins
+from ..diagnostics import default_n_bins as local_n_bins
 from ..kernels import ensemble as KE
 from ..kernels.rng import chunk_states
+from .._warnings import TieOrderWarning
 from ..stats import info, statistics
 from ._joint import joint_tests
 
@@ -130,16 +132,26 @@ class EnsembleVerdict:
                            "alternative": t.alternative} for t in self.tests]}
 
 
-def rank_bins(n: int, n_bins: int) -> np.ndarray:
-    """Starts of the equal-count bins of the local coverage (those of :func:`mcref.diagnostics.lcp`
-    with its default bins: :func:`mcref.binning.default_n_bins`, cut at ⌊n i/N + ½⌋)."""
-    return bin_starts(n, resolve_n_bins(n, n_bins, min_count=30, shrink=True))
+def rank_bins(n: int) -> np.ndarray:
+    """Starts of the equal-count bins of the local coverage: those of :func:`mcref.diagnostics.lcp`
+    with its default bins (:func:`mcref.diagnostics.default_n_bins`, max(min(⌊n/150⌋, 15), 2),
+    cut at ⌊n i/N + ½⌋)."""
+    return bin_starts(n, resolve_n_bins(n, local_n_bins(n), min_count=30, shrink=True))
 
 
 def swapped_sets(y, samples, n_swaps: int, seed=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(E, u, c)``, each (n_swaps, M): the Gaussian summary and the randomized rank of
     ``n_swaps`` swapped sets (:mod:`mcref.kernels.ensemble`); ``seed`` as
-    :func:`ensemble_verdict`'s. Holds all sets at once: for tests and small studies."""
+    :func:`ensemble_verdict`'s. Holds all sets at once: for tests and small studies.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=5); s = rng.normal(size=(5, 3))
+    >>> E, u, c = swapped_sets(y, s, 4, seed=1)
+    >>> E.shape, bool(np.all(u > 0)), bool(np.all((0 < c) & (c < 1)))
+    ((4, 5), True, True)
+    """
     vs, S, Q = _rows(np.asarray(y, dtype=np.float64), np.asarray(samples, dtype=np.float64))
     ss = check_seed(seed)
     states = chunk_states(ss, -(-n_swaps // KE.CHUNK))
@@ -180,7 +192,9 @@ class _Plan:
     def values(self, E: np.ndarray, u: np.ndarray, c: np.ndarray) -> np.ndarray:
         """The tests' statistics of a batch of sets (rows of E, u, c): shape (tests, sets)."""
         B, M = E.shape
-        vals = [statistics(self.names, E[k], u[k], **self.stat_kw) for k in range(B)]
+        with warnings.catch_warnings():  # tied u' across a bin cut: said once for the data, not per set
+            warnings.simplefilter("ignore", TieOrderWarning)
+            vals = [statistics(self.names, E[k], u[k], **self.stat_kw) for k in range(B)]
         rows = [np.array([[v[n] for v in vals] for n in self.names]).reshape(len(self.names), B)]
         idx = np.minimum((c * RANK_BINS).astype(np.int64), RANK_BINS - 1) + RANK_BINS * np.arange(B)[:, None]
         counts = np.bincount(idx.ravel(), minlength=B * RANK_BINS).reshape(B, RANK_BINS)
@@ -207,7 +221,7 @@ class _Plan:
 
 def ensemble_verdict(y, samples, E, u, pit, *, levels: Sequence[float], x=None,
                      stats: Sequence[str] = ("ZMS", "RCE", "CC", "ENCE", "ZMSE"), n_bins: int | None = None,
-                     min_count: int = 30, binning: str = "equal", log: bool | None = None,
+                     min_count: int = 30, shrink: bool = False, binning: str = "equal", log: bool | None = None,
                      n_swaps: int = DEFAULT_N_SWAPS, alpha: float = 0.05, seed=None) -> EnsembleVerdict:
     r"""The combined verdict of an ensemble against its exact swap null (module docstring).
 
@@ -229,9 +243,9 @@ def ensemble_verdict(y, samples, E, u, pit, *, levels: Sequence[float], x=None,
         Central coverage levels.
     x : ndarray, shape (M,), optional
         Feature of the local coverage along x.
-    stats, n_bins, min_count, binning, log
-        validate's statistics of (E, u) and their bins (as :func:`mcref.validate`; statistics
-        that do not depend on E, such as MV, are left out).
+    stats, n_bins, min_count, shrink, binning, log
+        validate's statistics of (E, u) and their bins (as :func:`mcref.validate`, bins decided
+        once for all sets; statistics that do not depend on E, such as MV, are left out).
     n_swaps : int, default: :data:`DEFAULT_N_SWAPS`
     alpha : float, default: 0.05
     seed : None, int or SeedSequence
@@ -265,10 +279,12 @@ def ensemble_verdict(y, samples, E, u, pit, *, levels: Sequence[float], x=None,
     nb = n_bins
     if nb is None:
         nb = default_n_bins(M, min_count) if binning == "equal" else 20
+    if binning == "equal" and any(info(n).binned for n in names):
+        nb = resolve_n_bins(M, check_int(nb, "n_bins", minimum=1), min_count=min_count, shrink=shrink)
     lv = np.asarray(levels, dtype=np.float64)
     plan = _Plan(names, dict(n_bins=nb, min_count=min_count, binning=binning, log=log), lv,
                  special.ndtri(0.5 + lv / 2),
-                 rank_bins(M, default_n_bins(M)) if M >= MIN_LOCAL else None,
+                 rank_bins(M) if M >= MIN_LOCAL else None,
                  None if x is None else np.argsort(np.asarray(x, dtype=np.float64), kind="stable"))
     obs = plan.values(np.asarray(E, dtype=np.float64)[None, :], np.asarray(u, dtype=np.float64)[None, :],
                       np.asarray(pit, dtype=np.float64)[None, :])[:, 0]
