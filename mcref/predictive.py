@@ -361,8 +361,8 @@ def from_samples(y, samples, *, x=None, levels: Sequence[float] = DEFAULT_LEVELS
         and 7 s at M = 10⁴, m = 100 (2-core VM).
     **validate_options
         Options of :func:`mcref.validate` (``stats``, ``n_boot``, ``n_mc``, …); ``stats``,
-        ``n_bins``, ``min_count``, ``binning`` and ``log`` also choose the statistics of
-        (E, u) in the combined verdict.
+        ``n_bins``, ``min_count``, ``shrink``, ``binning`` and ``log`` also choose the
+        statistics of (E, u) in the combined verdict.
 
     Returns
     -------
@@ -398,9 +398,9 @@ def from_samples(y, samples, *, x=None, levels: Sequence[float] = DEFAULT_LEVELS
     >>> mu = rng.normal(size=2000); sd = rng.uniform(0.5, 2, 2000)
     >>> y = mu + sd * rng.normal(size=2000)
     >>> draws = mu[:, None] + sd[:, None] * rng.normal(size=(2000, 200))
-    >>> res = from_samples(y, draws, verdict=False, seed=1)
-    >>> res.coverage_verdict, res.pit_verdict
-    ('valid', 'valid')
+    >>> res = from_samples(y, draws, verdict=False, seed=1, n_swaps=199)
+    >>> res.coverage_verdict, res.pit_verdict, res.verdict, len(res.combined.tests)
+    ('valid', 'valid', 'valid', 13)
     """
     y = _check_y(y)
     s = _check_matrix(samples, "samples", y.size)
