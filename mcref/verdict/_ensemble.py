@@ -161,8 +161,11 @@ def swapped_sets(y, samples, n_swaps: int, seed=None) -> tuple[np.ndarray, np.nd
 
 
 def _rows(y: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each row's m + 1 values sorted and centred on their mean; their sums and sums of squares."""
-    vs = np.concatenate([y[:, None], s], axis=1)
+    """Each row's m + 1 values sorted and centred on their mean; their sums and sums of squares
+    (C order whatever the layout of ``s``: the row means are then summed in one order)."""
+    vs = np.empty((s.shape[0], s.shape[1] + 1))
+    vs[:, 0] = y
+    vs[:, 1:] = s
     vs.sort(axis=1)
     vs -= vs.mean(axis=1, keepdims=True)
     return np.ascontiguousarray(vs), vs.sum(axis=1), (vs * vs).sum(axis=1)
