@@ -222,7 +222,8 @@ class PredictiveCheck:
 
     def to_csv(self) -> str:
         """CSV, one row per coverage row (level), led by the dataset, the seed, the form and the
-        check's verdicts; the validation of (E, u) is in :meth:`to_json` (or ``validation.to_csv()``)."""
+        check's verdicts (``verdict``: the combined one for samples); the validation of (E, u) and
+        the combined verdict's tests are in :meth:`to_json` (or ``validation.to_csv()``)."""
         from dataclasses import asdict
 
         from .report._render import csv_text
