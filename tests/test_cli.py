@@ -188,13 +188,14 @@ def test_validate_samples_equals_from_samples(tmp_path, capsys):
     import mcref
 
     df, f = _predictive_file(tmp_path, ".parquet")
-    opts = ["--stat", "ZMS,ENCE", "--boot", "200", "--mc", "200", "--bins", "5", "--seed", "1"]
+    opts = ["--stat", "ZMS,ENCE", "--boot", "200", "--mc", "200", "--bins", "5", "--seed", "1", "--swaps", "99"]
     assert main(["validate", str(f), "--samples", "s_*", "--ref", "y", *opts]) == 0
     out = capsys.readouterr().out
     check = mcref.from_samples(df["y"].to_numpy(), df[[f"s_{j}" for j in range(10)]].to_numpy(), name="preds",
-                               seed=1, stats=["ZMS", "ENCE"], n_boot=200, n_mc=200, n_bins=5)
+                               seed=1, stats=["ZMS", "ENCE"], n_boot=200, n_mc=200, n_bins=5, n_swaps=99)
     assert out.startswith(str(check))
     assert "samples check of preds" in out and "seed: 1" in out
+    assert "combined verdict" in out and "99 swapped sets" in out
 
 
 def test_validate_quantiles(tmp_path, capsys):
@@ -275,6 +276,8 @@ def test_interval_level_from_name():
         (["--samples", "s_*"], "--ref"),
         (["--samples", "s_*", "--ref", "nosuch"], "--ref: no column 'nosuch'"),
         (["--samples", "s_*", "--ref", "y", "--u", "s_0"], "--u is not used"),
+        (["--samples", "s_*", "--ref", "y", "--swaps", "5"], "`n_swaps` must be an integer >= 19, got 5"),
+        (["--quantiles", "q05,q50,q95", "--ref", "y", "--swaps", "99"], "--swaps goes with --samples"),
         (["--quantiles", "q95,q50,q05", "--levels", "0.05,0.5,0.95", "--ref", "y"], "non-decreasing"),
         (["--quantiles", "q05,q50,q95", "--levels", "0.05,0.5,1.5", "--ref", "y"], "(0, 1)"),
         (["--quantiles", "q05,q50", "--levels", "0.05,0.5,0.95", "--ref", "y"], "--levels: 3 levels for 2"),

@@ -593,3 +593,44 @@ def test_thread_count_with_dependent_rows(data, d, seed, kind):
     finally:
         numba.set_num_threads(n0)
     _same_table(a, b)
+
+
+# ---------------------------------------------------------------------------- ensembles (issue 38)
+@st.composite
+def ensembles(draw):
+    """(y, members): M cases of m members, y and members from one predictive law (calibrated),
+    continuous or on a grid of 0.5 (ties within rows)."""
+    M = draw(st.sampled_from((60, 150)))  # two sizes: the ranks' uniformity band is simulated once per size
+    m = draw(st.integers(2, 8))
+    law = draw(st.sampled_from(("normal", "laplace", "grid")))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    mu = rng.normal(size=M)
+    sd = rng.uniform(0.3, 1.2, M)
+    eps = rng.laplace(0.0, 2 ** -0.5, (M, m + 1)) if law == "laplace" else rng.normal(size=(M, m + 1))
+    v = mu[:, None] + sd[:, None] * eps
+    if law == "grid":
+        v = np.round(2 * v) / 2
+        v[:, 1] = v[:, 2] + 0.5  # no case's members all equal
+    note(f"M={M}, m={m}, {law}")
+    return v[:, 0], v[:, 1:]
+
+
+@given(ens=ensembles(), seed=seeds, k=st.integers(-4, 4), data=st.data())
+def test_ensemble_verdict_units_and_member_order(ens, seed, k, data):
+    """The combined verdict of from_samples: a power-of-two unit and any order of the members
+    within each row give the same swapped sets bit for bit (the swap sorts each row's values)
+    and the same p-values; the data's statistics agree to rounding (the members' mean is summed
+    in another order)."""
+    y, s = ens
+    perm = np.array(data.draw(st.permutations(range(s.shape[1]))))
+    a = mcref.from_samples(y, s, verdict=False, seed=seed, n_swaps=19)
+    b = mcref.from_samples(y * 2.0 ** k, s[:, perm] * 2.0 ** k, verdict=False, seed=seed, n_swaps=19)
+    assert (a.combined is None) == (b.combined is None)
+    if a.combined is None:  # m of a row's m + 1 values equal: no swap null, said in a note
+        assert any("no combined verdict" in n for n in a.notes)
+        return
+    assert np.array_equal(a.combined.samples, b.combined.samples)
+    assert [t.p for t in a.combined.tests] == [t.p for t in b.combined.tests]
+    assert a.combined.p == b.combined.p and a.verdict == b.verdict
+    np.testing.assert_allclose([t.observed for t in b.combined.tests], [t.observed for t in a.combined.tests],
+                               rtol=1e-9, atol=1e-12)

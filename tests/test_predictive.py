@@ -31,13 +31,14 @@ def within_binomial_noise(row, k_se: float = 4.0) -> bool:
 def test_calibrated_ensemble_covers_and_ranks_uniformly():
     rng, mu, sd, y, x = gaussian_cases(1, 4000)
     draws = mu[:, None] + sd[:, None] * rng.normal(size=(4000, 50))
-    res = mcref.from_samples(y, draws, x=x, verdict=False, seed=2)
+    res = mcref.from_samples(y, draws, x=x, verdict=False, seed=2, n_swaps=0)
     assert np.array_equal(res.dataset.E, y - draws.mean(axis=1))
     assert np.allclose(res.dataset.u, np.sqrt(((draws - draws.mean(1, keepdims=True)) ** 2).sum(1) / 49))
     assert [r.expected for r in res.coverage] == list(predictive.DEFAULT_LEVELS)
     assert all(within_binomial_noise(r) for r in res.coverage)
     assert res.uniformity.chi2_pvalue > 1e-3 and res.ks_pvalue > 1e-3
     assert res.coverage_verdict == "valid" and res.pit_verdict == "valid"
+    assert res.combined is None  # n_swaps=0: no combined verdict (tests/test_ensemble_null.py checks it)
     # fair ensemble CRPS is unbiased for the CRPS of the distribution the draws come from
     exact = mcref.scores.crps_normal(y, mu, sd)
     ens = mcref.scores.crps_ensemble(y, draws, estimator="fair")
@@ -50,8 +51,9 @@ def test_calibrated_ensemble_covers_and_ranks_uniformly():
 def test_too_narrow_ensemble_is_refused():
     rng, mu, sd, y, x = gaussian_cases(3, 4000, spread=1.4)
     draws = mu[:, None] + sd[:, None] * rng.normal(size=(4000, 50))
-    res = mcref.from_samples(y, draws, verdict=False, seed=4)
+    res = mcref.from_samples(y, draws, verdict=False, seed=4, n_swaps=99)
     assert res.coverage_verdict == "invalid" and res.pit_verdict == "invalid" and res.verdict == "invalid"
+    assert res.combined.verdict == "invalid" and res.combined.p == pytest.approx(0.01)
     assert all(r.observed < r.expected for r in res.coverage)
 
 
@@ -60,7 +62,7 @@ def test_small_ensemble_summary_follows_the_t_closed_form():
     m, M = 10, 40_000
     rng, mu, sd, y, _ = gaussian_cases(5, M)
     draws = mu[:, None] + sd[:, None] * rng.normal(size=(M, m))
-    res = mcref.from_samples(y, draws, verdict=False, seed=6)
+    res = mcref.from_samples(y, draws, verdict=False, seed=6, n_swaps=0)
     z2 = res.dataset.Z ** 2
     expected = (1 + 1 / m) * (m - 1) / (m - 3)
     assert abs(z2.mean() - expected) < 5 * z2.std(ddof=1) / np.sqrt(M)
@@ -75,12 +77,15 @@ def test_validate_verdict_is_included_and_seeded():
     draws = mu[:, None] + sd[:, None] * rng.normal(size=(1500, 400))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", mcref.FewReplicatesWarning)
-        a = mcref.from_samples(y, draws, seed=8, stats=["ZMS", "CC"], n_boot=200, n_mc=200)
-        b = mcref.from_samples(y, draws, seed=8, stats=["ZMS", "CC"], n_boot=200, n_mc=200)
+        a = mcref.from_samples(y, draws, seed=8, stats=["ZMS", "CC"], n_boot=200, n_mc=200, n_swaps=49)
+        b = mcref.from_samples(y, draws, seed=8, stats=["ZMS", "CC"], n_boot=200, n_mc=200, n_swaps=49)
     assert a.validation is not None and [r.name for r in a.validation.rows] == ["ZMS", "CC"]
     assert a.validation.to_json() == b.validation.to_json()
     assert np.array_equal(a.pit, b.pit)
     assert "validate (E, u): ZMS" in str(a)
+    # validate's statistics are the combined verdict's statistics of (E, u)
+    assert [t.name for t in a.combined.tests if t.kind == "validate"] == ["ZMS", "CC"]
+    assert a.combined.record() == b.combined.record() and "combined verdict" in str(a)
 
 
 def test_quantiles_closed_form_and_a_shifted_model():

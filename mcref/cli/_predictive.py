@@ -40,6 +40,9 @@ def predictive_args(sp) -> None:
                          "from the names, q05 -> 0.05, q50 -> 0.5, q975 -> 0.975); with --intervals: the level "
                          "of each pair (default: read from the names, lo90:hi90 -> 0.9); with --samples: the "
                          "central coverage levels checked (default 0.5,0.9,0.95)")
+    sp.add_argument("--swaps", metavar="N", type=int,
+                    help="with --samples: swapped sets of the combined verdict (y swapped with a random one of its "
+                         "row's values: the exact null of a calibrated ensemble; default 999, 0 for none)")
 
 
 def _level_of(digits: str) -> float:
@@ -175,11 +178,15 @@ def cmd_predictive(args, validate_options: dict) -> int:
         names = _sample_columns(cols, args.samples, args.file)
         samples = np.column_stack([_numbers(cols, n, "--samples") for n in names])
         extra = {} if args.levels is None else {"levels": _levels(args.levels)}
+        if args.swaps is not None:
+            extra["n_swaps"] = args.swaps
         try:
             seed = validate_options.pop("seed")
             check = from_samples(y, samples, x=x, name=name, seed=seed, **extra, **validate_options)
         except ValueError as exc:
             raise ValueError(f"--samples {args.samples}: {exc}") from None
+    elif args.swaps is not None:
+        raise ValueError("--swaps goes with --samples (the members swapped with y)")
     elif args.quantiles is not None:
         names, levels = _quantile_columns(cols, args.quantiles, args.levels, args.file)
         q = np.column_stack([_numbers(cols, n, "--quantiles") for n in names])

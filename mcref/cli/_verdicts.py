@@ -31,6 +31,8 @@ def cmd_validate(args) -> int:
                                          binning=args.binning, log=not args.linear_bins, combine=args.combine))
     if args.levels is not None:
         raise ValueError("--levels goes with --samples, --quantiles or --intervals")
+    if args.swaps is not None:
+        raise ValueError("--swaps goes with --samples (the members swapped with y)")
     ds = load_data(args)
     dists = dists_of(args) if args.dists is not None else None  # None: validate's default for this M
     x = features_of(args, ds)
