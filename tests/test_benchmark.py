@@ -650,3 +650,19 @@ def test_html_pages_show_everything_at_1280px(report, tmp_path):
 
     for term, (sentence, section) in GLOSSARY.items():  # the words, each with its sentence and its section
         assert Markup("<dt>{}</dt><dd>{} ({})").format(term, sentence, f'docs/methods.md, "{section}"') in text, term
+
+
+def test_summary_figure_title_says_the_defaults(report):
+    """Issue 40: the summary figure's title says the default used for B and N_MC, never "None"."""
+    import dataclasses
+
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    res, _ = report
+    defaults = dataclasses.replace(res, options={**res.options, "n_boot": None, "n_mc": None})
+    fig = defaults.plot()[0].figure
+    title = fig.texts[0].get_text()
+    plt.close(fig)
+    assert "None" not in title and "B = default_n_boot(M)" in title and "N_MC = default_n_mc(M)" in title

@@ -476,7 +476,8 @@ def _equivalence_note(tab: ValidationTable) -> str:
     for r in tab.rows:
         if r.margin is not None:
             lo, hi = r.margin
-            regions.append(f"{r.name} <= {hi:.6g}" if not math.isfinite(lo) else f"{r.name} in [{lo:.6g}, {hi:.6g}]")
+            # four significant digits: a margin is a statement about u (1 ± delta), not a result to the last bit
+            regions.append(f"{r.name} <= {hi:.4g}" if not math.isfinite(lo) else f"{r.name} in [{lo:.4g}, {hi:.4g}]")
     marked = [r for r in tab.rows if r.margin is not None]
     if tab.calibrated_within:
         out = f"calibrated within the margins ({', '.join(r.name for r in marked)} all within)"
