@@ -257,7 +257,8 @@ def _matrix(result):
                 cells.append(_cell("–"))
                 continue
             word = _text(r.get("finding")) or r["verdict"]
-            cells.append(_cell(f"{_num(r['estimate'])[0]} {word}", _num(r["estimate"])[1], _fclass(word), title=word))
+            cells.append(_cell(f"{_num(r['estimate'])[0]} {word}", _num(r["estimate"])[1], f"{_fclass(word)} wrap",
+                               title=word))
         body.append(cells)
     return _table(cols, body, table_id="matrix", sortable=False)
 
