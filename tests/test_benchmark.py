@@ -313,9 +313,11 @@ def test_str_csv_and_plot(tmp_path):
     back = pd.read_csv(tmp_path / "t.csv")
     assert back.shape == t.shape and back["estimate"].tolist() == t["estimate"].tolist()
     axes = res.plot()
-    assert len(axes) == 3 and [a.get_title().split()[0] for a in axes] == list(STATS)
+    assert len(axes) == 3 and [a.get_title().split(",")[0] for a in axes] == list(STATS)
     assert [x.get_text() for x in axes[0].get_yticklabels()] == ["mis", "cal"]  # first dataset on top
-    assert axes[0].get_title() == "ZMS  (reference 1)" and "simulated" in axes[1].get_title()
+    # each panel names the property its rows tested
+    assert axes[0].get_title() == "ZMS, calibration  (reference 1)"
+    assert axes[1].get_title() == "CC, consistency  (simulated reference)"
     plt.close(axes[0].figure)
     _, one = plt.subplots()
     with pytest.raises(ValueError, match=r"`ax` must hold one Axes per statistic \(3\), got 1"):
