@@ -316,8 +316,8 @@ def test_str_csv_and_plot(tmp_path):
     assert len(axes) == 3 and [a.get_title().split(",")[0] for a in axes] == list(STATS)
     assert [x.get_text() for x in axes[0].get_yticklabels()] == ["mis", "cal"]  # first dataset on top
     # each panel names the property its rows tested
-    assert axes[0].get_title() == "ZMS, calibration  (reference 1)"
-    assert axes[1].get_title() == "CC, consistency  (simulated reference)"
+    assert axes[0].get_title() == "ZMS, calibration\n(reference 1)"
+    assert axes[1].get_title() == "CC, consistency\n(simulated reference)"
     plt.close(axes[0].figure)
     _, one = plt.subplots()
     with pytest.raises(ValueError, match=r"`ax` must hold one Axes per statistic \(3\), got 1"):
@@ -598,7 +598,7 @@ for(var i=0;i<document.images.length;i++){var im=document.images[i];out.images++
  (im.complete&&im.naturalWidth>0?out.loaded:out.missing).push(im.getAttribute('src'));}
 var s=document.getElementById('summary');
 if(s){out.min_px=Number(s.getAttribute('data-min-font-pt'))/72*Number(s.getAttribute('data-dpi'))*
- s.getBoundingClientRect().width/s.naturalWidth;out.shown=s.getBoundingClientRect().width;out.natural=s.naturalWidth;}
+ s.clientWidth/s.naturalWidth;out.shown=s.clientWidth;out.natural=s.naturalWidth;}
 out.page=document.documentElement.scrollWidth;out.window=window.innerWidth;
 document.body.setAttribute('data-layout',JSON.stringify(out));});</script>"""
 

@@ -87,11 +87,12 @@ def plot_benchmark(result, *, ax=None):
         predefined = np.isfinite(refs)
         common = predefined.all() and np.all(refs == refs[0]) if refs.size else False
         tested = f", {sub['tested'].iloc[0]}" if "tested" in sub and len(sub) else ""  # the property it tested
+        # two lines, so that a title stays within its panel when three share a row
         if common:
             a.axvline(refs[0], color="0.25", ls="--", lw=1, zorder=1)
-            title = f"{s}{tested}  (reference {refs[0]:g})"
+            title = f"{s}{tested}\n(reference {refs[0]:g})"
         else:
-            title = f"{s}{tested}  (simulated reference)" if not predefined.any() else f"{s}{tested}"
+            title = f"{s}{tested}\n(simulated reference)" if not predefined.any() else f"{s}{tested}"
         for _, r in sub.iterrows():
             y = ypos[r["dataset"]]
             if not np.isfinite(r["reference"]):
