@@ -171,7 +171,8 @@ def test_joint_line_writes_p_as_the_table_and_fits_100_columns():
     assert tab.joint.driver_p * 2001 <= 2 + 1e-9  # at the floor: the table shows the bound
     cell = "< 0.0005" if tab.joint.driver_p < 1 / 2000 else "< 0.001"
     assert cell in line and f"smallest p: {tab.joint.driver} {cell}" in flat
-    assert "joint verdict: invalid (p < 0.001 <= 0.05;" in flat
+    assert "joint verdict: invalid (p < 0.001): " in flat  # the headline, first
+    assert "joint verdict, how: invalid (p < 0.001 <= 0.05;" in flat  # the line under the table
     for t in (tab, mcref.validate(*_inconsistent(400, 5), n_boot=1000, n_mc=1000, seed=0),
               mcref.validate(E, np.full(E.size, 1.3), x=x["feat"], n_boot=1000, n_mc=1000, seed=0)):
         wide = [ln for ln in str(t).splitlines() if len(ln) > 100]
