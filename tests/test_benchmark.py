@@ -399,6 +399,33 @@ def test_html_files_and_escaping(report):
     assert not [p for p in d.parent.iterdir() if p.name.startswith(".report.")]  # no temporary left
 
 
+def test_html_answer_comes_first(report):
+    """Issue 40: the benchmark page opens with every dataset's joint verdict (its p and what each
+    property found), and each dataset's section opens with its joint verdict."""
+    from mcref.report._words import findings_by_property
+
+    res, index = report
+    text = index.read_text(encoding="utf-8")
+    t = res.table
+    first = re.search(r"<h1>.*?</h1>\s*<h2 id=\"joint\">Joint verdicts</h2>.*?<tbody>(.*?)</tbody>", text, re.S)
+    assert first, "the joint verdicts are not the page's first table"
+    rows = re.findall(r"<tr>(.*?)</tr>", first.group(1), re.S)
+    assert len(rows) == len(res.datasets)
+    for d, row in zip(res.datasets, rows):
+        cells = [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        mine = t[t.dataset == d.name]
+        found = findings_by_property(list(zip(mine["stat"], mine["tested"], mine["finding"])))
+        assert cells[0] == d.name and cells[1] == mine["joint_verdict"].iloc[0]
+        assert cells[2] == p_text(mine["joint_p"].iloc[0], int(mine["n_mc"].iloc[0]))
+        assert cells[3:] == ["; ".join(found[p]) for p in ("calibration", "consistency")]
+    for i, d in enumerate(res.datasets):  # each section: its heading, then its headline
+        sec = re.search(rf"<section id=\"ds-{i + 1:03d}\"><h2>[^<]*</h2>\s*<p class=\"headline f-(\w+)\">(.*?)</p>",
+                        text, re.S)
+        head = t[t.dataset == d.name]["headline"].iloc[0]
+        assert sec and html.unescape(sec.group(2)) == head and head.startswith("joint verdict: ")
+        assert sec.group(1) == {"valid": "pass", "invalid": "fail"}[t[t.dataset == d.name]["joint_verdict"].iloc[0]]
+
+
 def test_html_replaces_only_reports(report, tmp_path, monkeypatch):
     res, _ = report
     other = tmp_path / "mine"
