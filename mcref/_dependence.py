@@ -235,7 +235,9 @@ class Units:
                         "sizes): exact, but with few groups per size the consistency rows have little power")
             else:
                 perm = "whole groups' Z-vectors permuted among the groups"
-            return (f"groups: {s.size} groups of {int(s.min())}-{int(s.max())} rows (median {float(np.median(s)):g}); "
+            sizes = (f"{int(s.min())} rows" if s.min() == s.max() else
+                     f"{int(s.min())}-{int(s.max())} rows (median {float(np.median(s)):g})")
+            return (f"groups: {s.size} groups of {sizes}; "
                     f"cluster bootstrap, delete-one-group jackknife, cluster-studentized scale tests; {perm}")
         how = "automatic (Politis & White 2004)" if self.auto else "given"
         return (f"order: {self.block_method} block bootstrap with blocks of {self.block_length} rows ({how}); "

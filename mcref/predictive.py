@@ -223,14 +223,19 @@ class PredictiveCheck:
     def to_csv(self) -> str:
         """CSV, one row per coverage row (level), led by the dataset, the seed, the form and the
         check's verdicts (``verdict``: the combined one for samples); the validation of (E, u) and
-        the combined verdict's tests are in :meth:`to_json` (or ``validation.to_csv()``)."""
+        the combined verdict's tests are in :meth:`to_json` (or ``validation.to_csv()``).
+        ``interval_score`` is an empty cell where a row has none: the coverage rows of
+        :func:`from_samples` test the central rank intervals, which have no end points to score."""
         from dataclasses import asdict
 
         from .report._render import csv_text
 
         head = {"dataset": self.name, "seed": self.seed, "form": self.form, "M": self.M, "verdict": self.verdict,
                 "coverage_verdict": self.coverage_verdict}
-        return csv_text([{**head, **asdict(r)} for r in self.coverage])
+        # no interval score (from_samples' rank intervals have no end points; a one-sided quantile): an
+        # empty cell, as the JSON's null and the text's "-", not "nan"
+        return csv_text([{**head, **asdict(r), **({} if math.isfinite(r.interval_score) else {"interval_score": None})}
+                         for r in self.coverage])
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebook display
         import html

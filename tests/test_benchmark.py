@@ -313,9 +313,11 @@ def test_str_csv_and_plot(tmp_path):
     back = pd.read_csv(tmp_path / "t.csv")
     assert back.shape == t.shape and back["estimate"].tolist() == t["estimate"].tolist()
     axes = res.plot()
-    assert len(axes) == 3 and [a.get_title().split()[0] for a in axes] == list(STATS)
+    assert len(axes) == 3 and [a.get_title().split(",")[0] for a in axes] == list(STATS)
     assert [x.get_text() for x in axes[0].get_yticklabels()] == ["mis", "cal"]  # first dataset on top
-    assert axes[0].get_title() == "ZMS  (reference 1)" and "simulated" in axes[1].get_title()
+    # each panel names the property its rows tested
+    assert axes[0].get_title() == "ZMS, calibration\n(reference 1)"
+    assert axes[1].get_title() == "CC, consistency\n(simulated reference)"
     plt.close(axes[0].figure)
     _, one = plt.subplots()
     with pytest.raises(ValueError, match=r"`ax` must hold one Axes per statistic \(3\), got 1"):
@@ -387,12 +389,41 @@ def test_html_files_and_escaping(report):
     assert sorted(p.name for p in d.iterdir()) == [".mcref-report", "diagnostics", "index.html", "summary.png"]
     assert sorted(p.name for p in (d / "diagnostics").iterdir()) == ["001.png", "002.png"]  # M = 60: none
     text = index.read_text(encoding="utf-8")
-    assert EVIL not in text and html.escape(EVIL, quote=True) in text
+    from markupsafe import escape  # the templates' escaping (Jinja2 autoescape)
+
+    assert EVIL not in text and str(escape(EVIL)) in text
     assert not re.search(r"(src|href)\s*=\s*['\"]?(https?:)?//", text)  # nothing from the network
     assert "M = 60 &lt; 100 points" in text
     for rel in re.findall(r"<img src='([^']+)'|<img src=\"([^\"]+)\"", text):
         assert (d / (rel[0] or rel[1])).is_file()
     assert not [p for p in d.parent.iterdir() if p.name.startswith(".report.")]  # no temporary left
+
+
+def test_html_answer_comes_first(report):
+    """Issue 40: the benchmark page opens with every dataset's joint verdict (its p and what each
+    property found), and each dataset's section opens with its joint verdict."""
+    from mcref.report._words import findings_by_property
+
+    res, index = report
+    text = index.read_text(encoding="utf-8")
+    t = res.table
+    first = re.search(r"<h1>.*?</h1>\s*<h2 id=\"joint\">Joint verdicts</h2>.*?<tbody>(.*?)</tbody>", text, re.S)
+    assert first, "the joint verdicts are not the page's first table"
+    rows = re.findall(r"<tr>(.*?)</tr>", first.group(1), re.S)
+    assert len(rows) == len(res.datasets)
+    for d, row in zip(res.datasets, rows):
+        cells = [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        mine = t[t.dataset == d.name]
+        found = findings_by_property(list(zip(mine["stat"], mine["tested"], mine["finding"])))
+        assert cells[0] == d.name and cells[1] == mine["joint_verdict"].iloc[0]
+        assert cells[2] == p_text(mine["joint_p"].iloc[0], int(mine["n_mc"].iloc[0]))
+        assert cells[3:] == ["; ".join(found[p]) for p in ("calibration", "consistency")]
+    for i, d in enumerate(res.datasets):  # each section: its heading, then its headline
+        sec = re.search(rf"<section id=\"ds-{i + 1:03d}\"><h2>[^<]*</h2>\s*<p class=\"headline f-(\w+)\">(.*?)</p>",
+                        text, re.S)
+        head = t[t.dataset == d.name]["headline"].iloc[0]
+        assert sec and html.unescape(sec.group(2)) == head and head.startswith("joint verdict: ")
+        assert sec.group(1) == {"valid": "pass", "invalid": "fail"}[t[t.dataset == d.name]["joint_verdict"].iloc[0]]
 
 
 def test_html_replaces_only_reports(report, tmp_path, monkeypatch):
@@ -421,19 +452,51 @@ def test_html_replaces_only_reports(report, tmp_path, monkeypatch):
     assert not (tmp_path / "fresh").exists()
 
 
+#: the names a headless Chromium goes by (Debian's chromium-headless-shell included)
+BROWSERS = ("chromium", "chromium-headless-shell", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
 def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+    for name in BROWSERS:
         path = shutil.which(name)
         if path:
             return path
     return None
 
 
-def _dump_dom(url: str, width: int = 1280) -> str:
-    """The DOM of ``url`` after its scripts ran, in headless Chromium with a window ``width`` px wide."""
+def _on_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def _browser() -> str:
+    """The headless browser; without one the test skips with its reason locally and fails on CI
+    (env CI=true), where .ci/run installs chromium-headless-shell: a silent skip there would
+    leave the pages untested."""
     exe = _chromium()
     if exe is None:
-        pytest.skip("no chromium binary found (apt-get install chromium) for the headless-browser test")
+        why = (f"no headless browser found (looked for {', '.join(BROWSERS)}; Debian: apt-get install "
+               "chromium-headless-shell) for the headless-browser tests of the HTML reports")
+        if _on_ci():
+            pytest.fail(why + "; CI must run them")
+        pytest.skip(why)
+    return exe
+
+
+def test_no_browser_fails_on_ci_and_skips_locally(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="no headless browser found.*CI must run them"):
+        _browser()
+    monkeypatch.setenv("CI", "")
+    with pytest.raises(pytest.skip.Exception, match="chromium-headless-shell"):
+        _browser()
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/x" if name == "chromium-headless-shell" else None)
+    assert _browser() == "/usr/bin/x"
+
+
+def _dump_dom(url: str, width: int = 1280) -> str:
+    """The DOM of ``url`` after its scripts ran, in headless Chromium with a window ``width`` px wide."""
+    exe = _browser()
     import tempfile
 
     with tempfile.TemporaryDirectory() as profile:
@@ -460,10 +523,17 @@ def test_html_in_a_headless_browser(report):
     pairs = {(html.unescape(re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)[0])),
               re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)[2]) for r in rows}
     assert pairs == {(d.name, s) for d in res.datasets for s in STATS}
-    # the verdict cells carry their colour class
-    for r in rows:
-        v = re.findall(r"<td class=\"txt (v-[a-z-]+)\" data-v=\"([a-z ]+)\">", r)[0]
-        assert v[0] == "v-" + v[1].replace(" ", "-")
+    # the finding cells carry the word of the row's property and its colour class
+    from mcref.report._words import finding_class
+
+    found = [re.findall(r"<td class=\"txt (f-[a-z-]+)\" data-v=\"([a-z ]+)\">", r)[0] for r in rows]
+    assert {w for _, w in found} <= {"calibrated", "miscalibrated", "consistent", "inconsistent", "unreliable",
+                                     "not testable"}
+    assert all(c == "f-" + finding_class(w).replace(" ", "-") for c, w in found)
+    t = res.table.set_index(["dataset", "stat"])
+    for r, (_, word) in zip(rows, found):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)
+        assert word == t.loc[(html.unescape(re.sub(r"<[^>]+>", "", cells[0])), cells[2]), "finding"]
     assert "<b>x&amp;y</b>" not in dom  # the name is text, not markup
 
 
@@ -535,3 +605,93 @@ def test_html_report_layout_at_1280px(tmp_path):
     matplotlib.use("Agg")
     title = res.plot()[0].figure.texts[0].get_text()  # the summary figure of the report
     assert "None" not in title and "N_MC = default_n_mc(M)" in title
+
+
+#: written into a copy of a page by the layout test: with every details element open, the elements
+#: whose content is cut (a table, pre or figure, or any box that scrolls, wider than it shows, or
+#: one reaching past the window's right edge), the images that did not load, and the summary
+#: figure's smallest text in CSS px at the width the page shows it (its font size in points, from
+#: the page's data attributes, times dpi / 72 times shown width / natural width)
+_LAYOUT = r"""<script>window.addEventListener('load',function(){
+var out={cut:[],images:0,loaded:[],missing:[],min_px:null};var W=document.documentElement.clientWidth;
+document.querySelectorAll('details').forEach(function(d){d.open=true;});
+function name(el){return el.tagName.toLowerCase()+(el.id?'#'+el.id:'')+(el.className?'.'+el.className:'');}
+document.querySelectorAll('body *').forEach(function(el){var cs=getComputedStyle(el);
+ var box=/^(table|pre|figure|img)$/i.test(el.tagName)||(cs.overflowX!=='visible'&&cs.overflowX!=='');
+ if(!box||cs.display==='none'){return;}
+ if(el.scrollWidth>el.clientWidth+1||el.getBoundingClientRect().right>W+0.5){
+  out.cut.push(name(el)+' '+el.scrollWidth+'>'+el.clientWidth+' right='+el.getBoundingClientRect().right);}});
+for(var i=0;i<document.images.length;i++){var im=document.images[i];out.images++;
+ (im.complete&&im.naturalWidth>0?out.loaded:out.missing).push(im.getAttribute('src'));}
+var s=document.getElementById('summary');
+if(s){out.min_px=Number(s.getAttribute('data-min-font-pt'))/72*Number(s.getAttribute('data-dpi'))*
+ s.clientWidth/s.naturalWidth;out.shown=s.clientWidth;out.natural=s.naturalWidth;}
+out.page=document.documentElement.scrollWidth;out.window=window.innerWidth;
+document.body.setAttribute('data-layout',JSON.stringify(out));});</script>"""
+
+
+def _layout(index: Path) -> dict:
+    """What :data:`_LAYOUT` measures on the page ``index`` in the headless browser at 1280 px."""
+    import json
+
+    page = index.with_name("layout.html")
+    page.write_text(index.read_text(encoding="utf-8").replace("</body>", _LAYOUT + "</body>"), encoding="utf-8")
+    dom = _dump_dom(page.as_uri(), width=1280)
+    return json.loads(html.unescape(re.search(r'data-layout="([^"]*)"', dom).group(1)))
+
+
+def test_html_pages_show_everything_at_1280px(report, tmp_path):
+    """Issue 40: at 1280 px, the benchmark page and the dataset page (``mcref report --html``) cut
+    nothing (every table, pre, figure and box as wide as its content, none past the window's
+    edge, the page not wider than the window), load every image, and show the summary figure's
+    smallest text at 9 px or more."""
+    pytest.importorskip("matplotlib")
+    from mcref.report._html import write_dataset_report
+
+    res, index = report
+    bench = _layout(index)
+    assert bench["window"] == 1280 and bench["page"] <= 1280, bench
+    assert bench["cut"] == [], bench["cut"]
+    assert bench["missing"] == [] and bench["images"] == 3, bench
+    assert bench["min_px"] >= 9, f"the summary figure's smallest text is {bench['min_px']:.1f} px on the page"
+    assert bench["shown"] > 0.8 * bench["natural"]  # shown near its natural size, not a strip scaled down
+    # the dataset page: adaptivity rows (a feature x), every D, the notes
+    rng = np.random.default_rng(3)
+    u = rng.uniform(0.2, 3.0, 400)
+    x = rng.normal(size=400)
+    E = 1.3 * u * rng.normal(size=400)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        tab = mcref.validate(E, u, x=x, n_boot=200, n_mc=200, n_bins=5, seed=1, name="a long name " * 6)
+    page = Path(write_dataset_report(tab, E, u, x, tmp_path / "one", seed=1))
+    one = _layout(page)
+    assert one["cut"] == [] and one["page"] <= 1280, one
+    assert one["missing"] == [] and one["loaded"] == ["report.png"], one
+    text = page.read_text(encoding="utf-8")
+    # the joint verdict first, as wrapped text (no monospace block), then the table worded by property
+    first = re.search(r"<h1>.*?</h1>\s*<p class=\"headline f-(pass|fail)\">(.*?)</p>", text, re.S)
+    assert first and html.unescape(first.group(2)) == tab.headline() and "<pre>" not in text
+    assert tab.joint.verdict == {"pass": "valid", "fail": "invalid"}[first.group(1)]
+    assert "adaptivity" in text and any(r.finding in ("adaptive", "not adaptive") for r in tab.rows)
+    from markupsafe import Markup
+
+    from mcref.report._words import GLOSSARY
+
+    for term, (sentence, section) in GLOSSARY.items():  # the words, each with its sentence and its section
+        assert Markup("<dt>{}</dt><dd>{} ({})").format(term, sentence, f'docs/methods.md, "{section}"') in text, term
+
+
+def test_summary_figure_title_says_the_defaults(report):
+    """Issue 40: the summary figure's title says the default used for B and N_MC, never "None"."""
+    import dataclasses
+
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    res, _ = report
+    defaults = dataclasses.replace(res, options={**res.options, "n_boot": None, "n_mc": None})
+    fig = defaults.plot()[0].figure
+    title = fig.texts[0].get_text()
+    plt.close(fig)
+    assert "None" not in title and "B = default_n_boot(M)" in title and "N_MC = default_n_mc(M)" in title

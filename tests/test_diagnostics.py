@@ -316,12 +316,13 @@ def test_cli_report(tmp_path, capsys):
                      "--seed", "2"]) == 0
     assert capsys.readouterr().out.startswith("Diffusion_RF: joint verdict: ")  # the answer first
     page = (d / "index.html").read_text()
-    assert "<img src='report.png'" in page and "Diffusion_RF: M=2040" in page and "legend:" in page
+    assert '<img src="report.png"' in page and "M = 2040" in page and "Words of this report" in page
     assert (d / "report.png").exists()
-    # the benchmark report's renderer: one coloured verdict cell per statistic of the table
+    # the benchmark report's renderer: one coloured finding cell per statistic of the table
     import re
 
-    assert len(re.findall(r"<td class='txt v-(valid|invalid|unreliable|not-testable)'>", page)) == 5
+    found = re.findall(r'<td class="txt f-(pass|fail|unreliable|not-testable)" data-v="([a-z ]+)">', page)
+    assert len(found) == 5 + 5  # the finding and the published rule's verdict of each row
 
 
 # ----------------------------------------------------------------------------------

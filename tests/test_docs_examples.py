@@ -122,16 +122,19 @@ def test_every_block_runs_slow_ones_too(name, tmp_path, monkeypatch):
 def test_readme_runs_as_written(tmp_path, monkeypatch, capsys):
     """Issue 34: every code block of the README runs: its Python as written, its ``mcref``
     commands (shell globs expanded as a shell would) with small replicate counts appended,
-    each exiting 0; ``mcref bench runs/*.csv --html report/`` reads the README's own files."""
+    each exiting 0; ``mcref bench runs/*.csv --html report/`` reads the README's own files.
+    Issue 40: each Python block runs on its own, in a fresh namespace (a reader copies one
+    block, not the page): no block needs a name an earlier block defined. The blocks share the
+    folder, for the commands that read the files they write."""
     from mcref.cli import main
 
     _quiet_plots()
     monkeypatch.chdir(tmp_path)
-    namespace: dict = {"__name__": "__docs__"}
     ran = []
     for line, kind, code in readme_steps():
         if kind == "python":
-            _exec(code, f"README.md:{line}", namespace)
+            _exec(code, f"README.md:{line}", {"__name__": "__docs__"})
+            ran.append("python")
             continue
         argv = [a for tok in shlex.split(code)[1:] for a in (sorted(glob.glob(tok)) or [tok] if "*" in tok else [tok])]
         rc = main(argv + FAST.get(argv[0], []))
@@ -139,6 +142,7 @@ def test_readme_runs_as_written(tmp_path, monkeypatch, capsys):
         assert rc == 0, f"README.md:{line}: `{code}` exits {rc}: {out.err[-2000:]}"
         ran.append(argv[0])
     assert {"demo", "validate", "bench", "study"} <= set(ran)
+    assert ran.count("python") == len(re.findall(r"^```python$", (ROOT / "README.md").read_text(), re.M))
     assert (tmp_path / "report" / "index.html").is_file()
 
 

@@ -64,7 +64,26 @@ def test_report_out_into_proc_is_one_line(small_csv, capsys, monkeypatch):
     calls = _forbid(monkeypatch, "mcref.plots.plot_report")
     assert main(["report", str(small_csv), "--out", "/proc/x.png"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("mcref: error: --out: cannot write into '/proc'") and calls == []
+    assert err.startswith("mcref: error: --out: cannot create a file in '/proc'") and calls == []
+    # a true reason (issue 40): not "No such file or directory" for a folder that exists
+    assert "takes no new files" in err and "No such file or directory" not in err
+    assert main(["report", str(small_csv), "--html", "/proc/nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mcref: error: --html: cannot create a file in '/proc'") and "takes no new files" in err
+
+
+def test_output_path_through_a_file_says_so(small_csv, tmp_path, capsys, monkeypatch):
+    """Issue 40: a path through an existing file names that file, not "the directory ... does not exist"."""
+    calls = _forbid(monkeypatch, "mcref.plots.plot_report")
+    blocker = tmp_path / "a.txt"
+    blocker.write_text("a file")
+    for option, path in (("--out", blocker / "x.png"), ("--html", blocker / "deeper" / "rep")):
+        assert main(["report", str(small_csv), option, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"mcref: error: {option}: {str(path)!r} goes through {str(blocker)!r}, which is a file, not a "
+                       "directory (choose another path)\n"), err
+    assert main(["report", str(small_csv), "--out", str(tmp_path / "no" / "x.png")]) == 2
+    assert "the directory" in capsys.readouterr().err and calls == []  # a missing folder still says so
 
 
 def test_write_error_while_writing_is_one_line(small_csv, capsys, monkeypatch):
@@ -152,7 +171,8 @@ def test_joint_line_writes_p_as_the_table_and_fits_100_columns():
     assert tab.joint.driver_p * 2001 <= 2 + 1e-9  # at the floor: the table shows the bound
     cell = "< 0.0005" if tab.joint.driver_p < 1 / 2000 else "< 0.001"
     assert cell in line and f"smallest p: {tab.joint.driver} {cell}" in flat
-    assert "joint verdict: invalid (p < 0.001 <= 0.05;" in flat
+    assert "joint verdict: invalid (p < 0.001): " in flat  # the headline, first
+    assert "joint verdict, how: invalid (p < 0.001 <= 0.05;" in flat  # the line under the table
     for t in (tab, mcref.validate(*_inconsistent(400, 5), n_boot=1000, n_mc=1000, seed=0),
               mcref.validate(E, np.full(E.size, 1.3), x=x["feat"], n_boot=1000, n_mc=1000, seed=0)):
         wide = [ln for ln in str(t).splitlines() if len(ln) > 100]

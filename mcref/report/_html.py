@@ -1,114 +1,75 @@
 """Static HTML reports: of a benchmark run (:meth:`mcref.BenchmarkResult.to_html`) and of one
 dataset (``mcref report --html``): the one home of mcref's HTML.
 
-One directory that opens offline: ``index.html`` (inline CSS and JavaScript, no network),
-``summary.png`` (:func:`mcref.plots.plot_benchmark`) and ``diagnostics/NNN.png`` (one
-:func:`mcref.plots.plot_report` per dataset). Every user-provided text (dataset names,
-sources) is escaped with :func:`html.escape`.
+One directory that opens offline: ``index.html`` (the stylesheet and scripts inline, no
+network), ``summary.png`` (:func:`mcref.plots.plot_benchmark`) and ``diagnostics/NNN.png``
+(one :func:`mcref.plots.plot_report` per dataset). The pages are rendered by Jinja2 from the
+template files of ``mcref/report/templates/`` (``benchmark.html.j2``, ``dataset.html.j2`` on
+``_base.html.j2``, the stylesheet ``report.css``, the scripts ``report.js`` and ``errors.js``)
+with autoescape on: every user-provided text (dataset names, sources) is escaped. This module
+turns the results into plain cells (text, sort key, colour class); the templates lay them out.
+
+What a reader sees first is the answer: the joint verdict of each dataset and what each
+property found (docs/methods.md, "Words of the reports"); every row is worded by the property
+it tested, coloured by :func:`mcref.report._words.finding_class`; the page ends with the words
+(:data:`mcref.report._words.GLOSSARY`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import html
+import functools
 import math
 import numbers
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
 from .. import _version
 from ._render import EXCLUDES_NOTE, n_boot_text, n_mc_text, p_text
+from ._words import GLOSSARY, PROPERTIES, finding_class, findings_by_property, glossary_link
 
-__all__ = ["write_report", "write_dataset_report", "check_report_target", "MARKER"]
+__all__ = ["write_report", "write_dataset_report", "check_report_target", "MARKER", "SUMMARY_DPI"]
 
 #: file that marks a directory as an mcref report (only such a directory is replaced)
 MARKER = ".mcref-report"
+#: the resolution of the benchmark page's summary figure (its text size on the page follows from it)
+SUMMARY_DPI = 100
 
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em 2em;color:#222;max-width:1500px}
-h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;font-size:13px;margin:0.5em 0}
-th,td{padding:3px 8px;border-bottom:1px solid #e4e4e4;text-align:right;white-space:nowrap}
-th{background:#f2f2f2;position:sticky;top:0}
-table.sortable th{cursor:pointer;user-select:none}
-table.sortable th:hover{background:#e2e2e2}
-th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
-td.txt,th.txt{text-align:left}
-.v-valid{background:#d1e5f0;color:#053061}.v-invalid{background:#f4c6c1;color:#67001f}
-.v-unreliable{background:#fde0b6;color:#6b3a00}.v-not-testable{background:#e0e0e0;color:#333}
-img{max-width:100%;height:auto;border:1px solid #eee}
-.meta{color:#555;font-size:13px}.note{color:#555;font-size:12px;max-width:70em}
-.scroll{overflow-x:auto;max-height:80vh;overflow-y:auto}
-.wide{overflow-x:auto;max-width:100%}
-#js-errors{color:#b2182b}
-#js-errors:empty,#img-status:empty,#selftest:empty{display:none}
-"""
 
-# window.onerror first: errors of the page are written into the DOM (read by the tests with
-# --dump-dom); images record whether they loaded; "#selftest" sorts the table and checks it.
-_HEAD_JS = """
-window.mcrefErrors=[];
-window.onerror=function(msg,src,line){window.mcrefErrors.push(msg+' ('+line+')');
- var e=document.getElementById('js-errors');if(e){e.textContent=window.mcrefErrors.join('\\n');}};
-"""
+@functools.lru_cache(maxsize=1)
+def _env():
+    """The Jinja2 environment of the templates (autoescape on, undefined names an error)."""
+    import jinja2
+    import markupsafe
 
-_JS = r"""
-(function(){
-function key(td){var v=td.getAttribute('data-v');if(v===null){v=td.textContent;}
- if(v===''){return null;}var x=Number(v);return isNaN(x)?v.toLowerCase():x;}
-function cmp(a,b){if(a===null&&b===null){return 0;}if(a===null){return 1;}if(b===null){return -1;}
- if(typeof a===typeof b){return a<b?-1:(a>b?1:0);}return typeof a==='number'?-1:1;}
-function sortBy(table,col,dir){var body=table.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
- rows.forEach(function(r,i){r._i=i;});
- rows.sort(function(r1,r2){var a=key(r1.cells[col]),b=key(r2.cells[col]);
-  var c=(a===null||b===null)?cmp(a,b):dir*cmp(a,b);return c!==0?c:r1._i-r2._i;});
- rows.forEach(function(r){body.appendChild(r);});
- var ths=table.tHead.rows[0].cells;for(var j=0;j<ths.length;j++){ths[j].removeAttribute('aria-sort');}
- ths[col].setAttribute('aria-sort',dir>0?'ascending':'descending');}
-function init(table){var ths=table.tHead.rows[0].cells;
- for(var j=0;j<ths.length;j++){(function(j){ths[j].addEventListener('click',function(){
-  var cur=ths[j].getAttribute('aria-sort');sortBy(table,j,cur==='ascending'?-1:1);});})(j);}}
-var tables=document.querySelectorAll('table.sortable');for(var i=0;i<tables.length;i++){init(tables[i]);}
-function column(table,name){var ths=table.tHead.rows[0].cells;
- for(var j=0;j<ths.length;j++){if(ths[j].getAttribute('data-col')===name){return j;}}return -1;}
-function values(table,col){return Array.prototype.map.call(table.tBodies[0].rows,function(r){return key(r.cells[col]);});}
-function selftest(){var t=document.getElementById('results');var out=[];var c=column(t,'estimate');
- var h=t.tHead.rows[0].cells[c];h.click();var v=values(t,c).filter(function(x){return x!==null;});
- for(var i=1;i<v.length;i++){if(v[i-1]>v[i]){out.push('ascending sort broken at row '+i);break;}}
- h.click();v=values(t,c).filter(function(x){return x!==null;});
- for(i=1;i<v.length;i++){if(v[i-1]<v[i]){out.push('descending sort broken at row '+i);break;}}
- var d=column(t,'dataset');t.tHead.rows[0].cells[d].click();var s=values(t,d);
- for(i=1;i<s.length;i++){if(cmp(s[i-1],s[i])>0){out.push('text sort broken at row '+i);break;}}
- document.getElementById('selftest').textContent='selftest: '+(out.length?out.join('; '):'ok')+
-  ' ('+t.tBodies[0].rows.length+' rows)';}
-window.addEventListener('load',function(){
- var imgs=document.images;var ok=0;var bad=[];
- for(var i=0;i<imgs.length;i++){var im=imgs[i];im.setAttribute('data-natural-width',String(im.naturalWidth));
-  if(im.complete&&im.naturalWidth>0){ok++;}else{bad.push(im.getAttribute('src'));}}
- if(location.hash==='#selftest'){
-  document.getElementById('img-status').textContent='images loaded: '+ok+'/'+imgs.length+
-   (bad.length?' (missing: '+bad.join(', ')+')':'');
-  selftest();}});
-})();
-"""
+    env = jinja2.Environment(loader=jinja2.PackageLoader("mcref.report", "templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    # the stylesheet and the scripts go into the page as they are (files, not templates)
+    for name in ("css", "errors_js", "report_js"):
+        file = {"css": "report.css", "errors_js": "errors.js", "report_js": "report.js"}[name]
+        env.globals[name] = markupsafe.Markup(env.loader.get_source(env, file)[0])
+    env.globals["excludes_note"] = EXCLUDES_NOTE
+    env.globals["words"] = [{"term": term, "sentence": sentence, "where": glossary_link(term)}
+                            for term, (sentence, _) in GLOSSARY.items()]
+    return env
+
+
+def _render(template: str, **context: Any) -> str:
+    return _env().get_template(template).render(**context)
 
 
 def _rule_note(rule: str) -> str:
     """How the table's rule decides a row, in one sentence (the report's note)."""
     if rule == "conditional":
-        return ("ZMS and RCE valid when the p-value of their scale test (studentized bootstrap-t; docs/methods.md, "
+        return ("ZMS and RCE pass when the p-value of their scale test (studentized bootstrap-t; docs/methods.md, "
                 "\"Scale test\") exceeds α; a statistic with a simulated reference, and every row binned on a "
-                "feature x (ENCE|x, …), valid when its permutation p-value (the data's Z shuffled across rows, u and "
+                "feature x (ENCE|x, …), passes when its permutation p-value (the data's Z shuffled across rows, u and "
                 "x kept) exceeds α.")
-    return ("with a predefined reference (ZMS 1, RCE 0) valid when the reference lies in the BCa 95 % interval; "
-            "with a simulated reference valid when the Monte Carlo p-value under the empirical D exceeds α.")
-
-
-def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    return ("with a predefined reference (ZMS 1, RCE 0) a row passes when the reference lies in the BCa 95 % "
+            "interval; with a simulated reference when the Monte Carlo p-value under the empirical D exceeds α.")
 
 
 def _num(x: Any, nd: int = 4) -> tuple[str, str]:
@@ -120,7 +81,7 @@ def _num(x: Any, nd: int = 4) -> tuple[str, str]:
     try:
         v = float(x)
     except (TypeError, ValueError):
-        return _e(x), _e(x)
+        return str(x), str(x)
     if math.isnan(v):
         return "–", ""
     if math.isinf(v):
@@ -128,15 +89,6 @@ def _num(x: Any, nd: int = 4) -> tuple[str, str]:
     if isinstance(x, numbers.Integral):
         return str(int(x)), repr(v)
     return f"{v:.{nd}g}", repr(v)
-
-
-#: the "!" after a BCa limit whose interval excludes its estimate (the text table's mark), with its legend
-_MARK = "<span class='mark' title='the BCa interval excludes its own estimate'>!</span>"
-
-
-def _excludes_legend(any_marked: bool) -> str:
-    """The legend line of the "!" mark under a table, when a row carries it."""
-    return f"<p class='note'>{_e(EXCLUDES_NOTE)}; docs/methods.md, \"Bootstrap\".</p>" if any_marked else ""
 
 
 def _float(x: Any) -> float | None:
@@ -153,74 +105,167 @@ def _n_mc(x: Any) -> int | None:
     return int(v) if v is not None and math.isfinite(v) else None
 
 
-def _vclass(verdict: str) -> str:
-    return "v-" + str(verdict).replace(" ", "-")
+def _text(x: Any) -> str | None:
+    """A text cell of a stored table: None for a missing value (NaN in a column an older store lacks)."""
+    return x if isinstance(x, str) and x else None
 
 
-def _columns(result) -> list[tuple[str, str, str]]:
-    """(table column, header, kind) of the results table."""
-    cols = [("dataset", "dataset", "txt"), ("M", "M", "num"), ("stat", "stat", "txt"),
-            ("verdict", "verdict", "verdict"), ("estimate", "estimate", "num"), ("low", "BCa low", "num"),
-            ("high", "BCa high", "high"), ("reference", "reference", "num")]
-    cols += [(f"ref_{d}", f"ref [{d}]", "num") for d in result.dists]
-    cols += [(f"p_{d}", f"p [{d}]", "p") for d in result.dists]
-    cols += [("shape_flag", "shape flag", "num"), ("verdict_paper", "paper rule", "verdict")]
-    if "design_effect" in getattr(result.table, "columns", ()):  # benchmark(groups=...): the dependence
-        cols += [("n_groups", "groups", "num"), ("icc_Z2", "ICC of Z²", "num"),
-                 ("design_effect", "design effect", "num"), ("M_eff", "effective rows", "num")]
-    return cols
+def _fclass(word: str) -> str:
+    """The colour class of a word (a finding, a verdict): ``f-pass``, ``f-fail``, ``f-unreliable``,
+    ``f-not-testable``."""
+    return "f-" + finding_class(word).replace(" ", "-")
 
 
-def _results_table(result, rows, *, table_id: str | None, link: bool) -> str:
-    cols = _columns(result)
-    if not link:
-        cols = [c for c in cols if c[0] not in ("dataset", "M")]
+# ---------------------------------------------------------------------- cells and tables
+def _cell(text: str, key: str | None = None, cls: str = "", **more: Any) -> dict[str, Any]:
+    return {"text": text, "key": key, "cls": cls, "href": None, "mark": False, "title": None, **more}
+
+
+def _txt(text: Any, cls: str = "", **more: Any) -> dict[str, Any]:
+    return _cell(str(text), str(text), ("txt " + cls).strip(), **more)
+
+
+def _word(word: Any) -> dict[str, Any]:
+    """A finding or a verdict, coloured (``–`` for none)."""
+    return _txt(word, _fclass(word)) if _text(word) else _txt("–")
+
+
+def _number(x: Any, nd: int = 4, **more: Any) -> dict[str, Any]:
+    shown, key = _num(x, nd)
+    return _cell(shown, key, **more)
+
+
+def _p(p: Any, n: int | None) -> dict[str, Any]:
+    """A p-value as the command line writes it ("< 0.0001" at the Monte Carlo floor of ``n`` repeats)."""
+    return _cell(p_text(_float(p), n), _num(p)[1])
+
+
+def _col(name: str, head: str, txt: bool = False, term: str | None = None) -> dict[str, Any]:
+    """A column: its name (``data-col``), header, alignment and, for a jargon header, the glossary's sentence."""
+    return {"name": name, "head": head, "cls": "txt" if txt else "", "title": GLOSSARY[term][0] if term else None}
+
+
+def _table(cols, rows, *, table_id: str | None = None, sortable: bool = True, marked: bool = False):
+    return {"cols": cols, "rows": rows, "id": table_id, "sortable": sortable, "marked": marked}
+
+
+def _deciding_p(r: Mapping[str, Any]) -> dict[str, Any]:
+    """The p-value of the test that decided a benchmark row, at the floor of its own repeats."""
+    n = _n_mc(r.get("n_test")) or _n_mc(r.get("n_mc"))
+    return _p(r.get("p_test"), n)
+
+
+def _results_table(result, rows: Sequence[Mapping[str, Any]], *, table_id: str | None, link: bool):
+    """The rows of a benchmark, worded: the compact columns (every D's in :func:`_every_d_table`)."""
     anchors = {d.name: f"ds-{i + 1:03d}" for i, d in enumerate(result.datasets)}
-    head = "".join(f"<th data-col='{_e(c)}' class='{'txt' if k == 'txt' else ''}'>{_e(h)}</th>" for c, h, k in cols)
+    cols = [_col("dataset", "dataset", True), _col("M", "M")] if link else []
+    cols += [_col("stat", "stat", True), _col("tested", "tested", True), _col("finding", "finding", True),
+             _col("estimate", "estimate"), _col("low", "BCa low", term="BCa"), _col("high", "BCa high", term="BCa"),
+             _col("reference", "reference"), _col("test", "test", True), _col("p_test", "p"),
+             _col("verdict_paper", "paper rule", True, term="zeta_Sim")]
+    dependence = "design_effect" in getattr(result.table, "columns", ())
+    if dependence:  # benchmark(groups=...): the dependence
+        cols += [_col("n_groups", "groups"), _col("icc_Z2", "ICC of Z²"), _col("design_effect", "design effect"),
+                 _col("M_eff", "effective rows")]
     body = []
     for r in rows:
-        tds = []
-        for c, _h, kind in cols:
-            v = r[c]
-            if kind == "txt":
-                text = _e(v)
-                if link and c == "dataset":
-                    text = f"<a href='#{anchors[v]}'>{text}</a>"
-                tds.append(f"<td class='txt' data-v='{_e(v)}'>{text}</td>")
-            elif kind == "verdict":
-                tds.append(f"<td class='txt {_vclass(v)}' data-v='{_e(v)}'>{_e(v)}</td>")
-            elif kind == "p":  # as the command line writes it: "< 0.0001" at the Monte Carlo floor
-                n = _n_mc(r.get("n_test")) if c in ("p_test", "p_permutation") and _n_mc(r.get("n_test")) else \
-                    _n_mc(r.get("n_mc"))  # a sequential test's p: the floor of its own repeats
-                tds.append(f"<td data-v='{_num(v)[1]}'>{_e(p_text(_float(v), n))}</td>")
-            else:
-                shown, key = _num(v)
-                if kind == "high" and r.get("excludes_estimate"):
-                    shown += _MARK
-                tds.append(f"<td data-v='{key}'>{shown}</td>")
-        body.append("<tr>" + "".join(tds) + "</tr>")
-    idattr = f" id='{table_id}'" if table_id else ""
-    return (f"<table class='sortable'{idattr}><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body)
-            + "\n</tbody></table>" + _excludes_legend(any(r.get("excludes_estimate") for r in rows)))
+        word = _text(r.get("finding")) or r["verdict"]  # a store written before the words: the verdict
+        cells = [_txt(r["dataset"], href=f"#{anchors[r['dataset']]}"), _number(r["M"])] if link else []
+        high = _number(r["high"], mark=bool(r.get("excludes_estimate")))
+        test = _text(r.get("test"))
+        cells += [_txt(r["stat"]), _txt(_text(r.get("tested")) or "–"), _word(word), _number(r["estimate"]),
+                  _number(r["low"]), high, _number(r["reference"]),
+                  _txt("–" if test in (None, "none") else test), _deciding_p(r), _word(r["verdict_paper"])]
+        if dependence:
+            cells += [_number(r.get(c)) for c in ("n_groups", "icc_Z2", "design_effect", "M_eff")]
+        body.append(cells)
+    return _table(cols, body, table_id=table_id, marked=any(r.get("excludes_estimate") for r in rows))
 
 
-def _matrix(result) -> str:
-    """Verdicts, datasets × statistics, with estimates."""
+def _every_d_table(dists: Sequence[str], rows: Sequence[Mapping[str, Any]], *, dataset: bool,
+                   zeta: bool = False):
+    """The simulated reference (± its Monte Carlo se), the Monte Carlo p-value and (``zeta``) ζ_Sim
+    of each row under every D: the columns the compact tables leave out."""
+    cols = [_col("dataset", "dataset", True)] if dataset else []
+    cols.append(_col("stat", "stat", True))
+    for d in dists:
+        cols += [_col(f"ref_{d}", f"ref [{d}]"), _col(f"p_{d}", f"p [{d}]", term="permutation test"
+                                                     if d == "permutation" else None)]
+        if zeta:
+            cols.append(_col(f"zeta_Sim_{d}", f"ζ_Sim [{d}]", term="zeta_Sim"))
+    body = []
+    for r in rows:
+        cells = [_txt(r["dataset"])] if dataset else []
+        cells.append(_txt(r["stat"]))
+        for d in dists:
+            ref, se = _float(r.get(f"ref_{d}")), _float(r.get(f"u_ref_{d}"))
+            shown = _num(ref)[0] + (f" ± {se:.1g}" if ref is not None and se is not None and math.isfinite(se)
+                                    and math.isfinite(ref) else "")
+            cells += [_cell(shown, _num(ref)[1]), _p(r.get(f"p_{d}"), _n_mc(r.get("n_mc")))]
+            if zeta:
+                cells.append(_number(r.get(f"zeta_Sim_{d}"), 3))
+        body.append(cells)
+    return _table(cols, body)
+
+
+def _property_cell(parts: list[str] | None) -> dict[str, Any]:
+    """What one property's rows found (a summary cell), coloured by its first word."""
+    if not parts:
+        return _txt("–")
+    first = parts[0].split(" (", 1)[0].replace(" up to scale", "")
+    return _txt("; ".join(parts), _fclass(first))
+
+
+def _joint_table(result, records: Sequence[Mapping[str, Any]]):
+    """The benchmark page's first table: per dataset, its joint verdict, its p-value and what each
+    property found."""
+    by_set: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        by_set.setdefault(r["dataset"], []).append(r)
+    found = {name: findings_by_property([(r["stat"], _text(r.get("tested")) or "", _text(r.get("finding")) or "")
+                                         for r in rows]) for name, rows in by_set.items()}
+    props = [p for p in PROPERTIES if any(p in f for f in found.values())]
+    cols = [_col("dataset", "dataset", True), _col("joint", "joint verdict", True, term="joint verdict"),
+            _col("joint_p", "p")]
+    cols += [_col(p, p, True, term={"calibration": "calibrated", "consistency": "consistent",
+                                    "adaptivity": "adaptive"}[p]) for p in props]
+    body = []
+    for i, d in enumerate(result.datasets):
+        rows = by_set.get(d.name, [])
+        first = rows[0] if rows else {}
+        verdict = _text(first.get("joint_verdict"))
+        cells = [_txt(d.name, href=f"#ds-{i + 1:03d}"),
+                 _word(verdict) if verdict else _txt("not stored" if rows and "joint_verdict" not in first
+                                                     else "none"),
+                 _p(first.get("joint_p"), _n_mc(first.get("n_mc")))]
+        cells += [_property_cell(found.get(d.name, {}).get(p)) for p in props]
+        body.append(cells)
+    return _table(cols, body, table_id="joint-verdicts")
+
+
+def _matrix(result):
+    """Findings, datasets × statistics, with estimates."""
     t = result.table
     cell = {(r["dataset"], r["stat"]): r for r in t.to_dict(orient="records")}
-    head = "<th class='txt'>dataset</th>" + "".join(f"<th>{_e(s)}</th>" for s in result.stats)
-    lines = []
+    cols = [_col("dataset", "dataset", True)] + [_col(s, s) for s in result.stats]
+    body = []
     for i, d in enumerate(result.datasets):
-        tds = [f"<td class='txt'><a href='#ds-{i + 1:03d}'>{_e(d.name)}</a></td>"]
+        cells = [_txt(d.name, href=f"#ds-{i + 1:03d}")]
         for s in result.stats:
             r = cell.get((d.name, s))
             if r is None:
-                tds.append("<td>–</td>")
-            else:
-                tds.append(f"<td class='{_vclass(r['verdict'])}' title='{_e(r['verdict'])}'>"
-                           f"{_num(r['estimate'])[0]} {_e(r['verdict'])}</td>")
-        lines.append("<tr>" + "".join(tds) + "</tr>")
-    return f"<table id='matrix'><thead><tr>{head}</tr></thead><tbody>" + "".join(lines) + "</tbody></table>"
+                cells.append(_cell("–"))
+                continue
+            word = _text(r.get("finding")) or r["verdict"]
+            cells.append(_cell(f"{_num(r['estimate'])[0]} {word}", _num(r["estimate"])[1], f"{_fclass(word)} wrap",
+                               title=word))
+        body.append(cells)
+    return _table(cols, body, table_id="matrix", sortable=False)
+
+
+def _headline(text: str | None, verdict: str | None) -> dict[str, str]:
+    return {"text": text or "joint verdict: not stored (a store written before the joint column)",
+            "cls": finding_class(verdict) if verdict else "none"}
 
 
 def check_report_target(target: str | os.PathLike, what: str = "`directory`") -> None:
@@ -262,10 +307,10 @@ def _atomic_directory(directory: str | os.PathLike) -> Iterator[Path]:
 
 
 def write_dataset_report(table, E, u, x, directory: str | os.PathLike, *, seed=None) -> str:
-    """The report of one dataset (``mcref report --html``): ``index.html`` with its validation
-    table (verdicts coloured as in the benchmark report, and the table's legend) and
-    ``report.png`` (:func:`mcref.plots.plot_report`); written atomically. Returns the path of
-    ``index.html``."""
+    """The report of one dataset (``mcref report --html``): ``index.html`` with its joint verdict
+    first (wrapped text), its validation table (each row's finding coloured as in the benchmark
+    report), the notes, every D's references in a details element, the words, and ``report.png``
+    (:func:`mcref.plots.plot_report`); written atomically. Returns the path of ``index.html``."""
     import matplotlib.pyplot as plt
 
     from .plots import plot_report
@@ -273,105 +318,97 @@ def write_dataset_report(table, E, u, x, directory: str | os.PathLike, *, seed=N
     with _atomic_directory(directory) as tmp:
         fig = plot_report(E, u, x, name=table.name, seed=seed, path=tmp / "report.png")
         plt.close(fig)
-        rows = []
+        cols = [_col("stat", "stat", True), _col("tested", "tested", True), _col("finding", "finding", True),
+                _col("test", "test", True), _col("estimate", "estimate"), _col("low", "BCa low", term="BCa"),
+                _col("high", "BCa high", term="BCa"), _col("reference", "reference"), _col("p", "p"),
+                _col("paper", "paper rule", True, term="zeta_Sim")]
+        body = []
         for r in table.rows:
             p = r.p_test if r.test else r.p_sim.get(table.decisive_dist)  # the p-value of the deciding test
-            test = "–" if r.test in ("", "none") else _e(r.test)  # a row the data cannot test
-            cells = [f"<td class='txt'>{_e(r.name)}</td>",
-                     f"<td class='txt {_vclass(r.verdict)}'>{_e(r.verdict)}</td>", f"<td class='txt'>{test}</td>"]
-            for v in (r.estimate, r.low, r.high, r.reference):
-                shown, key = _num(v)
-                cells.append(f"<td data-v='{key}'>{shown}{_MARK if v is r.high and r.excludes_estimate else ''}</td>")
             n = r.n_test if r.test and r.n_test else table.n_mc
-            cells.append(f"<td data-v='{_num(p)[1]}'>{_e(p_text(p, n))}</td>")
-            rows.append("<tr>" + "".join(cells) + "</tr>")
-        head = "".join(f"<th class='{c}'>{h}</th>" for h, c in (("stat", "txt"), ("verdict", "txt"), ("test", "txt"),
-                                                               ("estimate", ""),
-                                                               ("BCa low", ""), ("BCa high", ""),
-                                                               ("reference", ""), ("p", "")))
-        page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>mcref report: {_e(table.name)}</title>
-<style>{_CSS}</style>
-</head><body>
-<h1>mcref report: {_e(table.name)}</h1>
-<p class="meta">M = {table.M}, seed = {_e(table.seed)}; mcref {_e(_version.VERSION)}.</p>
-<h2>Validation</h2>
-<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>
-{_excludes_legend(any(r.excludes_estimate for r in table.rows))}
-<div class="scroll"><pre>{_e(table.explained())}</pre></div>
-<h2>Diagnostics</h2>
-<img src='report.png' alt='diagnostics'>
-</body></html>
-"""
+            body.append([_txt(r.name), _txt(r.tested), _word(r.finding),
+                         _txt("–" if r.test in ("", "none") else r.test),  # "–": a row the data cannot test
+                         _number(r.estimate), _number(r.low), _number(r.high, mark=r.excludes_estimate),
+                         _number(r.reference), _p(p, n), _word(r.verdict_paper) if r.verdict_paper else _txt("–")])
+        records = [{**rec, "n_mc": table.n_mc} for rec in table.records()]
+        sh = table.shape
+        notes = [_rule_note(table.rule)]
+        if table.joint is not None:
+            notes.append(table.joint.line(table.n_mc).replace("joint verdict: ", "joint verdict, how: ", 1))
+        notes.append(f"shape screen (β_GM, docs/methods.md, \"Shape screen\"): u² {sh.beta_u2:.3f} (threshold "
+                     f"{sh.threshold_u2:g}), E² {sh.beta_E2:.3f} (threshold {sh.threshold_E2:g}), Z² {sh.beta_Z2:.3f} "
+                     f"(threshold {sh.threshold_Z2:g}); above its threshold the statistics that average it are "
+                     "unreliable.")
+        notes += list(table.notes)
+        bins = f"{table.n_bins} bins of u, " if table.binned else ""
+        page = _render(
+            "dataset.html.j2", name=table.name or "data", head=_headline(table.headline(),
+                                                                        table.joint.verdict if table.joint else None),
+            meta=f"M = {table.M}, {bins}B = {table.n_boot} bootstrap replicates, N_MC = {table.n_mc} Monte Carlo "
+                 f"repeats, D = {', '.join(table.dists)}, rule = {table.rule}, α = {table.alpha:g}, seed = {table.seed}; "
+                 f"mcref {_version.VERSION}.",
+            rows=_table(cols, body, marked=any(r.excludes_estimate for r in table.rows)), notes=notes,
+            every_d=_every_d_table(table.dists, records, dataset=False, zeta=True))
         (tmp / "index.html").write_text(page, encoding="utf-8")
     return str(Path(directory) / "index.html")
 
 
-def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = True) -> str:
-    """Write the report of ``result`` to ``directory`` (see the module docstring); return the
-    path of its ``index.html``."""
+def _section(result, i: int, ds, rows: list[Mapping[str, Any]], tmp: Path, diagnostics: bool) -> dict[str, Any]:
+    """One dataset's section of the benchmark page (its diagnostics figure written into ``tmp``)."""
     import matplotlib.pyplot as plt
 
-    from .plots import plot_benchmark, plot_report
+    from .plots import plot_report
+
+    img = no_img = None
+    if diagnostics and ds.M >= 100:
+        img = f"diagnostics/{i + 1:03d}.png"
+        plt.close(plot_report(ds.E, ds.u, ds.x, name=ds.name, seed=result.seed, path=tmp / img))
+    elif diagnostics:
+        no_img = f"No diagnostics figure: M = {ds.M} < 100 points."
+    sh = rows[0] if rows else {}
+    meta = [f"M = {ds.M}"]
+    if rows:
+        meta.append(f"shape screen β_GM: u² {sh['beta_u2']:.3f}, E² {sh['beta_E2']:.3f}, Z² {sh['beta_Z2']:.3f}")
+        meta.append(f"validate seed = {sh['seed']}; sha256 = {str(sh['sha256'])[:16]}…")
+    if ds.source:
+        meta.append(f"source: {ds.source}")
+    return {"anchor": f"ds-{i + 1:03d}", "number": i + 1, "name": ds.name, "meta": "; ".join(meta),
+            "headline": _headline(_text(sh.get("headline")), _text(sh.get("joint_verdict"))),
+            "table": _results_table(result, rows, table_id=None, link=False), "img": img, "no_img": no_img}
+
+
+def write_report(result, directory: str | os.PathLike, *, diagnostics: bool = True) -> str:
+    """Write the report of ``result`` to ``directory`` (see the module docstring): first the joint
+    verdict of every dataset and what each property found, then the findings, the summary figure
+    (at :data:`SUMMARY_DPI`; its dpi and smallest font size are data attributes of its image,
+    from which a browser test computes the text's size on the page), all the rows, and one
+    section per dataset that starts with its joint verdict; return the path of its
+    ``index.html``."""
+    import matplotlib.pyplot as plt
+
+    from ._forest import min_font_pt
+    from .plots import plot_benchmark
 
     with _atomic_directory(directory) as tmp:
-        axes = plot_benchmark(result)
-        fig = axes[0].figure
-        fig.savefig(tmp / "summary.png", dpi=90)
+        fig = plot_benchmark(result)[0].figure
+        smallest = min_font_pt(fig)
+        fig.savefig(tmp / "summary.png", dpi=SUMMARY_DPI)
         plt.close(fig)
         records = result.table.to_dict(orient="records")
         o = result.options
-        sections = []
         if diagnostics:
             (tmp / "diagnostics").mkdir()
-        for i, ds in enumerate(result.datasets):
-            anchor = f"ds-{i + 1:03d}"
-            rows = [r for r in records if r["dataset"] == ds.name]
-            img = ""
-            if diagnostics and ds.M >= 100:
-                rel = f"diagnostics/{i + 1:03d}.png"
-                f = plot_report(ds.E, ds.u, ds.x, name=ds.name, seed=result.seed, path=tmp / rel)
-                plt.close(f)
-                img = f"<img src='{rel}' alt='diagnostics of {_e(ds.name)}' loading='eager'>"
-            elif diagnostics:
-                img = f"<p class='note'>No diagnostics figure: M = {ds.M} &lt; 100 points.</p>"
-            sh = rows[0] if rows else {}
-            shape = (f"shape screen β_GM: u² {sh['beta_u2']:.3f}, E² {sh['beta_E2']:.3f}, Z² {sh['beta_Z2']:.3f}"
-                     if rows else "")
-            src = f"; source: {_e(ds.source)}" if ds.source else ""
-            sha = rows[0]["sha256"] if rows else ""
-            seed = rows[0]["seed"] if rows else ""
-            sections.append(
-                f"<section id='{anchor}'><h2>{i + 1}. {_e(ds.name)}</h2>"
-                f"<p class='meta'>M = {ds.M}; {shape}; validate seed = {seed}; sha256 = {_e(sha)[:16]}…{src}</p>"
-                + f"<div class='wide'>{_results_table(result, rows, table_id=None, link=False)}</div>" + img
-                + "</section>")
-        dists = ", ".join(result.dists)
-        page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>mcref benchmark: {len(result.datasets)} datasets</title>
-<style>{_CSS}</style>
-<script>{_HEAD_JS}</script>
-</head><body>
-<h1>mcref benchmark: {len(result.datasets)} datasets × {len(result.stats)} statistics</h1>
-<p class="meta">B = {n_boot_text(o['n_boot'])} bootstrap replicates, N_MC = {n_mc_text(o['n_mc'])} Monte Carlo repeats, D = {_e(dists)},
-{_e(o['n_bins'] if o['n_bins'] is not None else 'default')} bins, rule = {_e(o['rule'])}, α = {o['alpha']:g}, seed = {result.seed}; mcref {_e(_version.VERSION)}.</p>
-<p class="note">Verdicts (docs/methods.md, "Verdicts"): <b>unreliable</b> when the shape screen flags the statistic;
-{_e(_rule_note(o['rule']))} “paper rule”: the published ζ_Sim rule, for comparison. Click a column header to
-sort.</p>
-<pre id="js-errors"></pre><p id="img-status" class="meta"></p><p id="selftest" class="meta"></p>
-<h2>Verdicts</h2>
-<div class="wide">{_matrix(result)}</div>
-<h2>Summary figure</h2>
-<img src="summary.png" alt="estimates with BCa intervals against references, per dataset and statistic">
-<h2>All results</h2>
-<div class="scroll">{_results_table(result, records, table_id="results", link=True)}</div>
-{''.join(sections)}
-<script>{_JS}</script>
-</body></html>
-"""
+        sections = [_section(result, i, ds, [r for r in records if r["dataset"] == ds.name], tmp, diagnostics)
+                    for i, ds in enumerate(result.datasets)]
+        bins = o["n_bins"] if o["n_bins"] is not None else "default"
+        page = _render(
+            "benchmark.html.j2", n_sets=len(result.datasets), n_stats=len(result.stats),
+            joint=_joint_table(result, records), matrix=_matrix(result),
+            meta=f"B = {n_boot_text(o['n_boot'])} bootstrap replicates, N_MC = {n_mc_text(o['n_mc'])} Monte Carlo "
+                 f"repeats, D = {', '.join(result.dists)}, {bins} bins, rule = {o['rule']}, α = {o['alpha']:g}, "
+                 f"seed = {result.seed}; mcref {_version.VERSION}.",
+            rule_note=_rule_note(o["rule"]), figure={"dpi": SUMMARY_DPI, "min_font_pt": f"{smallest:g}"},
+            results=_results_table(result, records, table_id="results", link=True),
+            every_d=_every_d_table(result.dists, records, dataset=True), sections=sections)
         (tmp / "index.html").write_text(page, encoding="utf-8")
     return str(Path(directory) / "index.html")

@@ -83,6 +83,10 @@ def check_writable(path: str | os.PathLike, what: str = "the output file", *, di
     full = os.path.abspath(os.fspath(path))
     parent = os.path.dirname(full)
     if not os.path.isdir(parent):
+        blocker = _file_on_the_way(parent)
+        if blocker is not None:
+            raise ValueError(f"{what}: {os.fspath(path)!r} goes through {blocker!r}, which is a file, not a directory "
+                             "(choose another path)")
         raise ValueError(f"{what}: the directory {parent!r} does not exist (create it, or choose another path)")
     if directory and os.path.exists(full) and not os.path.isdir(full):
         raise ValueError(f"{what}: {os.fspath(path)!r} exists and is not a directory")
@@ -91,11 +95,39 @@ def check_writable(path: str | os.PathLike, what: str = "the output file", *, di
     try:
         fd, probe = tempfile.mkstemp(prefix=".mcref-", dir=parent)
     except OSError as exc:
-        raise ValueError(f"{what}: cannot write into {parent!r} ({exc.strerror or exc}); choose another "
+        raise ValueError(f"{what}: cannot create a file in {parent!r} ({_why_not(exc)}); choose another "
                          "path") from None
     os.close(fd)
     os.unlink(probe)
     return full
+
+
+def _file_on_the_way(directory: str) -> str | None:
+    """The first part of the absolute path ``directory`` that exists and is not a directory (a
+    file where a directory should be), or None."""
+    part = directory
+    while part and not os.path.exists(part):
+        up = os.path.dirname(part)
+        if up == part:
+            return None
+        part = up
+    return part if part and os.path.exists(part) and not os.path.isdir(part) else None
+
+
+def _why_not(exc: OSError) -> str:
+    """Why a new file cannot be created in an existing directory, in words that hold: the system's
+    "No such file or directory" there means a file system that takes no new files (/proc, /sys)."""
+    import errno
+
+    if exc.errno == errno.ENOENT:
+        return "the directory exists but takes no new files: a virtual file system such as /proc or /sys"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.EROFS:
+        return "read-only file system"
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return exc.strerror or str(exc)
 
 
 @contextlib.contextmanager

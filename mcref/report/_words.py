@@ -20,7 +20,7 @@ one plain sentence and the methods section it comes from.
 from __future__ import annotations
 
 __all__ = ["PROPERTIES", "GLOSSARY", "row_property", "finding", "finding_class", "glossary_link",
-           "headline_parts"]
+           "headline_parts", "findings_by_property"]
 
 #: property -> (word when the test passes, word when it rejects, the question in one sentence)
 PROPERTIES: dict[str, tuple[str, str, str]] = {
@@ -104,12 +104,19 @@ def headline_parts(rows: list[tuple[str, str, str]]) -> list[str]:
     testable or unreliable are named apart. A consistency or adaptivity pass beside a
     calibration failure reads "consistent up to scale": those rows test the pattern of u,
     not its size."""
-    parts = []
+    return [part for parts in findings_by_property(rows).values() for part in parts]
+
+
+def findings_by_property(rows: list[tuple[str, str, str]]) -> dict[str, list[str]]:
+    """:func:`headline_parts` by property: {property: its parts}, the properties in the order
+    of :data:`PROPERTIES`, only those that some row tested (the HTML reports' summary columns)."""
+    out: dict[str, list[str]] = {}
     scale_off = any(p == "calibration" and w == PROPERTIES["calibration"][1] for _, p, w in rows)
     for prop, (good, bad, _) in PROPERTIES.items():
         mine = [(n, w) for n, p, w in rows if p == prop]
         if not mine:
             continue
+        parts = out[prop] = []
         failed = [n for n, w in mine if w == bad]
         passed = [n for n, w in mine if w == good]
         if failed:
@@ -121,4 +128,4 @@ def headline_parts(rows: list[tuple[str, str, str]]) -> list[str]:
             named = [n for n, w in mine if w == kept]
             if named:
                 parts.append(f"{kept} ({', '.join(named)})")
-    return parts
+    return out

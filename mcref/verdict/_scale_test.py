@@ -590,7 +590,9 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
                 p[n], flags[n] = math.nan, True
             else:
                 p[n] = user.p_value(n, user.dists[0].label, est[n], alternative=info(n).alternative)[0]
-    kind = "cluster bootstrap-t" if clusters is not None else "bootstrap-t"
+    # the resampled units: whole groups (groups=) or non-overlapping blocks along the order (order=)
+    kind = ("bootstrap-t" if clusters is None else
+            "block bootstrap-t" if getattr(units, "kind", "groups") == "order" else "cluster bootstrap-t")
     label = (f"{kind} and t(fit nu={res.nu:.3g})" if res is not None else
              user.dists[0].label if user is not None else "bootstrap-t") + f", B={int(n_boot)}"
     return ScaleTests(p=p, unreliable=flags, scale=res, label=label, user=user, estimates=est,
