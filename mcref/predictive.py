@@ -392,7 +392,7 @@ def from_samples(y, samples, *, x=None, levels: Sequence[float] = DEFAULT_LEVELS
     The Gaussian summary (E, u) ignores the sampling noise of x̄ and s: for draws from a
     calibrated Gaussian, Z = E/u follows (1 + 1/m)^{1/2}·t_{m−1}, so E[Z²] =
     (1 + 1/m)(m − 1)/(m − 3) (1.41 at m = 10, 1.015 at m = 200), and a small s goes with a
-    large |Z|: :func:`mcref.validate` tends to call a small ensemble invalid. The combined
+    large \|Z\|: :func:`mcref.validate` tends to call a small ensemble invalid. The combined
     verdict recomputes the same statistics on the swapped sets, so this bias is in its
     reference. A note in the result gives the factor when it exceeds 1.02. Rows with m of
     their m + 1 values equal (a swap would leave zero spread) have no swap null: a note says
