@@ -14,8 +14,10 @@ one and, where a test runs to the cap, equals it.
 A round runs only its own repeats: the chunks of the random streams are those of the full run
 (:func:`mcref.kernels.rng.fresh`), so a table stopped after n repeats holds the first n
 repeats of the fixed-N_MC table, bit for bit, whatever the thread count. Each row reports the
-p-value of the repeats it was decided on (its ``n_test``); the references are the means of
-every repeat run. The joint verdict's two parts (the permutation joint test of the pairing
+p-value of the repeats it was decided on (its ``n_test``), and its informational permutation
+columns (ref, u_ref, p[permutation], ζ-scores) from its own repeats too (:meth:`Rounds.n_info`,
+:func:`row_simulation`): the rounds run longer when a row beside it is undecided, and a row must
+not depend on its company. The joint verdict's two parts (the permutation joint test of the pairing
 statistics, at the Šidák level 1 − √(1 − α) when a scale part exists, and the scale part) are
 sequential tests on their combined p (whose pool is recomputed as it grows: the confidence
 sequence is then an approximation, checked by ``benchmarks/study_sequential.py``).

@@ -567,8 +567,7 @@ def _joint_of(rows, untest, tested_names, sim, fit, perm_estimates, *, rule, com
     rows_t = [r for r in rows if r.name not in untest]
     estimates, alternatives = {r.name: r.estimate for r in rows_t}, {r.name: r.alternative for r in rows_t}
     flagged = [r.name for r in rows_t if r.shape_flag and row_feature(r.name) is None]
-    out = set(untest) | (set(fixed) if rule == "conditional" else set())
-    tested_names = [n for n in tested_names if n not in out]
+    tested_names = [n for n in tested_names if n not in untest and n not in fixed]
     if rule == "conditional":
         return conditional_joint_verdict(sim, estimates, alternatives, stats=tested_names, flagged=flagged,
                                          scale_sim=fit, combine=combine, alpha=alpha, perm_estimates=perm_estimates)
