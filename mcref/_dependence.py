@@ -10,7 +10,8 @@ model is called invalid far more often than α. Two labels describe the dependen
   are independent. The bootstrap resamples whole groups (cluster bootstrap), the jackknife of
   the BCa acceleration leaves one group out, the scale tests studentize cluster sums
   (Cameron, Gelbach & Miller 2008), and the permutation test moves whole groups' Z-vectors
-  among the groups of equal size.
+  among the groups of equal size (and, with groups of unequal sizes, also exchanges the groups'
+  u-levels).
 * ``order`` (a time or sequence value per row): serial dependence. The bootstrap resamples
   blocks of consecutive rows (circular, moving or stationary; Künsch 1989, Politis & Romano
   1992, 1994; Davison & Hinkley 1997, §8.2) of the automatic length of Politis & White (2004)
@@ -174,7 +175,8 @@ class Units:
         ℓ chosen by :func:`optimal_block_length` (not given).
     levels, ratios : ndarray or None
         Groups of unequal sizes (given the sorted u): the u-level of each group and each
-        point's u over its group's level, for the permutation by exchange of u-levels.
+        point's u over its group's level, for the permutation by exchange of u-levels (composed
+        with the permutation of Z-vectors among the groups of equal size).
     members, ustart, cstart : ndarray of int64
         The permutation units (:func:`mcref.kernels.units.permute_units_into`): unit j's points
         are ``members[ustart[j]:ustart[j+1]]`` (u-sorted positions, in ascending u for a group,
@@ -192,9 +194,10 @@ class Units:
     members: np.ndarray = field(default=None, repr=False)
     ustart: np.ndarray = field(default=None, repr=False)
     cstart: np.ndarray = field(default=None, repr=False)
-    #: groups of unequal sizes: the permutation test exchanges the groups' u-levels instead
-    #: (:func:`mcref.kernels.units.exchange_levels`): ``levels[g]`` = ū_g, the geometric mean of
-    #: the group's u, and ``ratios[i]`` = u_i/ū_{g(i)} per u-sorted point; None otherwise
+    #: groups of unequal sizes: the permutation test also exchanges the groups' u-levels
+    #: (:func:`mcref.kernels.units.exchange_levels`, after the Z-vectors are permuted among the
+    #: groups of equal size): ``levels[g]`` = ū_g, the geometric mean of the group's u, and
+    #: ``ratios[i]`` = u_i/ū_{g(i)} per u-sorted point; None otherwise
     levels: np.ndarray | None = field(default=None, repr=False)
     ratios: np.ndarray | None = field(default=None, repr=False)
     #: groups of unequal sizes: the p-value of Spearman's test of the levels against the sizes
@@ -228,7 +231,11 @@ class Units:
         if self.kind == "groups":
             s = self.sizes
             if self.levels is not None:
-                perm = "groups of unequal sizes: the groups' u-levels exchanged (each keeps its Z and its pattern of u)"
+                shared = int(np.sum(np.diff(self.cstart)[np.diff(self.cstart) > 1]))
+                perm = ("groups of unequal sizes: the groups' u-levels exchanged (each keeps its pattern of u) and "
+                        f"whole groups' Z-vectors permuted among the groups of equal size ({shared} of {s.size} "
+                        "groups share their size with another" + ("" if shared else
+                                                                  ": Z never moves against a feature x") + ")")
             elif self.level_size_p == self.level_size_p:  # unequal sizes whose u-levels follow their sizes
                 perm = (f"the groups' u-levels follow their sizes (Spearman p = {self.level_size_p:.2g}), so whole "
                         f"groups' Z-vectors are permuted only among the groups of equal size ({self.n_classes} "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
 
 import numba
 import numpy as np
@@ -231,6 +232,126 @@ def test_equal_sizes_permute_z_vectors_unequal_exchange_levels():
     un = units_for(prep.order, groups=gg, z2=prep.z2, us=prep.u)
     assert un.levels is None and un.level_size_p < 0.05 and un.n_classes == 4
     assert "follow their sizes" in un.describe()
+
+
+def _issue38(seed=0, m=1500, err=True):
+    """The reproducer of issue 38: i.i.d. rows, an adaptivity error along x (sd 1.4·u for x > 0,
+    0.6·u else, ⟨σ²⟩ = ⟨u²⟩ kept), 80 arbitrary labels (unequal sizes, most sizes shared)."""
+    rng = np.random.default_rng([777, seed])
+    u = rng.lognormal(-1, .4, m)
+    x = rng.normal(size=m)
+    s = u * np.where(x > 0, 1.4, .6) if err else u.copy()
+    s *= np.sqrt(np.mean(u ** 2) / np.mean(s ** 2))
+    return s * rng.normal(size=m), u, x, rng.integers(0, 80, m)
+
+
+def test_unequal_groups_move_z_vectors_then_exchange_levels(monkeypatch):
+    """Groups of unequal sizes: one repeat of the permutation D is the permutation of whole
+    Z-vectors among the groups of equal size, then the exchange of the groups' u-levels, both from
+    the permutation D's stream; replayed here step by step from the kernel's own arguments (the same
+    draws), ZMSE over the bins of x (against the set's scale c² = ZMS) matches the kernel's, and it
+    varies (under the u-level exchange alone it could not: each row kept its Z and its x)."""
+    import mcref.reference as R
+    from mcref.kernels.units import exchange_levels
+    from mcref.generative import get_distribution
+    from mcref.stats import info
+
+    E, u, x, g = _issue38(m=600)
+    prep = prepare(E, u, 4, min_count=1)
+    un = units_for(prep.order, groups=g, z2=prep.z2, us=prep.u)
+    assert un.levels is not None and un.n_classes < un.n_perm_units  # u-levels exchanged; some sizes shared
+    lab = np.digitize(x, np.quantile(x, [0.25, 0.5, 0.75]))[prep.order]  # 4 bins of x, per u-sorted point
+    seen = {}
+    real = R.mc_chunk_kernel
+
+    def spy(*a):
+        names = real.py_func.__code__.co_varnames[:real.py_func.__code__.co_argcount]
+        if not seen:
+            seen.update({k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in zip(names, a)})
+        return real(*a)
+
+    monkeypatch.setattr(R, "mc_chunk_kernel", spy)
+    z = prep.z
+    c2 = float(np.mean(z * z))
+    xi = info("ZMSE")
+    sim = R.simulate_prepared([xi, replace(xi, name="ZMSE|x")], prep,
+                              [get_distribution("permutation", Z=z)], n_mc=40, seed=5, features=[lab], grp=[-1, 0],
+                              perm_scale=c2, units=un)
+    s = seen["vstates"][0].copy()
+    m = z.size
+    uid = np.arange(un.n_perm_units, dtype=np.int64)
+    moved, ustar, us, eps, xu = np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    pi = np.empty(un.n_units, dtype=np.int64)
+    got = sim.samples[0][1]
+    for r in range(seen["n_rep"]):
+        permute_units_into(s, z, un.members, un.ustart, un.cstart, uid, np.empty_like(uid), moved)
+        o, *_ = exchange_levels(s, un.levels, un.ratios, un.gid, np.arange(un.n_units), pi, moved, ustar, us, eps, xu)
+        zb = np.bincount(lab[o], eps ** 2, 4) / np.bincount(lab[o], None, 4) / c2
+        assert got[r] == pytest.approx(np.mean(np.abs(np.log(zb))), rel=1e-12)
+    assert np.ptp(got) > 0.01  # the pairing of Z with x moves
+
+
+def test_unequal_groups_find_the_adaptivity_error_of_issue_38():
+    """Issue 38's reproducer: 80 arbitrary labels over i.i.d. rows with an adaptivity error along x.
+    The u-level exchange alone kept every row's Z and x (ZMSE|x's reference sd 1e-17, p from rounding,
+    'valid'); with the Z-vectors permuted among the groups of equal size the rows of x find it."""
+    E, u, x, g = _issue38()
+    tab = mcref.validate(E, u, x={"x": x}, groups=g, stats=("ZMSE",), n_boot=1000, seed=0)
+    assert "u-levels exchanged" in tab.dependence.units and "Z-vectors permuted" in tab.dependence.units
+    r = tab["ZMSE|x"]
+    assert r.verdict == "invalid" and r.p_test <= 0.05
+    assert r.sim["permutation"].sd > 0.1 * r.sim["permutation"].mean  # a reference that varies
+    assert tab.joint.verdict == "invalid" and "ZMSE|x" in tab.joint.stats
+
+
+def _distinct_sizes(seed=5):
+    """25 groups of 8 … 32 rows (every size its own: M = 500), u-levels free of the sizes, an
+    adaptivity error along x."""
+    rng = np.random.default_rng(seed)
+    sizes = np.arange(8, 33)
+    g = np.repeat(np.arange(sizes.size), sizes)
+    u = rng.lognormal(-1, .3, sizes.size)[g] * rng.lognormal(0, .2, g.size)
+    x = rng.normal(size=g.size)
+    return u * rng.normal(size=g.size) * np.where(x > 0, 1.3, .7), u, x, g
+
+
+def test_a_permutation_reference_that_cannot_vary_gives_no_p():
+    """Every group of a size of its own, u-levels exchangeable: the permutation can only exchange
+    u-levels, each row keeps its Z and its x, so the rows of x are 'not testable' with the reason
+    (no p, no p[permutation]) and leave the joint verdict; the rows of u stand. E and u times 3.7
+    (the same Z up to rounding) move no p: nothing is decided by rounding."""
+    from mcref.verdict._testable import X_FIXED_REASON
+
+    E, u, x, g = _distinct_sizes()
+    kw = dict(x={"x": x}, groups=g, stats=("ZMS", "CC", "ZMSE"), n_bins=5, n_boot=1000, seed=1)
+    tab = mcref.validate(E, u, **kw)
+    assert "Z never moves" in tab.dependence.units
+    for nm in ("ZMSE|x",):
+        r = tab[nm]
+        assert (r.verdict, r.p_test, r.test, r.reason) == ("not testable", None, "none", X_FIXED_REASON)
+        assert math.isnan(r.p_sim["permutation"]) and nm not in tab.joint.stats
+        assert r.estimate > 0  # the estimate stays
+    assert f"ZMSE|x: not testable: {X_FIXED_REASON}" in tab.notes
+    assert {"CC", "ZMSE"} <= set(tab.joint.stats) and tab["CC"].p_test is not None
+    big = mcref.validate(3.7 * E, 3.7 * u, **kw)
+    assert [(r.name, r.verdict, r.p_test) for r in big.rows] == [(r.name, r.verdict, r.p_test) for r in tab.rows]
+    assert big.joint.p == tab.joint.p
+
+
+def test_degenerate_references_are_measured_too():
+    """The safety net: a permutation reference whose range is at most 1e-9 of its size does not
+    vary (a ZMSE over bins of x under the u-level exchange alone: its spread is rounding)."""
+    from mcref.reference import Simulation
+    from mcref.verdict._testable import degenerate, degenerate_rows
+    from mcref.generative import get_distribution
+
+    flat = 0.78 * (1 + 1e-16 * np.arange(50))
+    assert degenerate(flat) and degenerate(np.zeros(5))
+    assert not degenerate(0.78 + 1e-6 * np.arange(50))
+    sim = Simulation(names=("ZMS", "CC", "ZMSE|x"), dists=(get_distribution("permutation", Z=np.ones(3)),),
+                     samples=np.stack([[np.ones(50), np.linspace(0, 1, 50), flat]]), n_bins=4)
+    out = degenerate_rows(sim, sim.names)
+    assert list(out) == ["ZMSE|x"] and "does not vary" in out["ZMSE|x"]  # ZMS: untestable by definition
 
 
 # --------------------------------------------------------------------------- scale test, diagnostics

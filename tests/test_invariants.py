@@ -634,3 +634,31 @@ def test_ensemble_verdict_units_and_member_order(ens, seed, k, data):
     assert a.combined.p == b.combined.p and a.verdict == b.verdict
     np.testing.assert_allclose([t.observed for t in b.combined.tests], [t.observed for t in a.combined.tests],
                                rtol=1e-9, atol=1e-12)
+
+
+@hypothesis.settings(max_examples=4)
+@given(data=st.data(), d=datasets(u_laws=("uniform", "lognormal", "ig4"), max_m=400), seed=seeds,
+       distinct=st.booleans())
+def test_groups_never_rank_a_reference_that_cannot_vary(data, d, seed, distinct):
+    """Groups and a feature (issue 38): every pairing row either gets a p from a permutation
+    reference that varies, or is ``not testable`` with its reason, without a p (none in
+    p[permutation] either), and out of the joint verdict. Groups drawn with sizes in common, or each
+    of a size of its own (then the permutation cannot move Z against x, or, when the u-levels follow
+    the sizes, cannot move anything)."""
+    m = d.E.size
+    if distinct:  # sizes 1, 2, 3, … (the last group takes the rest): every size its own
+        k = int((math.isqrt(8 * m + 1) - 1) // 2)
+        g = np.minimum(np.repeat(np.arange(k), np.arange(1, k + 1))[:m], k - 1)
+        g = np.concatenate([g, np.full(m - g.size, k - 1)])
+        g = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))).permutation(g)
+    else:
+        g = data.draw(group_labels(m))
+    x = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))).normal(size=m)
+    tab = run(d.E, d.u, groups=g, x={"f": x}, stats=["CC", "ENCE", "ZMSE"], seed=seed, n_bins=4)
+    for r in tab.rows:
+        if r.verdict == "not testable":
+            assert r.p_test is None and r.reason and math.isnan(r.p_sim.get("permutation", math.nan))
+            assert r.name not in tab.joint.stats if tab.joint is not None else True
+        else:
+            ref = r.sim["permutation"]
+            assert r.p_test is not None and ref.sd > 0, r.name  # a reference that varies

@@ -257,3 +257,30 @@ def test_scale_rounds_run_only_the_undecided_statistics():
     assert all(names == {"ZMS"} for _, names in calls[1:]) and calls[-1][0] == 1024
     assert tests["RCE"].n == 64 and tests["ZMS"].n == 1024
     assert fit.p == {"ZMS": 0.05, "RCE": 0.9} and fit.label == "B=1024"
+
+
+def test_a_row_does_not_depend_on_its_company_under_the_sequential_rule():
+    """The rounds run until every test beside a row is decided too, so the permutation D may run 64
+    repeats in one company and 8192 in another (here: a feature whose ZMSE|f sits near α). A row's
+    columns still do not depend on it, bit for bit: its verdict-relevant ones (estimate, interval, p,
+    n_test, verdict) and its informational permutation columns (ref, u_ref, p[permutation], ζ_Sim,
+    ζ_Sim2), which come from its own repeats: those its permutation test was decided on (CC: n_test),
+    or the first round's 64 for a row decided by another test (RCE: its bootstrap-t)."""
+    rng = np.random.default_rng([38, 4])
+    m = 600
+    u = np.sqrt(1.0 / rng.gamma(4.0, 0.25, m))
+    x = rng.normal(size=m)
+    E = u * rng.standard_normal(m) * np.where(x > 0, 1.12, 0.88)
+    kw = dict(n_boot=200, dists=("permutation",), seed=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        small = mcref.validate(E, u, stats=["RCE", "CC"], **kw)
+        big = mcref.validate(E, u, stats=["RCE", "CC", "ZMSE"], x={"f": x}, **kw)
+        alone = mcref.validate(E, u, stats=["CC"], **kw)
+    assert small.rounds.n_perm == 64 and big.rounds.n_perm > 1000  # the companies ran different repeats
+    for name in ("RCE", "CC"):
+        assert repr(small[name]) == repr(big[name]), name
+    assert repr(alone["CC"]) == repr(big["CC"])
+    cc, rce = big["CC"], big["RCE"]
+    assert cc.sim["permutation"].n_mc == cc.n_test == big.rounds.n_info("CC")
+    assert rce.sim["permutation"].n_mc == big.rounds.n_info("RCE") == 64 and rce.test == "bootstrap-t"

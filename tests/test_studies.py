@@ -192,8 +192,12 @@ def test_scaling_bad_input():
 # ----------------------------------------------------------------------------------------
 def test_sensitivity_reproduces_published_normal_reference():
     """Pernot's saved normal-D references for QM9_E's u, 50 bins, N_MC = 10⁴ (Tmp/sensData.Rda):
-    ENCE 0.035381, ZMSE 0.067872, CC 0.37317; and E ZMS = 1 exactly for any unit-variance D."""
-    res = studies.sensitivity(datasets=("QM9_E",), nu=(4,), n_mc=1500, n_jobs=1, progress=False)
+    ENCE 0.035381, ZMSE 0.067872, CC 0.37317; and E ZMS = 1 exactly for any unit-variance D.
+    Seeded (the study's draws are the same in every run), and every tolerance is 4 standard errors
+    of the difference it bounds: the published reference's own sd/√10⁴ with ours, the paired se of
+    the normal-t(4) difference. ZMS's ``sensitive`` flag is the k = 2 rule (about 5 % of seeds would
+    raise it for a D-insensitive statistic), so ZMS is checked by its paired z instead."""
+    res = studies.sensitivity(datasets=("QM9_E",), nu=(4,), n_mc=1500, n_jobs=1, progress=False, seed=20240)
     t = res.table.set_index(["dist", "stat"])
     for stat, pub in (("ENCE", 0.035381), ("ZMSE", 0.067872), ("CC", 0.37317)):
         r = t.loc[("normal", stat)]
@@ -204,7 +208,7 @@ def test_sensitivity_reproduces_published_normal_reference():
     # heavier tails raise the binned references (paper: ENCE 0.0354 normal -> larger for t)
     assert t.loc[("t(4)", "ENCE"), "diff_normal"] > 4 * t.loc[("t(4)", "ENCE"), "se_diff"]
     s = res.sensitive.set_index("stat")
-    assert bool(s.loc["ENCE", "sensitive"]) and not bool(s.loc["ZMS", "sensitive"])
+    assert bool(s.loc["ENCE", "sensitive"]) and s.loc["ZMS", "max_z_paired"] < 4
 
 
 def test_sensitivity_user_u_and_errors():

@@ -40,10 +40,14 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
     blocks along an order) the permutation D moves whole units of ``perm`` (the data's Z in
     u-sorted order) among the units of equal size instead
     (:func:`.units.permute_units_into`; ``pmem``, ``pust``, ``pcst``, ``puid`` the units,
-    ``pscr`` scratch); with u-levels (``lev`` non-empty: groups of unequal sizes) it exchanges
-    the groups' u-levels instead (:func:`.units.exchange_levels`: ``lev[g]`` the level of group
-    g, ``rr`` each point's u over its group's level, ``lgid`` its group), so u changes per
-    repeat and its sums, ranks and feature bins are recomputed. ``zbuf``/``vbuf`` (one row each) are the scratch rows they are
+    ``pscr`` scratch); with u-levels (``lev`` non-empty: groups of unequal sizes) it then also
+    exchanges the groups' u-levels (:func:`.units.exchange_levels`: ``lev[g]`` the level of group
+    g, ``rr`` each point's u over its group's level, ``lgid`` its group) on those permuted Z, so u
+    changes per repeat and its sums, ranks and feature bins are recomputed. The two moves act on
+    different things (Z between groups of one size; u-levels between groups, each group's u-order
+    kept) and commute, so one repeat is a uniform draw from their product: exact when both
+    hypotheses hold (docs/methods.md, "Dependent test sets"); the Z moves are what let a row
+    binned on a feature x vary (the u-level exchange keeps each row's Z and x). ``zbuf``/``vbuf`` (one row each) are the scratch rows they are
     drawn into, so nothing of size repeats × M is materialised. The states advance in
     place, so a chunk may be run as several calls over consecutive repeats (the caller
     checks for Ctrl-C in between) with the same deviates as one call. With an empty
@@ -82,7 +86,11 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
             zr = zbuf[r]
         for d in range(dcodes.shape[0]):
             if dcodes[d] == PERMUTATION and nl > 0:
-                o, s2, sl, sx = exchange_levels(vstates[d], lev, rr, lgid, luid, lpi, perm, ustar, us, eps_l, xu_l)
+                src = perm
+                if pust.shape[0] > 0:  # the Z-vectors among the groups of equal size first (the same stream)
+                    permute_units_into(vstates[d], perm, pmem, pust, pcst, puid, pscr, eps)
+                    src = eps
+                o, s2, sl, sx = exchange_levels(vstates[d], lev, rr, lgid, luid, lpi, src, ustar, us, eps_l, xu_l)
                 _level_fixed(o, us, starts, su2b, xlab, xacc0, xlab_l, xacc_l)
                 _repeat_stats(codes, grp, c2s[d], eps_l, us, starts, su2b, s2, sl, xu_l, sx, xlab_l, xacc_l, xnb, a,
                               rank_scratch, out[d], r)

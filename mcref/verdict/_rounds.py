@@ -14,8 +14,10 @@ one and, where a test runs to the cap, equals it.
 A round runs only its own repeats: the chunks of the random streams are those of the full run
 (:func:`mcref.kernels.rng.fresh`), so a table stopped after n repeats holds the first n
 repeats of the fixed-N_MC table, bit for bit, whatever the thread count. Each row reports the
-p-value of the repeats it was decided on (its ``n_test``); the references are the means of
-every repeat run. The joint verdict's two parts (the permutation joint test of the pairing
+p-value of the repeats it was decided on (its ``n_test``), and its informational permutation
+columns (ref, u_ref, p[permutation], ζ-scores) from its own repeats too (:meth:`Rounds.n_info`,
+:func:`row_simulation`): the rounds run longer when a row beside it is undecided, and a row must
+not depend on its company. The joint verdict's two parts (the permutation joint test of the pairing
 statistics, at the Šidák level 1 − √(1 − α) when a scale part exists, and the scale part) are
 sequential tests on their combined p (whose pool is recomputed as it grows: the confidence
 sequence is then an approximation, checked by ``benchmarks/study_sequential.py``).
@@ -31,7 +33,7 @@ import numpy as np
 
 from ._sequential import RESAMPLING_RISK, SequentialTest
 
-__all__ = ["FIRST_ROUND", "round_ends", "run_rounds", "Rounds", "sequential_work"]
+__all__ = ["FIRST_ROUND", "round_ends", "run_rounds", "Rounds", "sequential_work", "row_simulation"]
 
 #: repeats of the first round; each later round doubles the repeats run (a multiple of every chunk size)
 FIRST_ROUND = 64
@@ -96,6 +98,9 @@ class Rounds:
         The cap (the fixed N_MC).
     eps : float
         The resampling risk of each test.
+    perm_rows : tuple of str
+        The rows decided by their own permutation test (their :attr:`tests` count permutation
+        repeats; the other rows' tests, ZMS's and RCE's, count bootstrap-t replicates).
     """
 
     tests: dict[str, SequentialTest] = field(default_factory=dict)
@@ -103,6 +108,16 @@ class Rounds:
     n_scale: int = 0
     n_max: int = 0
     eps: float = RESAMPLING_RISK
+    perm_rows: tuple[str, ...] = ()
+
+    def n_info(self, name: str) -> int:
+        """The permutation repeats of row ``name``'s informational permutation columns (ref, u_ref,
+        p[permutation], ζ_Sim, ζ_Sim2): those its own permutation test was decided on, or, for a row
+        decided by another test (RCE, ZMS), the first round's. Either is a function of the row alone,
+        never of the rows beside it (which may keep the rounds running longer)."""
+        if name in self.perm_rows:
+            return self.tests[name].n
+        return min(round_ends(self.n_max)[0], self.n_perm)
 
     def n_test(self, name: str) -> int | None:
         """The repeats row ``name``'s p-value was computed on (None: not a sequential test)."""
@@ -255,14 +270,17 @@ def validate_rounds(sim_infos, prep, dists, *, n_mc: int, seed: np.random.SeedSe
         return Simulation(names=tuple(names), dists=tuple(dists), samples=tuple(per), n_bins=n_bins)
 
     jt = ptests.get("joint: pairing")
-    rounds = Rounds(tests={**ptests, **stests}, n_perm=psamples.shape[1], n_scale=n_scale, n_max=n_mc)
+    rounds = Rounds(tests={**ptests, **stests}, n_perm=psamples.shape[1], n_scale=n_scale, n_max=n_mc,
+                    perm_rows=tuple(ptested))
     return sim_of(psamples), sim_of(psamples[:, :jt.n] if jt is not None else psamples), fit, fit_joint, rounds
 
 
 def sequential_work(sim_infos, prep, dists, n_mc: int, ss_sim, values: dict, boots: dict, screen, fit_run, alpha: float,
-                     **kw):
+                    fixed=(), **kw):
     """The sequential rule's Monte Carlo work (:func:`validate_rounds`): which row each
-    test decides, the joint verdict's pairing rows, the scale rows and the scale part's statistics."""
+    test decides, the joint verdict's pairing rows, the scale rows and the scale part's statistics.
+    ``fixed``: the rows the permutation cannot change (:func:`mcref.verdict._testable.fixed_by_permutation`),
+    neither tested nor in the joint test."""
     from ._joint import is_scale, row_feature, untestable
     from ..stats import info
 
@@ -270,7 +288,7 @@ def sequential_work(sim_infos, prep, dists, n_mc: int, ss_sim, values: dict, boo
     scale_rows = [n for n in names if row_feature(n) is None and info(n).errors and (is_scale(n) or n == "RCE")]
     tested = {}
     for k, inf in enumerate(sim_infos):
-        if not inf.errors or untestable(inf.name, "permutation"):
+        if not inf.errors or untestable(inf.name, "permutation") or inf.name in fixed:
             continue
         value = values[inf.name] if inf.name in values else boots[inf.name].estimate
         decides = row_feature(inf.name) is not None or (inf.reference is None and inf.name not in scale_rows)
@@ -283,3 +301,20 @@ def sequential_work(sim_infos, prep, dists, n_mc: int, ss_sim, values: dict, boo
     return validate_rounds(sim_infos, prep, dists, n_mc=n_mc, seed=ss_sim, tested=tested, pairing=list(tested),
                            alpha=alpha, scale_run=fit_run if scale_rows else None, scale_rows=scale_rows,
                            scale_joint=scale_joint if zs else None, **kw)
+
+
+def row_simulation(sim, rounds: Rounds | None, name: str):
+    """``sim`` with the permutation D cut to row ``name``'s own repeats (:meth:`Rounds.n_info`), so
+    that the row's informational permutation columns do not depend on the rows beside it; ``sim``
+    itself without rounds (the fixed test: every row reads the same N_MC repeats)."""
+    labels = [d.label for d in sim.dists]
+    if rounds is None or "permutation" not in labels:
+        return sim
+    i = labels.index("permutation")
+    n = rounds.n_info(name)
+    if sim.samples[i].shape[-1] == n:
+        return sim
+    from ..reference import Simulation
+
+    per = tuple(x[:, :n] if j == i else x for j, x in enumerate(sim.samples))
+    return Simulation(names=sim.names, dists=sim.dists, samples=per, n_bins=sim.n_bins)

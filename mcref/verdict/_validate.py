@@ -68,6 +68,8 @@ from ..kernels.stats import finish_binned
 from ._joint import (is_scale, row_feature, row_statistic, DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
                      untestable)
 from ._scale_test import scale_tests
+from ._testable import (CONSTANT_ABS_E_REASON, CONSTANT_U_REASON, U_ONLY_REASON, degenerate_rows,  # noqa: F401
+                        fixed_by_permutation, invariant_reference, not_testable, untestable_data, untestable_row)
 from .._checks import dataset_args, check_choice, check_E_u, check_int, check_probability, check_progress
 from .._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
 from ..binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
@@ -76,7 +78,7 @@ from .._dependence import dependence_args, dependence_diagnostics, units_for
 from ._equivalence import check_tolerance, margin_sampler, with_margins
 from ..generative import get_distribution
 from ..kernels.rng import fresh
-from ._rounds import sequential_work
+from ._rounds import row_simulation, sequential_work
 from ..reference import simulate_prepared
 from ..shape import shape_screen_prepared
 from .._prepared import prepare_for
@@ -299,8 +301,9 @@ def validate(
         delete-one-group jackknife), the scale tests studentize cluster sums (cluster
         bootstrap-t and a t(ν̂) reference laid out in the same clusters), and the permutation
         test moves whole groups' Z-vectors among the groups of equal size (groups of unequal
-        sizes: it exchanges the groups' u-levels, each group keeping its Z and its pattern of
-        u, unless the levels follow the sizes). The table reports
+        sizes: it also exchanges the groups' u-levels, each group keeping its pattern of u,
+        unless the levels follow the sizes; the rows of features ``x`` are ``not testable`` when
+        no two groups share a size, since then Z never moves against x). The table reports
         the dependence (:attr:`ValidationTable.dependence`: intra-group correlation of Z and
         Z², design effect, effective rows) and says when the independent-rows rule would have
         been wrong. At least two groups, not one row per group. Without it (and without
@@ -469,26 +472,6 @@ def validate(
     return tab if margins is None else replace(tab, tolerance=margins)
 
 
-U_ONLY_REASON = ("a function of u alone (MV = <u^2>): every simulated dataset has the data's own value, so no "
-                 "test can reject it; the errors enter through MSE and RCE")
-CONSTANT_U_REASON = ("all u are equal (one sigma for every point), so there are no ranks of u to correlate and "
-                     "no bins of u to compare; ZMS, RCE and the rows of features x test this model")
-CONSTANT_ABS_E_REASON = ("all |E| are equal, so there are no ranks of |E| to correlate with u; the other rows test "
-                         "this model")
-
-
-def _untestable(infos, E: np.ndarray, u: np.ndarray) -> dict[str, str]:
-    """The rows the data cannot test, each with its reason (the table's ``not testable``): with
-    one u, CC and the rows binned on u; with one |E|, CC (its ranks of |E| are all tied)."""
-    out = {}
-    for i in infos:
-        if (i.binned or i.kind == "rank") and np.all(u == u[0]):
-            out[i.name] = CONSTANT_U_REASON
-        elif i.kind == "rank" and np.all(np.abs(E) == abs(E[0])):
-            out[i.name] = CONSTANT_ABS_E_REASON
-    return out
-
-
 def _data_based(d) -> bool:
     """Whether a ``dists`` entry is a D drawn from the data's own Z (empirical, permutation)."""
     return isinstance(d, str) and d.strip().lower() in CONDITIONAL_DISTS
@@ -548,6 +531,7 @@ def _feature_row(xi, f: Feature, est: float, tested: float, sim, labels, flag: b
     """An adaptivity row: the estimate over bins of the feature and its permutation test
     (tested against the set's own scale, one-sided), with the references of every D."""
     nan = float("nan")
+    sim = row_simulation(sim, rounds, xi.name)  # the row's own permutation repeats: not its company's
     refs = {d: sim.reference(xi.name, d) for d in labels}
     pv = {d: sim.p_value(xi.name, d, tested if d == "permutation" else est, alternative=xi.alternative)
           for d in labels}
@@ -566,33 +550,6 @@ def _feature_row(xi, f: Feature, est: float, tested: float, sim, labels, flag: b
     )
 
 
-def _degenerate(sim, name: str) -> bool:
-    """Whether row ``name`` takes one value (up to rounding) under the permutation D, so that
-    the permutation test cannot test it (RCE when u is constant)."""
-    if "permutation" not in [d.label for d in sim.dists] or untestable(name, "permutation"):
-        return False
-    x = sim.samples[[d.label for d in sim.dists].index("permutation")][sim.names.index(name)]
-    return bool(np.ptp(x) <= 1e-9 * np.max(np.abs(x)))
-
-
-def _invariant_reference(ref, estimate: float):
-    """The reference of a statistic under a D that leaves it unchanged (ZMS under the permutation D,
-    :func:`mcref.verdict._joint.untestable`): the estimate itself, with no spread. The simulated values equal
-    it up to the rounding of their sums, and ζ-scores of that rounding noise against an interval of
-    zero width are noise (ζ_Sim2 printed −0.333 where it is 0); its p-value is 1 by the same rule."""
-    return replace(ref, mean=estimate, se=0.0, low=estimate, high=estimate, sd=0.0)
-
-
-def _untestable_row(name: str, labels, reason: str) -> "ValidationRow":
-    nan = float("nan")
-    return ValidationRow(
-        name=name, estimate=nan, bias=nan, low=nan, high=nan, interval_method="none", reference=None, zeta_bs=None,
-        sim={}, zeta_sim={d: nan for d in labels}, zeta_sim2={d: nan for d in labels}, sensitivity=[],
-        d_sensitive=False, shape_flag=False, verdict="not testable", test="none", p_test=None, p_sim={}, p_se={},
-        alternative=alternative_for(name), verdict_paper="not testable", excludes_estimate=False, reason=reason,
-    )
-
-
 def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binning: str) -> float:
     """Expected duration of :func:`validate` (:func:`mcref._progress.estimate_seconds`)."""
     adaptive = binning == "adaptive" and any(i.binned for i in infos)
@@ -601,16 +558,17 @@ def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binni
                                       references=float(n_mc) * m * n_dists)
 
 
-def _joint_of(rows, untest, tested_names, sim, fit, perm_estimates, *, rule, combine, alpha):
+def _joint_of(rows, untest, tested_names, sim, fit, perm_estimates, *, rule, combine, alpha, fixed=()):
     """The model-level verdict: the statistics the rule decides (not unreliable), each by its
     simulated law (docs/methods.md, "Joint verdict"); conditional rule: Šidák of the permutation
-    test of consistency and adaptivity and the bootstrap-t scale test."""
+    test of consistency and adaptivity and the bootstrap-t scale test. ``untest``: the rows that are
+    not testable; ``fixed``: the rows the permutation cannot change (RCE with one u, the rows of
+    :func:`mcref.verdict._testable.fixed_by_permutation`): neither enters."""
     tested_names = [n for n in tested_names if info(row_statistic(n)).errors]  # MV: not a test of the errors
     rows_t = [r for r in rows if r.name not in untest]
     estimates, alternatives = {r.name: r.estimate for r in rows_t}, {r.name: r.alternative for r in rows_t}
     flagged = [r.name for r in rows_t if r.shape_flag and row_feature(r.name) is None]
-    if untest:  # constant u: a pairing statistic of u alone (RCE) is constant under the permutation D too
-        tested_names = [n for n in tested_names if row_feature(n) is not None or not _degenerate(sim, n)]
+    tested_names = [n for n in tested_names if n not in untest and n not in fixed]
     if rule == "conditional":
         return conditional_joint_verdict(sim, estimates, alternatives, stats=tested_names, flagged=flagged,
                                          scale_sim=fit, combine=combine, alpha=alpha, perm_estimates=perm_estimates)
@@ -639,9 +597,10 @@ def _stat_row(inf, b: BootstrapResult, prep, sim, labels, gen, centred, fit, scr
               alpha: float, k_sensitivity: float, rounds=None) -> ValidationRow:
     """The row of statistic ``inf``: its interval ``b``, references and p under every D of ``sim``,
     ζ-scores, D-sensitivity, shape flag and the verdict of ``rule`` (docs/methods.md, "Verdicts")."""
+    sim = row_simulation(sim, rounds, inf.name)  # the row's own permutation repeats: not its company's
     ref = inf.reference(prep.E, prep.u) if inf.reference is not None else None  # u order: any row order
     zbs = zeta(b.estimate, ref, b.low, b.high) if ref is not None else None
-    refs = {d: _invariant_reference(sim.reference(inf.name, d), b.estimate) if untestable(inf.name, d)
+    refs = {d: invariant_reference(sim.reference(inf.name, d), b.estimate) if untestable(inf.name, d)
             else sim.reference(inf.name, d) for d in labels}
     zsim = {d: zeta(b.estimate, r.mean, b.low, b.high, u_ref=r.se) for d, r in refs.items()}
     zsim2 = {d: zeta_sim2(b.estimate, r.mean, r.low, r.high) for d, r in refs.items()}
@@ -698,7 +657,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
     all_infos, all_names = infos, names
     # constant u: the rows that need variation in u are not testable (the others stand)
-    untest = _untestable(infos, E, u)
+    untest = untestable_data(infos, E, u)
     infos = [i for i in infos if i.name not in untest]
     names = [i.name for i in infos]
     # checked once (validate), prepared once: every step below reads the same sorted data
@@ -722,6 +681,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     labs = [lab[prep.order] for lab, _ in fbins]  # feature g: each u-sorted position's bin
     sim_infos = infos + [xi for xi, _ in xrows]
     grp = [-1] * len(infos) + [g for _, g in xrows]
+    # the rows the permutation by units cannot change, known before any repeat (docs/methods.md, "Dependent test sets")
+    fixed = fixed_by_permutation([i.name for i in sim_infos], units)
     centred = {i.name: _binned_value(i.code, _starts_labels(prep.starts), prep.u, prep.u * prep.z, c2)
                for i in infos if i.binned}
     # feature rows: tested against the set's own scale, summed in u order (any input row order)
@@ -738,7 +699,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     if sequential and not untest:  # docs/methods.md, "Sequential Monte Carlo tests"
         sim, sim_joint, fit, fit_joint, rounds = sequential_work(
             sim_infos, prep, dists, n_mc, ss_sim, {**centred, **tested}, boots, screen, fit_run, alpha,
-            features=labs, grp=grp, perm_scale=c2, units=units)
+            features=labs, grp=grp, perm_scale=c2, units=units, fixed=fixed)
     else:
         sim = sim_joint = simulate_prepared(sim_infos, prep, dists, n_mc=n_mc, seed=ss_sim, features=labs, grp=grp,
                                             perm_scale=c2, units=units)
@@ -763,14 +724,19 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
         est = _binned_value(xi.code, labs[g], prep.u, prep.E, 1.0)
         rows.append(_feature_row(xi, features[g], est, tested[xi.name], sim, labels,
                                  screen.unreliable(row_statistic(xi.name)), alpha, fbins[g][1], rounds))
+    # a permutation reference that cannot vary gives no p: known by construction, or measured (a safety net)
+    fixed = {**fixed, **degenerate_rows(sim, [n for n in sim.names if n not in fixed])}
+    gone = {r.name: fixed[r.name] for r in rows if r.name in fixed and r.test == "permutation"}
+    rows = [not_testable(r, fixed[r.name]) if r.name in fixed else r for r in rows]
     if skipped:  # no generative D simulated: the published rule has nothing to read
         rows = [replace(r, verdict_paper="-") for r in rows]
     for nm, reason in untest.items():
-        rows.append(_untestable_row(nm, labels, reason))
+        rows.append(untestable_row(nm, labels, reason, alternative_for(nm)))
     rows.sort(key=lambda r: (row_feature(r.name) is not None, all_names.index(row_statistic(r.name))))
-    joint = _joint_of(rows, untest, names + [xi.name for xi, _ in xrows], sim_joint, fit_joint, {**centred, **tested},
-                      rule=rule, combine=combine, alpha=alpha)
-    notes = _run_notes(auto_notes, untest, [(f.name, how) for f, (_, how) in zip(features, fbins)], fit, added)
+    joint = _joint_of(rows, {**untest, **gone}, names + [xi.name for xi, _ in xrows], sim_joint, fit_joint,
+                      {**centred, **tested}, rule=rule, combine=combine, alpha=alpha, fixed=fixed)
+    notes = _run_notes(auto_notes, {**untest, **gone}, [(f.name, how) for f, (_, how) in zip(features, fbins)], fit,
+                       added)
     if rounds is not None:
         notes.append(rounds.note())
     paper = paper_note(rows, gen, k_sensitivity)
