@@ -265,9 +265,11 @@ def test_validate_joint_is_the_joint_test_of_its_simulation(tables):
 def test_validate_joint_is_printed_and_exported(tables):
     ok, bad, _ = tables
     text = bad.wide_table()  # one line per note (the compact view wraps them at 100 columns)
-    line = next(l for l in text.splitlines() if l.startswith("joint verdict:"))
+    # the headline first (the answer), the joint verdict's detail under the table
+    assert text.splitlines()[1].startswith("joint verdict: invalid (p")
+    line = next(l for l in text.splitlines() if l.startswith("joint verdict, how:"))
     assert "joint verdict: invalid" in str(bad)
-    assert line.startswith(("joint verdict: invalid (p = ", "joint verdict: invalid (p < "))  # "< b" at the floor
+    assert line.startswith(("joint verdict, how: invalid (p = ", "joint verdict, how: invalid (p < "))  # "< b" at the floor
     assert "cauchy combination of ZMS" in line
     assert f"smallest p: {bad.joint.driver}" in line and "under the empirical D" in line
     doc = json.loads(ok.to_json())
@@ -502,7 +504,7 @@ def test_validate_conditional_joint_is_the_sidak_of_its_parts(conditional_table)
     # the driver: smallest per-statistic p, each statistic under its part's D
     ps_row = {s: tab[s].p_sim["permutation"] if s in j.consistency_stats else tab[s].p_test for s in j.stats}
     assert j.driver_p == min(ps_row.values()) and ps_row[j.driver] == j.driver_p
-    line = next(l for l in tab.wide_table().splitlines() if l.startswith("joint verdict:"))
+    line = next(l for l in tab.wide_table().splitlines() if l.startswith("joint verdict, how:"))
     assert "Sidak combination" in line and "under the permutation D" in line and "ZMS under bootstrap-t and t(fit nu=" in line
     flat = json.loads(tab.to_json())["joint"]
     assert flat["rule"] == "conditional" and flat["p_consistency"] == pc and flat["scale_stats"] == "ZMS"

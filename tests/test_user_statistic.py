@@ -143,9 +143,13 @@ def test_validate_row_and_joint(registered):
     assert b.verdict == a.verdict and b.p_sim == pytest.approx(a.p_sim)
     assert "ZMSc" in tab.joint.stats
     assert a.test == "bootstrap-t" and b.test == "t(fit)"  # a registered scale statistic: the t(ν̂) test
-    # a simulated-reference user statistic is decided by its Monte Carlo test
+    # a simulated-reference user statistic of the multiset of Z (no reference, no scale test): the
+    # permutation cannot move it, so the conditional rule gives it no p (issue 38) ...
     S.register_statistic("MAZ", mean_abs_z, replace=True)  # no reference now
     row = mcref.validate(E, u, stats=["MAZ"], n_boot=1000, n_mc=1000, seed=5)["MAZ"]
+    assert row.reference is None and row.verdict == "not testable" and row.p_test is None and row.reason
+    # ... and the Monte Carlo rule decides it by its test under the empirical D
+    row = mcref.validate(E, u, stats=["MAZ"], n_boot=1000, n_mc=1000, seed=5, rule="mc")["MAZ"]
     assert row.reference is None and 0 < row.p_sim["empirical"] <= 1 and row.verdict in ("valid", "invalid")
 
 

@@ -235,7 +235,7 @@ def _binned_panel(d, ax, *, ylabel: str, xlabel: str, logx: bool = False, logy: 
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
-    ax.set_title(f"{d.name}: {100 * d.fraction_valid:.0f} % of bins valid (hollow: invalid)", fontsize=9)
+    ax.set_title(f"{d.name}: {100 * d.fraction_valid:.0f} % of bins on target (hollow: off target)", fontsize=9)
     return ax
 
 
@@ -291,7 +291,7 @@ def plot_lcp(E, u, x=None, *, p=(0.25, 0.5, 0.75, 0.95), dist="normal", ax=None,
         _binned_panel(d, ax, ylabel="local coverage", xlabel=xlabel or ("u" if x is None else "x"),
                       logx=x is None, color=colors[k % len(colors)], label=f"p = {pk:g}")
         fv.append(d.fraction_valid)
-    ax.set_title(f"LCP ({dist}): {100 * np.mean(fv):.0f} % of bins valid (hollow: invalid)", fontsize=9)
+    ax.set_title(f"LCP ({dist}): {100 * np.mean(fv):.0f} % of bins on target (hollow: off target)", fontsize=9)
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=7, loc="lower right")
     return ax
