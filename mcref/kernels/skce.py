@@ -488,3 +488,51 @@ def draw_targets(family, P, S, state, out):
         m = S.shape[1]
         for i in range(out.shape[0]):
             out[i] = S[i, bounded_one(state, m)]
+
+
+# --------------------------------------------------------------------------- the consistency test
+
+#: the statistics of :func:`serial_statistic`
+UNBIASED, BIASED, BLOCK = 0, 1, 2
+
+
+@njit(**NJIT_ORDERED)
+def serial_statistic(code, kind, mode, y, P, S, rho, block_size, buf):
+    """The un-normalized sum of an estimator (unbiased: Σ_{i<j}; biased: 2Σ_{i<j} + Σ_i h_ii;
+    block: Σ over blocks of Σ_{i<j in block}), in one thread, in a fixed order."""
+    n = y.shape[0]
+    s, c = 0.0, 0.0
+    if kind == BLOCK:
+        for k in range(n // block_size):
+            lo = k * block_size
+            for i in range(lo, lo + block_size - 1):
+                s, c = _neumaier(s, c, row_sum(code, mode, i, i + 1, lo + block_size, y, P, S, rho, buf))
+        return s + c
+    for i in range(n - 1):
+        s, c = _neumaier(s, c, row_sum(code, mode, i, i + 1, n, y, P, S, rho, buf))
+    if kind == UNBIASED:
+        return s + c
+    d = 0.0
+    for i in range(n):
+        d += pair(code, mode, i, i, y[i], y[i], P, S, rho)
+    return 2.0 * (s + c) + d
+
+
+@njit(**NJIT_ORDERED_PARALLEL)
+def redrawn_statistics(code, kind, y, P, S, rho, block_size, states):
+    """The y-dependent part (``YDEP``) of :func:`serial_statistic` on the data (entry 0) and on
+    targets redrawn from the predictions with each stream of ``states`` (entries 1…): in
+    parallel over the repeats, each in one thread (for small sets, where a parallel pair sum
+    per repeat would cost more to start than to run)."""
+    n_mc = states.shape[0]
+    out = np.empty(n_mc + 1)
+    for k in prange(n_mc + 1):
+        buf = np.empty(CHUNK)
+        ystar = np.empty(y.shape[0])
+        if k == 0:
+            ystar[:] = y
+        else:
+            state = states[k - 1].copy()
+            draw_targets(code, P, S, state, ystar)
+        out[k] = serial_statistic(code, kind, YDEP, ystar, P, S, rho, block_size, buf)
+    return out
