@@ -284,6 +284,7 @@ def test_input_checks(kwargs, match):
     (dict(alpha=1.5), r"`alpha` must be in \(0, 1\)"),
     (dict(method="asymptotic_block", block_size=3), r"at least 2 blocks"),
     (dict(seed=-1), r"`seed` must be None"),
+    (dict(stop_exceedances=0), r"`stop_exceedances` must be an integer >= 1"),
 ])
 def test_test_input_checks(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -295,10 +296,15 @@ def test_test_input_checks(kwargs, match):
 
 def test_consistency_test_is_exact_and_reproducible():
     y, mu, sd = _normal_set(150, seed=2)
-    a = mcref.skce_test(y, mu, sd, n_mc=39, seed=5)
-    b = mcref.skce_test(y, mu, sd, n_mc=39, seed=a.seed)
+    a = mcref.skce_test(y, mu, sd, n_mc=39, seed=5, stop_exceedances=None)
+    b = mcref.skce_test(y, mu, sd, n_mc=39, seed=a.seed, stop_exceedances=None)
     assert a.pvalue == b.pvalue and np.array_equal(a.reference, b.reference)
-    assert a.pvalue == (1 + np.count_nonzero(a.reference >= a.estimate - 1e-15)) / 40
+    hits = a.reference >= a.estimate - 1e-15
+    assert a.pvalue == (1 + np.count_nonzero(hits)) / 40 and 0.2 < a.pvalue
+    # stopped at the 3rd exceedance, L repeats: p = 3/L, the first L repeats of the full run
+    c = mcref.skce_test(y, mu, sd, n_mc=39, seed=5, stop_exceedances=3)
+    L = int(np.flatnonzero(hits)[2]) + 1
+    assert (c.n_test, c.pvalue) == (L, 3 / L) and np.array_equal(c.reference, a.reference[:L])
     assert rel(a.estimate, mcref.skce(y, mu, sd)) < 1e-12
     assert a.method == "consistency" and a.n_test == 39 and a.estimator == "unbiased"
     assert mcref.default_skce_n_mc(500) == 999 and mcref.default_skce_n_mc(10_000) == 199
@@ -339,7 +345,7 @@ def test_power_laplace_errors_under_gaussian_predictions():
     u = rng.uniform(0.5, 2.0, n)
     E = u * rng.laplace(size=n) / math.sqrt(2)
     res = mcref.skce_test(E, np.zeros(n), u, n_mc=19, seed=1)
-    assert res.pvalue == 1 / 20
+    assert res.pvalue == 1 / 20 and res.n_test == 19
     assert mcref.skce_test(E, np.zeros(n), u, method="asymptotic_block", block_size=50).pvalue < 0.05
 
 

@@ -519,14 +519,17 @@ def serial_statistic(code, kind, mode, y, P, S, rho, block_size, buf):
 
 
 @njit(**NJIT_ORDERED_PARALLEL)
-def redrawn_statistics(code, kind, y, P, S, rho, block_size, states):
-    """The y-dependent part (``YDEP``) of :func:`serial_statistic` on the data (entry 0) and on
-    targets redrawn from the predictions with each stream of ``states`` (entries 1…): in
-    parallel over the repeats, each in one thread (for small sets, where a parallel pair sum
-    per repeat would cost more to start than to run)."""
+def redrawn_statistics(code, kind, y, P, S, rho, block_size, states, observed):
+    """The y-dependent part (``YDEP``) of :func:`serial_statistic` on the data (entry 0, NaN
+    unless ``observed``) and on targets redrawn from the predictions with each stream of
+    ``states`` (entries 1…): in parallel over the repeats, each in one thread (for small sets,
+    where a parallel pair sum per repeat would cost more to start than to run)."""
     n_mc = states.shape[0]
     out = np.empty(n_mc + 1)
+    out[0] = np.nan
     for k in prange(n_mc + 1):
+        if k == 0 and not observed:
+            continue
         buf = np.empty(CHUNK)
         ystar = np.empty(y.shape[0])
         if k == 0:
