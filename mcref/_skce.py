@@ -31,12 +31,12 @@ from ._checks import as_float_array, check_choice, check_int, check_positive_num
 from .kernels import skce as _k
 from .kernels.rng import chunk_states
 
-__all__ = ["skce", "skce_test", "skce_length_scales", "default_skce_n_mc", "SKCETest"]
+__all__ = ["skce", "skce_test", "skce_length_scales", "default_skce_n_mc", "default_skce_n_boot", "SKCETest"]
 
 FAMILIES = ("normal", "laplace")
 TARGET_KERNELS = ("gaussian", "exponential")
 ESTIMATORS = ("unbiased", "block", "biased")
-METHODS = ("auto", "consistency", "asymptotic_block")
+METHODS = ("auto", "consistency", "asymptotic_block", "asymptotic_unbiased")
 #: above this many rows, ``method="auto"`` takes the asymptotic block test
 AUTO_CONSISTENCY_MAX = 20_000
 #: pairs of rows for the median heuristic: all of them up to this many rows, else a fixed subsample
@@ -58,11 +58,12 @@ class SKCETest:
     pvalue : float
         One-sided p-value of calibration (large SKCE values are evidence of miscalibration).
     method : str
-        ``"consistency"`` (targets redrawn from the predictions, exact Monte Carlo p) or
-        ``"asymptotic_block"`` (z-test of the block estimator over its blocks).
+        ``"consistency"`` (targets redrawn from the predictions, exact Monte Carlo p),
+        ``"asymptotic_block"`` (z-test of the block estimator over its blocks) or
+        ``"asymptotic_unbiased"`` (the unbiased estimate against its wild bootstrap).
     n_test : int
         The Monte Carlo repeats that the consistency test ran (fewer than ``n_mc`` where it
-        stopped early), or the number of blocks.
+        stopped early), the number of blocks, or the bootstrap replicates.
     alpha : float
         The level; ``rejected`` is ``pvalue <= alpha``.
     estimator : str
@@ -76,9 +77,10 @@ class SKCETest:
     std_error : float
         The standard error of the block estimate (asymptotic block test); NaN otherwise.
     reference : ndarray or None
-        The estimates on the redrawn targets (consistency test), in the order drawn.
+        The estimates on the redrawn targets (consistency test), in the order drawn, or the
+        bootstrap replicates T*.
     seed : int or None
-        The entropy of the random streams of the consistency test (pass it as ``seed`` to
+        The entropy of the random streams of the consistency test or the bootstrap (pass it as ``seed`` to
         repeat the test bit for bit).
     """
 
@@ -415,12 +417,31 @@ def _consistency_test(p: _Prepared, estimator: str, block_size: int, n_mc: int, 
                     seed=int(seed_seq.entropy) if isinstance(seed_seq.entropy, int) else None)
 
 
+def default_skce_n_boot(n: int) -> int:
+    """The wild bootstrap's default replicates: 999 up to 2000 rows, 499 up to 10⁴, then 199."""
+    return 999 if n <= 2000 else (499 if n <= 10_000 else 199)
+
+
+def _wild_test(p: _Prepared, n_boot: int, seed, alpha: float) -> SKCETest:
+    seed_seq = check_seed(seed)
+    n = p.y.size
+    rng = np.random.Generator(np.random.PCG64(seed_seq))
+    W = np.ascontiguousarray(rng.integers(0, 2, (n_boot, n)).astype(np.float64) * 2.0 - 1.0)
+    sums = _k.wild_sums(p.code, p.y, p.P, p.S, p.rho, W) * (2.0 / (n * (n - 1.0)))
+    est, ref = float(sums[0]), sums[1:]
+    pvalue = (1.0 + np.count_nonzero(ref >= est)) / (1.0 + n_boot)
+    return SKCETest(estimate=est, pvalue=pvalue, method="asymptotic_unbiased", n_test=n_boot, alpha=alpha,
+                    estimator="unbiased", block_size=2, length_scales=p.length_scales, statistic=est,
+                    reference=ref, seed=int(seed_seq.entropy) if isinstance(seed_seq.entropy, int) else None)
+
+
 def skce_test(y, loc=None, scale=None, *, samples=None, family: Literal["normal", "laplace"] = "normal",
               estimator: Literal["unbiased", "block", "biased"] = "unbiased", block_size: int = 2,
               length_scales: tuple[float, float] | None = None,
               target_kernel: Literal["gaussian", "exponential"] | None = None,
-              method: Literal["auto", "consistency", "asymptotic_block"] = "auto", n_mc: int | None = None,
-              stop_exceedances: int | None = 10, seed=None, alpha: float = 0.05) -> SKCETest:
+              method: Literal["auto", "consistency", "asymptotic_block", "asymptotic_unbiased"] = "auto",
+              n_mc: int | None = None, stop_exceedances: int | None = 10, n_boot: int | None = None,
+              seed=None, alpha: float = 0.05) -> SKCETest:
     r"""A test of calibration of predictive distributions by their SKCE (:func:`skce`).
 
     H₀: each target is distributed as its prediction (calibration in the strong sense: the
@@ -436,6 +457,11 @@ def skce_test(y, loc=None, scale=None, *, samples=None, family: Literal["normal"
       O(n_mc·M²) at most.
     * ``"asymptotic_block"``: the block estimator's mean over its M // B blocks divided by its
       standard error over the blocks, against N(0, 1) (Widmann et al. 2021, Lemma 1). O(M·B).
+    * ``"asymptotic_unbiased"``: the unbiased estimate against its wild (multiplier) bootstrap
+      T*_r = Σ_{i<j} w_ri·w_rj·h_ij / (M(M − 1)/2), w = ±1 with probability ½ (h is a degenerate
+      kernel under H₀, so T* has the null limit law of T, Σ_k λ_k(χ²₁ − 1)/M: Dehling &
+      Mikosch 1994): p = (1 + #{T*_r ≥ T})/(1 + n_boot). One pass over the pairs,
+      O(M²·n_boot) multiply-adds, no M × M array.
     * ``"auto"``: the consistency test up to 20 000 rows, else the asymptotic block test.
 
     Parameters
@@ -443,14 +469,17 @@ def skce_test(y, loc=None, scale=None, *, samples=None, family: Literal["normal"
     y, loc, scale, samples, family, estimator, block_size, length_scales, target_kernel
         As in :func:`skce`; ``estimator`` is the consistency test's statistic (the block test
         always reads the block estimator).
-    method : {"auto", "consistency", "asymptotic_block"}, default: "auto"
+    method : {"auto", "consistency", "asymptotic_block", "asymptotic_unbiased"}, default: "auto"
     n_mc : int, optional
         Repeats of the consistency test; default :func:`default_skce_n_mc` (999 up to about
         3000 rows, 199 at 10⁴); the most repeats when the test does not stop early.
     stop_exceedances : int or None, default: 10
         h of the sequential stop; None runs all ``n_mc`` repeats (p = (1 + #{T_k ≥ T})/(1 + n_mc)).
+    n_boot : int, optional
+        Replicates of the wild bootstrap (``"asymptotic_unbiased"``); default
+        :func:`default_skce_n_boot`.
     seed : None, int, SeedSequence or Generator
-        The random streams of the consistency test (one stream per repeat, spawned from a
+        The random streams of the consistency test and of the wild bootstrap (one stream per repeat, spawned from a
         ``SeedSequence``: the same p whatever the number of threads).
     alpha : float, default: 0.05
         The level of ``rejected``.
@@ -463,6 +492,11 @@ def skce_test(y, loc=None, scale=None, *, samples=None, family: Literal["normal"
     ----------
     .. [1] D. Widmann, F. Lindsten and D. Zachariah, "Calibration tests beyond
        classification", ICLR 2021. https://openreview.net/forum?id=-bxf89v3Nx
+    .. [2] J. Besag and P. Clifford, "Sequential Monte Carlo p-values", Biometrika 78,
+       301–304 (1991). https://doi.org/10.1093/biomet/78.2.301
+    .. [3] H. Dehling and T. Mikosch, "Random quadratic forms and the bootstrap for
+       U-statistics", J. Multivariate Anal. 51, 392–413 (1994).
+       https://doi.org/10.1006/jmva.1994.1069
 
     Examples
     --------
@@ -483,6 +517,9 @@ def skce_test(y, loc=None, scale=None, *, samples=None, family: Literal["normal"
         method = "consistency" if n <= AUTO_CONSISTENCY_MAX else "asymptotic_block"
     if method == "asymptotic_block":
         return _block_test(p, block_size, alpha)
+    if method == "asymptotic_unbiased":
+        n_boot = default_skce_n_boot(n) if n_boot is None else check_int(n_boot, "n_boot", minimum=1)
+        return _wild_test(p, n_boot, seed, alpha)
     n_mc = default_skce_n_mc(n) if n_mc is None else check_int(n_mc, "n_mc", minimum=1)
     if stop_exceedances is not None:
         stop_exceedances = check_int(stop_exceedances, "stop_exceedances", minimum=1)

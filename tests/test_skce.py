@@ -205,7 +205,8 @@ def test_thread_count_invariance():
     calls = [lambda: mcref.skce(y, mu, sd), lambda: mcref.skce(y, mu, sd, estimator="biased"),
              lambda: mcref.skce(y, mu, sd, estimator="block", block_size=9),
              lambda: mcref.skce(y, samples=S, target_kernel="exponential"),
-             lambda: mcref.skce_test(y, mu, sd, n_mc=9, seed=3).reference.tolist()]
+             lambda: mcref.skce_test(y, mu, sd, n_mc=9, seed=3).reference.tolist(),
+             lambda: mcref.skce_test(y, mu, sd, method="asymptotic_unbiased", n_boot=9, seed=3).reference.tolist()]
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -285,6 +286,7 @@ def test_input_checks(kwargs, match):
     (dict(method="asymptotic_block", block_size=3), r"at least 2 blocks"),
     (dict(seed=-1), r"`seed` must be None"),
     (dict(stop_exceedances=0), r"`stop_exceedances` must be an integer >= 1"),
+    (dict(method="asymptotic_unbiased", n_boot=0), r"`n_boot` must be an integer >= 1"),
 ])
 def test_test_input_checks(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -359,3 +361,41 @@ def test_size_slow():
         rej = sum(mcref.skce_test(*_calibrated(rng, 500), seed=int(rng.integers(2 ** 31)), **kw).pvalue <= 0.05
                   for _ in range(n_sets))
         assert stats.binomtest(rej, n_sets, 0.05, alternative=alt).pvalue > 0.01, (kw, rej)
+
+
+def test_wild_bootstrap_sums_against_naive():
+    """One pass gives Σ_{i<j} h_ij and every Σ_{i<j} w_ri w_rj h_ij (several tiles, samples too)."""
+    rng = np.random.default_rng(4)
+    for n, samples in ((64 * 3 + 5, False), (30, True)):
+        y, mu, sd = _normal_set(n, seed=n)
+        S = np.sort(mu[:, None] + sd[:, None] * rng.normal(size=(n, 3)), axis=1)
+        if samples:
+            P, SS, code = np.zeros((3, 0)), S, K.SAMPLES_EXP
+            h = lambda i, j: naive.skce_h_samples(y[i], S[i], y[j], S[j], "exponential")  # noqa: E731
+        else:
+            P, SS, code = np.ascontiguousarray(np.stack([mu, sd, 1 / np.sqrt(1 + sd * sd)])), np.zeros((0, 1)), 0
+            h = lambda i, j: naive.skce_h_normal_gauss(y[i], mu[i], sd[i], y[j], mu[j], sd[j])  # noqa: E731
+        H = np.array([[h(i, j) if j > i else 0.0 for j in range(n)] for i in range(n)])
+        W = rng.choice([-1.0, 1.0], size=(5, n))
+        out = K.wild_sums(code, y, P, SS, 1.0, W)
+        assert abs(out[0] - H.sum()) < 1e-11
+        assert np.allclose(out[1:], np.einsum("ri,ij,rj->r", W, H, W), rtol=0, atol=1e-11)
+
+
+def test_asymptotic_unbiased_test():
+    y, mu, sd = _normal_set(120, seed=9)
+    a = mcref.skce_test(y, mu, sd, method="asymptotic_unbiased", n_boot=99, seed=3)
+    assert a.method == "asymptotic_unbiased" and a.n_test == 99 and a.reference.size == 99
+    assert rel(a.estimate, mcref.skce(y, mu, sd)) < 1e-12
+    assert a.pvalue == (1 + np.count_nonzero(a.reference >= a.estimate)) / 100
+    b = mcref.skce_test(4 * y, 4 * mu, 4 * sd, method="asymptotic_unbiased", n_boot=99, seed=3)
+    assert (b.estimate, b.pvalue) == (a.estimate, a.pvalue)
+    rng = np.random.default_rng(31)
+    n_sets = 150
+    rej = sum(mcref.skce_test(*_calibrated(rng, 80), method="asymptotic_unbiased", n_boot=99,
+                              seed=int(rng.integers(2 ** 31))).pvalue <= 0.05 for _ in range(n_sets))
+    assert stats.binomtest(rej, n_sets, 0.05).pvalue > 0.01, rej
+    n = 2000
+    u = rng.uniform(0.5, 2.0, n)
+    E = u * rng.laplace(size=n) / math.sqrt(2)
+    assert mcref.skce_test(E, np.zeros(n), u, method="asymptotic_unbiased", n_boot=49, seed=1).pvalue == 1 / 50

@@ -370,14 +370,13 @@ def _neumaier(s, c, x):
 
 
 @njit(**NJIT_ORDERED)
-def _row_normal_gauss(mode, i, j0, j1, y, P, rho, buf):
-    """Σ_{j0 ≤ j < j1} h_ij for normal predictions and the Gaussian kernel, ``CHUNK`` pairs at a
-    time: a branch-free loop into ``buf`` (vectorized), then an ordered sum."""
-    yi, mi, si, ai = y[i], P[0, i], P[1, i], P[2, i]
-    mu, sg, a = P[0], P[1], P[2]
-    total = 0.0
-    for c0 in range(j0, j1, CHUNK):
-        c1 = min(j1, c0 + CHUNK)
+def fill_row(family, mode, i, c0, c1, y, P, S, rho, buf):
+    """buf[j − c0] = h_ij for c0 ≤ j < c1 (at most ``CHUNK``); for normal predictions and the
+    Gaussian kernel a branch-free loop that vectorizes."""
+    yi = y[i]
+    if family == NORMAL_GAUSS:
+        mi, si, ai = P[0, i], P[1, i], P[2, i]
+        mu, sg, a = P[0], P[1], P[2]
         if mode == FULL:
             for j in range(c0, c1):
                 buf[j - c0] = _normal_gauss(FULL, yi, mi, si, ai, y[j], mu[j], sg[j], a[j], rho)
@@ -387,23 +386,24 @@ def _row_normal_gauss(mode, i, j0, j1, y, P, rho, buf):
         else:
             for j in range(c0, c1):
                 buf[j - c0] = _normal_gauss(YFREE, yi, mi, si, ai, y[j], mu[j], sg[j], a[j], rho)
+    else:
+        for j in range(c0, c1):
+            buf[j - c0] = pair(family, mode, i, j, yi, y[j], P, S, rho)
+
+
+@njit(**NJIT_ORDERED)
+def row_sum(family, mode, i, j0, j1, y, P, S, rho, buf):
+    """Σ_{j0 ≤ j < j1} h_ij, ``CHUNK`` pairs at a time (:func:`fill_row`), added in order
+    (``buf``: scratch of ``CHUNK`` values)."""
+    total = 0.0
+    for c0 in range(j0, j1, CHUNK):
+        c1 = min(j1, c0 + CHUNK)
+        fill_row(family, mode, i, c0, c1, y, P, S, rho, buf)
         s = 0.0
         for k in range(c1 - c0):
             s += buf[k]
         total += s
     return total
-
-
-@njit(**NJIT_ORDERED)
-def row_sum(family, mode, i, j0, j1, y, P, S, rho, buf):
-    """Σ_{j0 ≤ j < j1} h_ij (``buf``: scratch of ``CHUNK`` values)."""
-    if family == NORMAL_GAUSS:
-        return _row_normal_gauss(mode, i, j0, j1, y, P, rho, buf)
-    s = 0.0
-    yi = y[i]
-    for j in range(j0, j1):
-        s += pair(family, mode, i, j, yi, y[j], P, S, rho)
-    return s
 
 
 @njit(**NJIT_ORDERED_PARALLEL)
@@ -538,4 +538,51 @@ def redrawn_statistics(code, kind, y, P, S, rho, block_size, states, observed):
             state = states[k - 1].copy()
             draw_targets(code, P, S, state, ystar)
         out[k] = serial_statistic(code, kind, YDEP, ystar, P, S, rho, block_size, buf)
+    return out
+
+
+# --------------------------------------------------------------------------- the wild bootstrap
+
+
+@njit(**NJIT_ORDERED_PARALLEL)
+def wild_sums(family, y, P, S, rho, W):
+    """Σ_{i<j} h_ij and, for each row r of the multipliers ``W`` (R × n, ±1),
+    Σ_{i<j} W_ri·W_rj·h_ij, in one pass over the pairs (each h_ij computed once): the same
+    folded tiles as :func:`pair_sum`, per-task partial sums added in task order."""
+    n = y.shape[0]
+    R = W.shape[0]
+    n_tiles = (n + TILE - 1) // TILE
+    n_tasks = (n_tiles + 1) // 2
+    acc = np.zeros((n_tasks, R))
+    tot = np.zeros(n_tasks)
+    for t in prange(n_tasks):
+        buf = np.empty(CHUNK)
+        v = np.empty(R)
+        s_obs = 0.0
+        for which in range(2):
+            tile = t if which == 0 else n_tiles - 1 - t
+            if which == 1 and tile == t:
+                break
+            for i in range(tile * TILE, min(n, tile * TILE + TILE)):
+                v[:] = 0.0
+                row = 0.0
+                for c0 in range(i + 1, n, CHUNK):
+                    c1 = min(n, c0 + CHUNK)
+                    fill_row(family, FULL, i, c0, c1, y, P, S, rho, buf)
+                    for k in range(c1 - c0):
+                        row += buf[k]
+                    for r in range(R):
+                        d = 0.0
+                        for k in range(c1 - c0):
+                            d += buf[k] * W[r, c0 + k]
+                        v[r] += d
+                s_obs += row
+                for r in range(R):
+                    acc[t, r] += W[r, i] * v[r]
+        tot[t] = s_obs
+    out = np.zeros(R + 1)
+    for t in range(n_tasks):
+        out[0] += tot[t]
+        for r in range(R):
+            out[r + 1] += acc[t, r]
     return out
