@@ -21,7 +21,6 @@ Run: ``python benchmarks/bench_skce.py [--m 20000] [--repeats 3] [--m-test 10000
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path

@@ -190,13 +190,16 @@ def skce_length_scales(loc=None, scale=None, *, samples=None, family: Literal["n
     scale (or the samples) by c > 0 multiplies both lengths by c, so the SKCE and its tests
     do not change with the unit of y.
     """
-    if samples is not None:
-        S = np.sort(np.asarray(samples, dtype=np.float64), axis=1)
+    family = check_choice(family, "family", FAMILIES)
+    if samples is None and (loc is None or scale is None):
+        raise ValueError("pass `loc` and `scale` (the predictive laws' location and scale) or `samples`")
+    n = np.shape(samples)[0] if samples is not None else np.size(loc)
+    if n < 2:
+        raise ValueError(f"the predictions must have at least 2 rows, got {n}")
+    _, loc_, scale_, S = _check_predictions(np.zeros(n), loc, scale, samples, family)
+    if S is not None:
         mean, var = S.mean(axis=1), S.var(axis=1)
-        loc_, scale_ = None, None
     else:
-        S = None
-        loc_, scale_ = np.asarray(loc, dtype=np.float64), np.asarray(scale, dtype=np.float64)
         mean, var = loc_, (2.0 if family == "laplace" else 1.0) * scale_ ** 2
     i, j = _pairs(mean.size)
     l_y = float(np.median(np.sqrt((mean[i] - mean[j]) ** 2 + var[i] + var[j])))

@@ -252,6 +252,15 @@ def test_length_scales_rule():
 # --------------------------------------------------------------------------- input checks
 
 
+def test_length_scales_input_checks():
+    with pytest.raises(ValueError, match=r"at least 2 rows"):
+        mcref.skce_length_scales([0.0], [1.0])
+    with pytest.raises(ValueError, match=r"pass `loc` and `scale`"):
+        mcref.skce_length_scales()
+    with pytest.raises(ValueError, match=r"`scale` must be > 0"):
+        mcref.skce_length_scales([0.0, 1.0], [1.0, -1.0])
+
+
 @pytest.mark.parametrize("kwargs,match", [
     (dict(y=[0.0, 1.0], loc=[0.0, 0.0], scale=[1.0, 0.0]), r"`scale` must be > 0"),
     (dict(y=[0.0, 1.0], loc=[0.0], scale=[1.0, 1.0]), r"`loc` must have the length of `y`"),
@@ -268,7 +277,8 @@ def test_length_scales_rule():
     (dict(y=[0.0, 1.0], loc=[0.0, 0.0], scale=[1, 1], family="laplace", target_kernel="gaussian"),
      r"must be 'exponential' for Laplace"),
     (dict(y=[0.0, 1.0], loc=[0.0, 0.0], scale=[1, 1], estimator="u"), r"`estimator` must be one of"),
-    (dict(y=[0.0, 1.0], loc=[0.0, 0.0], scale=[1, 1], estimator="block", block_size=3), r"`block_size` must be at most"),
+    (dict(y=[0.0, 1.0], loc=[0.0, 0.0], scale=[1, 1], estimator="block", block_size=3),
+     r"`block_size` must be at most"),
     (dict(y=[0.0, 1.0], loc=[0.0, 0.0], scale=[1, 1], block_size=1), r"`block_size` must be an integer >= 2"),
     (dict(y=[0.0, 1.0], loc=[0.0, 0.0], scale=[1, 1], length_scales=(1.0, 0.0)), r"`length_scales` must hold"),
     (dict(y=[0.0, 1.0], loc=[0.0, 0.0], scale=[1, 1], length_scales=1.0), r"`length_scales` must be None or a pair"),
