@@ -40,8 +40,8 @@ METHODS = ("auto", "consistency", "asymptotic_block", "asymptotic_unbiased")
 #: above this many rows, ``method="auto"`` takes the asymptotic block test
 AUTO_CONSISTENCY_MAX = 20_000
 #: pairs of rows for the median heuristic: all of them up to this many rows, else a fixed subsample
-_ALL_PAIRS_MAX = 2048
-_N_PAIRS = 1 << 18
+_ALL_PAIRS_MAX = 1024
+_N_PAIRS = 1 << 17
 #: pair evaluations that the default Monte Carlo budget of the consistency test allows
 _MC_PAIR_BUDGET = 1e10
 
@@ -150,7 +150,7 @@ def _check_predictions(y, loc, scale, samples, family):
 
 
 def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs of the median heuristic: all i < j up to ``_ALL_PAIRS_MAX`` rows, else 2¹⁸ pairs
+    """The pairs of the median heuristic: all i < j up to ``_ALL_PAIRS_MAX`` rows, else 2¹⁷ pairs
     i ≠ j drawn by a generator of fixed seed (the same pairs for every data set of n rows)."""
     if n <= _ALL_PAIRS_MAX:
         return np.triu_indices(n, 1)
@@ -185,7 +185,7 @@ def skce_length_scales(loc=None, scale=None, *, samples=None, family: Literal["n
     - ℓ_P = the median of the positive W₂(p_i, p_j) over the same pairs (ℓ_Y when every
       prediction is the same: k_P ≡ 1 then).
 
-    The pairs are all pairs of rows up to 2048 rows, else a fixed set of 2¹⁸ random pairs (a
+    The pairs are all pairs of rows up to 1024 rows, else a fixed set of 2¹⁷ random pairs (a
     generator of fixed seed: the same pairs for any data of that size). Multiplying loc and
     scale (or the samples) by c > 0 multiplies both lengths by c, so the SKCE and its tests
     do not change with the unit of y.

@@ -238,12 +238,18 @@ def test_unit_invariance():
 
 
 def test_length_scales_rule():
-    """The documented rule, all pairs below 2048 rows: medians of the rms of Z_i − Z_j and of W₂."""
+    """The documented rule, all pairs up to 1024 rows: medians of the rms of Z_i − Z_j and of W₂."""
     _, mu, sd = _normal_set(60, seed=1)
     i, j = np.triu_indices(60, 1)
     l_p, l_y = mcref.skce_length_scales(mu, sd)
     assert l_y == np.median(np.sqrt((mu[i] - mu[j]) ** 2 + sd[i] ** 2 + sd[j] ** 2))
     assert l_p == np.median(np.hypot(mu[i] - mu[j], sd[i] - sd[j]))
+    # beyond 1024 rows a fixed subsample of 2¹⁷ pairs: close to the median over all pairs
+    _, mu, sd = _normal_set(1500, seed=2)
+    i, j = np.triu_indices(1500, 1)
+    l_p, l_y = mcref.skce_length_scales(mu, sd)
+    assert rel(l_y, np.median(np.sqrt((mu[i] - mu[j]) ** 2 + sd[i] ** 2 + sd[j] ** 2))) < 0.02
+    assert rel(l_p, np.median(np.hypot(mu[i] - mu[j], sd[i] - sd[j]))) < 0.02
     # constant u: every prediction the same law, k_P ≡ 1 whatever ℓ_P
     l_p, l_y = mcref.skce_length_scales(np.zeros(10), np.ones(10))
     assert l_p == l_y == math.sqrt(2)
