@@ -544,11 +544,49 @@ def redrawn_statistics(code, kind, y, P, S, rho, block_size, states, observed):
 # --------------------------------------------------------------------------- the wild bootstrap
 
 
+@njit(**NJIT_ORDERED)
+def _wild_tile(family, y, P, S, rho, W, tile, H, v, acc):
+    """One tile of :func:`wild_sums`: adds Σ_r-wise W_ri·Σ_j W_rj·h_ij over its rows i into
+    ``acc`` (R) and returns Σ h_ij; ``H`` (TILE × CHUNK) and ``v`` (TILE × R) are scratch."""
+    n = y.shape[0]
+    R = W.shape[0]
+    lo = tile * TILE
+    hi = min(n, lo + TILE)
+    s_obs = 0.0
+    for ii in range(TILE):
+        for r in range(R):
+            v[ii, r] = 0.0
+    for c0 in range(lo + 1, n, CHUNK):
+        c1 = min(n, c0 + CHUNK)
+        for ii in range(hi - lo):
+            i = lo + ii
+            start = min(c1, max(c0, i + 1))
+            for k in range(start - c0):
+                H[ii, k] = 0.0
+            if start < c1:
+                fill_row(family, FULL, i, start, c1, y, P, S, rho, H[ii, start - c0:])
+                for k in range(start - c0, c1 - c0):
+                    s_obs += H[ii, k]
+        for r in range(R):
+            for ii in range(hi - lo):
+                d = 0.0
+                for k in range(c1 - c0):
+                    d += H[ii, k] * W[r, c0 + k]
+                v[ii, r] += d
+    for r in range(R):
+        a = 0.0
+        for ii in range(hi - lo):
+            a += W[r, lo + ii] * v[ii, r]
+        acc[r] += a
+    return s_obs
+
+
 @njit(**NJIT_ORDERED_PARALLEL)
 def wild_sums(family, y, P, S, rho, W):
     """Σ_{i<j} h_ij and, for each row r of the multipliers ``W`` (R × n, ±1),
     Σ_{i<j} W_ri·W_rj·h_ij, in one pass over the pairs (each h_ij computed once): the same
-    folded tiles as :func:`pair_sum`, per-task partial sums added in task order."""
+    folded tiles as :func:`pair_sum`; a tile's rows meet ``CHUNK`` columns at a time, so each
+    row of W is read once per tile and chunk; per-task partial sums added in task order."""
     n = y.shape[0]
     R = W.shape[0]
     n_tiles = (n + TILE - 1) // TILE
@@ -556,29 +594,11 @@ def wild_sums(family, y, P, S, rho, W):
     acc = np.zeros((n_tasks, R))
     tot = np.zeros(n_tasks)
     for t in prange(n_tasks):
-        buf = np.empty(CHUNK)
-        v = np.empty(R)
-        s_obs = 0.0
-        for which in range(2):
-            tile = t if which == 0 else n_tiles - 1 - t
-            if which == 1 and tile == t:
-                break
-            for i in range(tile * TILE, min(n, tile * TILE + TILE)):
-                v[:] = 0.0
-                row = 0.0
-                for c0 in range(i + 1, n, CHUNK):
-                    c1 = min(n, c0 + CHUNK)
-                    fill_row(family, FULL, i, c0, c1, y, P, S, rho, buf)
-                    for k in range(c1 - c0):
-                        row += buf[k]
-                    for r in range(R):
-                        d = 0.0
-                        for k in range(c1 - c0):
-                            d += buf[k] * W[r, c0 + k]
-                        v[r] += d
-                s_obs += row
-                for r in range(R):
-                    acc[t, r] += W[r, i] * v[r]
+        H = np.zeros((TILE, CHUNK))
+        v = np.empty((TILE, R))
+        s_obs = _wild_tile(family, y, P, S, rho, W, t, H, v, acc[t])
+        if n_tiles - 1 - t != t:
+            s_obs += _wild_tile(family, y, P, S, rho, W, n_tiles - 1 - t, H, v, acc[t])
         tot[t] = s_obs
     out = np.zeros(R + 1)
     for t in range(n_tasks):
