@@ -197,16 +197,21 @@ def skce_length_scales(loc=None, scale=None, *, samples=None, family: Literal["n
     if n < 2:
         raise ValueError(f"the predictions must have at least 2 rows, got {n}")
     _, loc_, scale_, S = _check_predictions(np.zeros(n), loc, scale, samples, family)
+    return _length_scales(loc_, scale_, S, family)
+
+
+def _length_scales(loc, scale, S, family) -> tuple[float, float]:
+    """:func:`skce_length_scales` on checked predictions (``S`` sorted, or None)."""
     if S is not None:
         mean, var = S.mean(axis=1), S.var(axis=1)
     else:
-        mean, var = loc_, (2.0 if family == "laplace" else 1.0) * scale_ ** 2
+        mean, var = loc, (2.0 if family == "laplace" else 1.0) * scale ** 2
     i, j = _pairs(mean.size)
     l_y = float(np.median(np.sqrt((mean[i] - mean[j]) ** 2 + var[i] + var[j])))
     if not l_y > 0:
         raise ValueError("the predictions are all the same point mass: no length scale can be drawn from "
                          "them; pass `length_scales=(l_P, l_Y)`")
-    w = _w2_pairs(loc_, scale_, S, family, i, j)
+    w = _w2_pairs(loc, scale, S, family, i, j)
     w = w[w > 0]
     l_p = float(np.median(w)) if w.size else l_y
     return l_p, l_y
@@ -222,7 +227,7 @@ def _prepare(y, loc, scale, samples, family, target_kernel, length_scales) -> _P
         raise ValueError("`target_kernel` must be 'exponential' for Laplace predictions (the closed form "
                          "of the Gaussian kernel's expectations is not implemented for them)")
     if length_scales is None:
-        l_p, l_y = skce_length_scales(loc, scale, samples=S, family=family)
+        l_p, l_y = _length_scales(loc, scale, S, family)
     else:
         try:
             l_p, l_y = length_scales
