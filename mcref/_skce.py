@@ -470,7 +470,8 @@ def skce_test(y, loc=None, scale=None, *, samples=None, family: Literal["normal"
       kernel under H₀, so T* has the null limit law of T, Σ_k λ_k(χ²₁ − 1)/M: Dehling &
       Mikosch 1994): p = (1 + #{T*_r ≥ T})/(1 + n_boot). One pass over the pairs,
       O(M²·n_boot) multiply-adds, no M × M array.
-    * ``"auto"``: the consistency test up to 20 000 rows, else the asymptotic block test.
+    * ``"auto"``: the consistency test up to 20 000 rows, else the asymptotic block test with
+      B = ⌊√M⌋ (whatever ``block_size``: B = 2 is nearly powerless, docs/methods.md).
 
     Parameters
     ----------
@@ -522,7 +523,9 @@ def skce_test(y, loc=None, scale=None, *, samples=None, family: Literal["normal"
     method = check_choice(method, "method", METHODS)
     alpha = check_probability(alpha, "alpha")
     if method == "auto":
-        method = "consistency" if n <= AUTO_CONSISTENCY_MAX else "asymptotic_block"
+        if n > AUTO_CONSISTENCY_MAX:  # B = 2 has almost no power (docs/methods.md): B = ⌊√M⌋
+            return _block_test(p, math.isqrt(n), alpha)
+        method = "consistency"
     if method == "asymptotic_block":
         return _block_test(p, block_size, alpha)
     if method == "asymptotic_unbiased":

@@ -415,3 +415,11 @@ def test_asymptotic_unbiased_test():
     u = rng.uniform(0.5, 2.0, n)
     E = u * rng.laplace(size=n) / math.sqrt(2)
     assert mcref.skce_test(E, np.zeros(n), u, method="asymptotic_unbiased", n_boot=49, seed=1).pvalue == 1 / 50
+
+
+def test_auto_beyond_20000_rows_is_the_block_test_with_root_m_blocks():
+    rng = np.random.default_rng(12)
+    n = 20_001
+    u = rng.uniform(0.5, 2.0, n)
+    res = mcref.skce_test(u * rng.standard_normal(n), np.zeros(n), u)
+    assert (res.method, res.block_size, res.n_test) == ("asymptotic_block", 141, 141)
