@@ -43,7 +43,7 @@ AUTO_CONSISTENCY_MAX = 20_000
 _ALL_PAIRS_MAX = 1024
 _N_PAIRS = 1 << 17
 #: pair evaluations that the default Monte Carlo budget of the consistency test allows
-_MC_PAIR_BUDGET = 1e10
+_MC_PAIR_BUDGET = 5e9
 
 
 @dataclass(frozen=True)
@@ -347,7 +347,7 @@ def skce(y, loc=None, scale=None, *, samples=None, family: Literal["normal", "la
 
 def default_skce_n_mc(n: int) -> int:
     """The consistency test's default repeats: 999 up to ~3000 rows, then fewer so that
-    n_mc·M²/2 pair evaluations stay near 10¹⁰ (199 at 10⁴), never under 99."""
+    n_mc·M²/2 pair evaluations stay near 5·10⁹ (99 at 10⁴), never under 99."""
     pairs = n * (n - 1) / 2.0
     k = int(_MC_PAIR_BUDGET / pairs)
     for cap in (999, 499, 199, 99):
@@ -481,7 +481,7 @@ def skce_test(y, loc=None, scale=None, *, samples=None, family: Literal["normal"
     method : {"auto", "consistency", "asymptotic_block", "asymptotic_unbiased"}, default: "auto"
     n_mc : int, optional
         Repeats of the consistency test; default :func:`default_skce_n_mc` (999 up to about
-        3000 rows, 199 at 10⁴); the most repeats when the test does not stop early.
+        3000 rows, 99 at 10⁴); the most repeats when the test does not stop early.
     stop_exceedances : int or None, default: 10
         h of the sequential stop; None runs all ``n_mc`` repeats (p = (1 + #{T_k ≥ T})/(1 + n_mc)).
     n_boot : int, optional
