@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from . import datasets, diagnostics, scores, studies, synthetic
 from ._benchmark import BenchmarkResult, benchmark
+from ._skce import SKCETest, default_skce_n_boot, default_skce_n_mc, skce, skce_length_scales, skce_test
 from ._recalibrate import ClippedVarianceWarning, RecalibrationCV, Recalibrator, recalibrate, recalibrate_cv
 from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, MCRefWarning,
                         MCRefDeprecationWarning,
@@ -66,4 +67,6 @@ __all__ = [
     "dependence", "DependenceDiagnostics", "optimal_block_length",
     # predictive forms to a verdict (mcref.predictive)
     "predictive", "PredictiveCheck", "from_samples", "from_quantiles", "from_intervals", "from_estimator",
+    # kernel calibration error of predictive distributions (mcref._skce)
+    "skce", "skce_test", "skce_length_scales", "default_skce_n_mc", "default_skce_n_boot", "SKCETest",
 ]
