@@ -347,7 +347,7 @@ class ValidationTable:
         """The answer first: the joint verdict and what the rows found, property by property
         ("joint verdict: invalid (p = 0.004 <= 0.05): miscalibrated (ZMS, RCE); consistent up to
         scale (CC, ENCE, ZMSE)")."""
-        found = headline_parts([(r.name, r.tested, r.finding) for r in self.rows])
+        found = headline_parts([(r.name, r.tested, r.finding, r.test) for r in self.rows])
         if self.joint is None:
             head = "joint verdict: none (no statistic left to test)"
         else:
