@@ -176,7 +176,7 @@ def margin_sampler(infos, prep, E: np.ndarray, u: np.ndarray, n_mc: int, ss_marg
     by_name = {i.name: i for i in infos}
     seeds = dict(zip(sorted(by_name), ss_margin.spawn(len(by_name))))
     z = E / u
-    zms = float(np.mean(z * z))
+    zms = float(np.mean(prep.z2))  # in u order: the same bits whatever the order of the rows
     d = get_distribution("empirical" if units is None else "permutation", Z=z)
 
     def at_margin(name: str, c: float) -> np.ndarray:
