@@ -12,7 +12,9 @@ Sections (``--section``, repeatable; default: all):
   (docs/methods.md, "Equivalence margins"); before that change they were called within in
   21.9 % [15.7, 29.1] (ENCE) and 25.6 % [19.1, 33.1] (ZMSE) of 160 edge sets at M = 2000.
 
-* ``serial`` -- ``validate(E, u, order=t)`` with the defaults on calibrated sets of M = 1800 whose
+* ``serial`` -- ``validate(E, u, order=t)`` with fixed tests (B = N_MC = 300, ``sequential=False``:
+  the setting where the issue found the excess; the sequential default was milder, 4 of 60) on
+  calibrated sets of M = 1800 whose
   errors are AR(1) with φ along the order and whose u follow the same order (rows shuffled):
   ``cycle`` ln u = 0.5·sin(2πt/600), ``trend`` ln u = t/M − ½; each row's and the joint
   verdict's rate of ``invalid`` (size: 5 ± 2.5 %), ZMS's interval coverage, and the power
@@ -78,7 +80,7 @@ def serial_set(phi: float, shape: str, scale: float, i: int) -> dict:
     E, u, t = (scale * u * eps)[perm], u[perm], t[perm]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tab = mcref.validate(E, u, order=t, progress=False,
+        tab = mcref.validate(E, u, order=t, progress=False, n_boot=300, n_mc=300, sequential=False,
                              seed=int(np.random.SeedSequence([38, 4, i]).generate_state(1, np.uint64)[0] >> 1))
     out = {r.name: r.verdict == "invalid" for r in tab.rows}
     out["joint"] = tab.joint.verdict == "invalid"
@@ -88,8 +90,7 @@ def serial_set(phi: float, shape: str, scale: float, i: int) -> dict:
 
 
 SECTIONS = {
-    "serial": {"cells": [(0.8, "cycle", 1.0), (0.9, "trend", 1.0), (0.5, "cycle", 1.0), (0.0, "cycle", 1.0),
-                         (0.8, "cycle", 1.25)], "run": serial_set,
+    "serial": {"cells": [(0.8, "cycle", 1.0), (0.9, "trend", 1.0), (0.8, "cycle", 1.25)], "run": serial_set,
                "cols": ("ZMS", "RCE", "CC", "ENCE", "ZMSE", "joint", "cover"),
                "head": "'invalid' with order= (size: 5 ± 2.5 %; scale 1.25: power); cover: ZMS's interval",
                "label": lambda cell: f"AR {cell[0]:g}, u {cell[1]}, scale {cell[2]:g}"},
