@@ -17,7 +17,8 @@ intra-group correlation of z; unit variance, so E[z²] = 1):
   per cluster (u varies between clusters);
 * ``ar09``: M = 1800 along ``order=``, z AR(1) with φ = 0.9 (unit variance), ln u a slow AR(1)
   (coefficient 0.99, sd 0.3); the units are mcref's non-overlapping blocks of the automatic ℓ;
-* ``g30x50``, ``g40x40`` and ``g5x300``: 30 clusters of 50, 40 of 40, 5 of 300, as ``g10x150``;
+* ``g30x50``, ``g40x40``, ``g40x12``, ``g60x25`` and ``g5x300``: 30 clusters of 50, 40 of 40, 40 of
+  12, 60 of 25, 5 of 300, as ``g10x150``;
 * ``g20x100r3`` and ``g100x20r3``: 20 clusters of 100 and 100 of 20 at ρ = 0.3.
 
 Methods (the units' totals a_g, b_g; θ̂ = Σa/Σb, Ψ_g = a_g − θ̂·b_g, G units):
@@ -57,7 +58,7 @@ from scipy import stats as st
 
 import mcref
 
-CELLS = ("g10x150", "unequal", "ar09", "g30x50", "g5x300", "g20x100r3", "g100x20r3", "g40x40")
+CELLS = ("g10x150", "unequal", "ar09", "g30x50", "g5x300", "g20x100r3", "g100x20r3", "g40x40", "g40x12", "g60x25")
 RHO = 0.5
 #: the intra-group correlation of z per cell (RHO where not listed)
 CELL_RHO = {"g20x100r3": 0.3, "g100x20r3": 0.3}
@@ -86,7 +87,7 @@ def make_set(cell: str, i: int):
         sizes = rng.integers(1, 301, 20)
     else:
         g, n = {"g10x150": (10, 150), "g30x50": (30, 50), "g5x300": (5, 300), "g20x100r3": (20, 100),
-                "g100x20r3": (100, 20), "g40x40": (40, 40)}[cell]
+                "g100x20r3": (100, 20), "g40x40": (40, 40), "g40x12": (40, 12), "g60x25": (60, 25)}[cell]
         sizes = np.full(g, n)
     gid = np.repeat(np.arange(sizes.size), sizes)
     m = gid.size

@@ -352,7 +352,7 @@ def units_for(prep_order: np.ndarray, *, groups=None, order=None, block_length=N
 
 #: effective number of units (Bell–McCaffrey degrees of freedom + 1) below which the 95 % intervals of ZMS
 #: and RCE are not promised their coverage (docs/methods.md, "Dependent test sets": 82–92 % measured at
-#: 5–30 clusters with an intra-group correlation of 0.5, 95.7–96.2 % at 40)
+#: 5–30 clusters with an intra-group correlation of 0.5; 93.3–96.2 % at 40–60)
 FEW_UNITS = 35
 
 
