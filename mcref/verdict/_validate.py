@@ -644,7 +644,7 @@ def _stat_row(inf, b: BootstrapResult, prep, sim, labels, gen, centred, fit, scr
         test="none" if not inf.errors else "t(fit)" if scale and not flag and inf.name in fit.estimates else
         decided_by(rule, zeta_bs=zbs, shape_flag=flag, dists=labels, scale=scale), p_test=p_test,
         p_sim={d: p for d, (p, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()}, alternative=alt,
-        verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
+        verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high), interval_note=b.note,
         tie_range=ties.get(inf.name), reason="" if inf.errors else U_ONLY_REASON, n_test=n_test if p_test is not None
         else None,
     )
