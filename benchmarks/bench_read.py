@@ -72,6 +72,7 @@ import pandas as pd
 import mcref.datasets as D
 from mcref import _input
 method, path, out = sys.argv[1], sys.argv[2], sys.argv[3]
+cols = dict(E="E", u="u") if len(sys.argv) > 4 and sys.argv[4] == "Eu" else {}  # --wide: E and u only
 def status(key):
     with open("/proc/self/status") as f:
         return next(int(ln.split()[1]) / 1024 for ln in f if ln.startswith(key + ":"))
@@ -88,7 +89,12 @@ elif method == "text":
     _input.FAST_CSV_BYTES = float("inf")
     ds = D.from_file(path)
 elif method == "fast":
-    ds = D.from_file(path)
+    ds = D.from_file(path, **cols)
+elif method == "whole":  # the fast reader before issue 41: pyarrow.csv.read_csv converts every column
+    _input.read_text_fast = _input.read_text_whole
+    ds = D.from_file(path, **cols)
+elif method == "pandas-usecols":
+    ds = D.from_frame(pd.read_csv(path, usecols=list(cols.values())), **cols)
 elif method == "pandas":
     ds = D.from_frame(pd.read_csv(path))
 elif method == "pandas-rt":
@@ -99,7 +105,7 @@ elif method == "pandas-parquet":
     ds = D.from_frame(pd.read_parquet(path))
 seconds = time.perf_counter() - t0
 if ds is not None and out != "-":
-    np.savez(out, E=ds.E, u=ds.u, x=ds.x)
+    np.savez(out, E=ds.E, u=ds.u, **({} if ds.x is None else {"x": ds.x}))
 read_peak = None if rss0 is None else status("VmHWM") - rss0
 print(json.dumps({"seconds": seconds, "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "read_peak_mib": read_peak}))
@@ -107,20 +113,24 @@ print(json.dumps({"seconds": seconds, "maxrss_mib": resource.getrusage(resource.
 
 METHODS = ("text", "fast", "pandas", "pandas-rt", "pandas-arrow")
 PARQUET_METHODS = ("fast", "pandas-parquet")
+WIDE_METHODS = ("whole", "fast", "pandas-usecols")
 
 
 def write_file(path: Path, rows: int, seed: int = 0, extra: int = 0) -> None:
     """E ~ u·N(0, 1), u lognormal, x uniform, 17 significant digits (every bit matters);
-    ``extra`` more uniform columns c0, c1, ... (Parquet)."""
+    ``extra`` more uniform columns c0, c1, ...; ``extra < 0``: E and u, then ``-extra - 2``
+    uniform columns (the --wide CSV)."""
     import pyarrow as pa
 
     rng = np.random.default_rng(seed)
     u = rng.lognormal(-1.0, 0.5, rows)
     cols = {"E": u * rng.standard_normal(rows), "u": u, "x": rng.uniform(0, 10, rows)}
+    if extra < 0:
+        del cols["x"]
+    cols.update({f"c{j}": rng.uniform(0, 1, rows) for j in range(abs(extra) if extra > 0 else -extra - 2)})
     if path.suffix == ".parquet":
         from pyarrow import parquet as pq
 
-        cols.update({f"c{j}": rng.uniform(0, 1, rows) for j in range(extra)})
         pq.write_table(pa.table(cols), path)
     else:
         from pyarrow import csv as pacsv
@@ -128,9 +138,9 @@ def write_file(path: Path, rows: int, seed: int = 0, extra: int = 0) -> None:
         pacsv.write_csv(pa.table(cols), path)
 
 
-def run(method: str, path: Path, out: str, root: Path = ROOT) -> dict:
+def run(method: str, path: Path, out: str, root: Path = ROOT, cols: str = "") -> dict:
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    res = subprocess.run([sys.executable, "-c", CHILD, method, str(path), out], capture_output=True, text=True,
+    res = subprocess.run([sys.executable, "-c", CHILD, method, str(path), out, cols], capture_output=True, text=True,
                          env=env, check=False)
     if res.returncode != 0:
         raise RuntimeError(f"{method}: {res.stderr.strip()[-2000:]}")
@@ -145,43 +155,54 @@ def main() -> None:
     ap.add_argument("--methods", default=None, help="default: every reader of the format")
     ap.add_argument("--format", default="csv", choices=["csv", "parquet"])
     ap.add_argument("--extra-columns", type=int, default=0, help="Parquet: more columns that no reader needs")
+    ap.add_argument("--wide", type=int, default=0, metavar="K",
+                    help="CSV of K columns (E, u and K - 2 others), read for E and u: whole vs by columns vs pandas")
     ap.add_argument("--roots", default=str(ROOT), help="comma-separated checkouts of mcref to read with")
     args = ap.parse_args()
-    default = PARQUET_METHODS if args.format == "parquet" else METHODS
+    if args.wide and (args.format != "csv" or args.wide < 2):
+        ap.error("--wide K needs --format csv and K >= 2")
+    default = WIDE_METHODS if args.wide else PARQUET_METHODS if args.format == "parquet" else METHODS
     methods = [m for m in (args.methods or ",".join(default)).split(",") if m]
     roots = [Path(r).resolve() for r in args.roots.split(",") if r]
     work = Path(tempfile.mkdtemp(dir=args.dir, prefix="mcref_bench_read_"))
     path = work / f"big.{args.format}"
     t0 = time.perf_counter()
-    write_file(path, args.rows, extra=args.extra_columns)
-    print(f"{platform.python_version()}, {os.cpu_count()} CPUs; {args.rows:,} rows, {args.format}, "
-          f"{3 + (args.extra_columns if args.format == 'parquet' else 0)} columns, "
-          f"{path.stat().st_size / 2**20:.0f} MiB (written in {time.perf_counter() - t0:.1f} s)")
+    write_file(path, args.rows, extra=-args.wide if args.wide else args.extra_columns)
+    n_cols = args.wide or 3 + (args.extra_columns if args.format == "parquet" else 0)
+    print(f"{platform.python_version()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; "
+          f"{args.rows:,} rows, {args.format}, {n_cols} columns, {path.stat().st_size / 2**20:.0f} MiB "
+          f"(written in {time.perf_counter() - t0:.1f} s){'; read for E and u' if args.wide else ''}")
+    cols = "Eu" if args.wide else ""
     base = run("imports", path, "-")
     print(f"imports only: peak RSS {base['maxrss_mib']:.0f} MiB")
     arrays = {}
-    print(f"{'reader':<28} {'read s (median)':>16} {'peak RSS MiB':>13} {'read peak MiB':>14}  differing values")
-    ref = None
+    print(f"{'reader':<28} {'read s (median)':>16} {'peak RSS MiB':>13} {'read peak MiB':>14} "
+          f"{'s ratio':>8} {'peak ratio':>10}  differing values")
+    ref, first = None, None
     for root in roots:
         for m in methods:
             key = f"{m}@{root.name}" if len(roots) > 1 else m
             times, rss, own = [], [], []
             for r in range(args.repeats):
-                res = run(m, path, str(work / f"{len(arrays)}.npz") if r == 0 else "-", root)
+                res = run(m, path, str(work / f"{len(arrays)}.npz") if r == 0 else "-", root, cols)
                 times.append(res["seconds"])
                 rss.append(res["maxrss_mib"])
                 own.append(res["read_peak_mib"])
             with np.load(work / f"{len(arrays)}.npz") as z:
-                arrays[key] = {k: z[k] for k in ("E", "u", "x")}
-            if ref is None and (m == "text" or args.format == "parquet"):
-                ref = arrays[key]  # the text reader (CSV) or the first reader (Parquet: no parsing)
+                arrays[key] = {k: z[k] for k in z.files}
+            if ref is None and (m == "text" or args.format == "parquet" or args.wide):
+                ref = arrays[key]  # the text reader (CSV), else the first reader (Parquet: no parsing; --wide)
             diff = "-" if ref is None else str(sum(int(np.count_nonzero(arrays[key][k].view(np.int64)
                                                                         != ref[k].view(np.int64)))
-                                                   for k in ("E", "u", "x")))
-            peak = max(rss)
+                                                   for k in ref))
+            peak = statistics.median(rss)
             # the read's own peak: VmHWM over VmRSS after the imports (reset there); else against the imports' process
-            read_peak = max(own) if None not in own else peak - base["maxrss_mib"]
-            print(f"{key:<28} {statistics.median(times):>16.2f} {peak:>13.0f} {read_peak:>14.0f}  {diff}", flush=True)
+            read_peak = statistics.median(own) if None not in own else peak - base["maxrss_mib"]
+            sec = statistics.median(times)
+            first = first or (sec, read_peak)
+            print(f"{key:<28} {sec:>16.2f} {peak:>13.0f} {read_peak:>14.0f} {sec / first[0]:>8.2f} "
+                  f"{read_peak / first[1]:>10.2f}  {diff}", flush=True)
+    print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
     for f in work.iterdir():
         f.unlink()
     work.rmdir()

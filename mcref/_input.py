@@ -68,7 +68,7 @@ class Table:
         if self.rows is not None:
             return len(self.rows)
         assert self.arrays is not None
-        if hasattr(self.arrays, "n_rows"):  # columns read on demand
+        if not isinstance(self.arrays, dict):  # columns read on demand (ArrowColumns, CsvColumns, RowsOf)
             return self.arrays.n_rows
         return len(next(iter(self.arrays.values()))) if self.arrays else 0
 
@@ -232,20 +232,31 @@ def _open_fast(path: Path, delimiter: str | None) -> tuple[str, list[str]] | Non
 
 def _plain_utf8(path: Path, chunk: int = 1 << 24) -> bool:
     """The file has no ``#`` (comment lines: the text reader's rule) and is valid UTF-8 (the
-    text reader refuses any other byte, also in a column the fast reader never parses)."""
+    text reader refuses any other byte, also in a column the fast reader never parses).
+    Scanned through a map chunk by chunk, each chunk's pages let go once scanned (else the
+    whole file would count in the resident memory); only a chunk with a byte past ASCII is
+    decoded. ``chunk``: a multiple of the page size."""
     import codecs
 
+    size = path.stat().st_size
+    if size == 0:
+        return False
     decoder = codecs.getincrementaldecoder("utf-8")()
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        if mm.find(b"#") >= 0:
-            return False
-        for start in range(0, len(mm), chunk):
-            block = mm[start:start + chunk]
-            if not block.isascii() or decoder.getstate()[0]:  # (a character may straddle two blocks)
+        for start in range(0, size, chunk):
+            end = min(start + chunk, size)
+            if mm.find(b"#", start, end) >= 0:
+                return False
+            view = np.frombuffer(mm, np.uint8, count=end - start, offset=start)
+            plain = int(view.max()) < 0x80
+            del view  # (the map cannot close while a view of it is alive)
+            if not plain or decoder.getstate()[0]:  # (a character may straddle two chunks)
                 try:
-                    decoder.decode(block)
+                    decoder.decode(mm[start:end])
                 except UnicodeDecodeError:
                     return False
+            if hasattr(mmap, "MADV_DONTNEED"):
+                mm.madvise(mmap.MADV_DONTNEED, start, end - start)
         try:
             decoder.decode(b"", final=True)
         except UnicodeDecodeError:
@@ -302,7 +313,7 @@ class CsvColumns(Mapping):
     cell, a line with too few fields) raises :class:`NeedsTextReader` when asked for;
     :meth:`prefetch` parses several columns in one pass over the file."""
 
-    BLOCK_BYTES = 1 << 24
+    BLOCK_BYTES = 1 << 20  # text per batch (pyarrow's default; larger blocks were slower here)
 
     def __init__(self, path: Path, delimiter: str, raw: Sequence[str], text_columns: Sequence[str] = ()):
         self.path, self.delimiter = path, delimiter

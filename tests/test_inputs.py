@@ -4,6 +4,7 @@ _checks.dataset_args)."""
 
 from __future__ import annotations
 
+import mmap
 import sys
 
 import numpy as np
@@ -412,10 +413,10 @@ def test_csv_columns_keep_the_text_readers_refusals(tmp_path, by_columns, monkey
     path.write_bytes(path.read_bytes().replace(b"row 7,", b"row \xff7,"))
     with pytest.raises(ValueError, match="cannot read as UTF-8 text"):
         datasets.from_file(path)
-    assert not _input._plain_utf8(path, chunk=64)
-    utf8 = "é€" * 50 + "\n"  # multi-byte characters straddle the 64-byte chunks
+    assert not _input._plain_utf8(path, chunk=mmap.PAGESIZE)
+    utf8 = "é€" * mmap.PAGESIZE + "\n"  # multi-byte characters straddle the chunks
     (tmp_path / "ok.csv").write_text(utf8, encoding="utf-8")
-    assert _input._plain_utf8(tmp_path / "ok.csv", chunk=64)
+    assert _input._plain_utf8(tmp_path / "ok.csv", chunk=mmap.PAGESIZE)
     (tmp_path / "dup.csv").write_text("E,u,E\n" + "1,2,3\n" * 50)
     assert not isinstance(_input.read_text_fast(tmp_path / "dup.csv", None).arrays, _input.CsvColumns)
     outcomes = []
