@@ -107,7 +107,7 @@ seconds = time.perf_counter() - t0
 if ds is not None and out != "-":
     np.savez(out, E=ds.E, u=ds.u, **({} if ds.x is None else {"x": ds.x}))
 read_peak = None if rss0 is None else status("VmHWM") - rss0
-print(json.dumps({"seconds": seconds, "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+print(json.dumps({"module": D.__file__, "seconds": seconds, "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "read_peak_mib": read_peak}))
 """
 
@@ -140,11 +140,16 @@ def write_file(path: Path, rows: int, seed: int = 0, extra: int = 0) -> None:
 
 def run(method: str, path: Path, out: str, root: Path = ROOT, cols: str = "") -> dict:
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # cwd: the file's folder, so that `python -c` (which puts the cwd first on sys.path) imports the mcref of
+    # `root`, not of a checkout it happens to be started in
     res = subprocess.run([sys.executable, "-c", CHILD, method, str(path), out, cols], capture_output=True, text=True,
-                         env=env, check=False)
+                         env=env, check=False, cwd=str(path.parent))
     if res.returncode != 0:
         raise RuntimeError(f"{method}: {res.stderr.strip()[-2000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    if not Path(got["module"]).resolve().is_relative_to(root.resolve()):
+        raise RuntimeError(f"{method}: read with {got['module']}, not the mcref of {root}")
+    return got
 
 
 def main() -> None:
@@ -158,6 +163,8 @@ def main() -> None:
     ap.add_argument("--wide", type=int, default=0, metavar="K",
                     help="CSV of K columns (E, u and K - 2 others), read for E and u: whole vs by columns vs pandas")
     ap.add_argument("--roots", default=str(ROOT), help="comma-separated checkouts of mcref to read with")
+    ap.add_argument("--before", default=None, metavar="DIR",
+                    help="also read with `fast` of the mcref checkout DIR (e.g. /work/main: the reader as shipped)")
     args = ap.parse_args()
     if args.wide and (args.format != "csv" or args.wide < 2):
         ap.error("--wide K needs --format csv and K >= 2")
@@ -179,29 +186,31 @@ def main() -> None:
     print(f"{'reader':<28} {'read s (median)':>16} {'peak RSS MiB':>13} {'read peak MiB':>14} "
           f"{'s ratio':>8} {'peak ratio':>10}  differing values")
     ref, first = None, None
-    for root in roots:
-        for m in methods:
-            key = f"{m}@{root.name}" if len(roots) > 1 else m
-            times, rss, own = [], [], []
-            for r in range(args.repeats):
-                res = run(m, path, str(work / f"{len(arrays)}.npz") if r == 0 else "-", root, cols)
-                times.append(res["seconds"])
-                rss.append(res["maxrss_mib"])
-                own.append(res["read_peak_mib"])
-            with np.load(work / f"{len(arrays)}.npz") as z:
-                arrays[key] = {k: z[k] for k in z.files}
-            if ref is None and (m == "text" or args.format == "parquet" or args.wide):
-                ref = arrays[key]  # the text reader (CSV), else the first reader (Parquet: no parsing; --wide)
-            diff = "-" if ref is None else str(sum(int(np.count_nonzero(arrays[key][k].view(np.int64)
-                                                                        != ref[k].view(np.int64)))
-                                                   for k in ref))
-            peak = statistics.median(rss)
-            # the read's own peak: VmHWM over VmRSS after the imports (reset there); else against the imports' process
-            read_peak = statistics.median(own) if None not in own else peak - base["maxrss_mib"]
-            sec = statistics.median(times)
-            first = first or (sec, read_peak)
-            print(f"{key:<28} {sec:>16.2f} {peak:>13.0f} {read_peak:>14.0f} {sec / first[0]:>8.2f} "
-                  f"{read_peak / first[1]:>10.2f}  {diff}", flush=True)
+    runs = [(m, root) for root in roots for m in methods]
+    if args.before:
+        runs.append(("fast", Path(args.before).resolve()))
+    for m, root in runs:
+        key = f"{m}@{root.name}" if len(roots) > 1 or root not in roots else m
+        times, rss, own = [], [], []
+        for r in range(args.repeats):
+            res = run(m, path, str(work / f"{len(arrays)}.npz") if r == 0 else "-", root, cols)
+            times.append(res["seconds"])
+            rss.append(res["maxrss_mib"])
+            own.append(res["read_peak_mib"])
+        with np.load(work / f"{len(arrays)}.npz") as z:
+            arrays[key] = {k: z[k] for k in z.files}
+        if ref is None and (m == "text" or args.format == "parquet" or args.wide):
+            ref = arrays[key]  # the text reader (CSV), else the first reader (Parquet: no parsing; --wide)
+        diff = "-" if ref is None else str(sum(int(np.count_nonzero(arrays[key][k].view(np.int64)
+                                                                    != ref[k].view(np.int64)))
+                                               for k in ref))
+        peak = statistics.median(rss)
+        # the read's own peak: VmHWM over VmRSS after the imports (reset there); else against the imports' process
+        read_peak = statistics.median(own) if None not in own else peak - base["maxrss_mib"]
+        sec = statistics.median(times)
+        first = first or (sec, read_peak)
+        print(f"{key:<28} {sec:>16.2f} {peak:>13.0f} {read_peak:>14.0f} {sec / first[0]:>8.2f} "
+              f"{read_peak / first[1]:>10.2f}  {diff}", flush=True)
     print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
     for f in work.iterdir():
         f.unlink()

@@ -230,7 +230,7 @@ def _open_fast(path: Path, delimiter: str | None) -> tuple[str, list[str]] | Non
     return delimiter, raw
 
 
-def _plain_utf8(path: Path, chunk: int = 1 << 24) -> bool:
+def _plain_utf8(path: Path, chunk: int = 1 << 22) -> bool:
     """The file has no ``#`` (comment lines: the text reader's rule) and is valid UTF-8 (the
     text reader refuses any other byte, also in a column the fast reader never parses).
     Scanned through a map chunk by chunk, each chunk's pages let go once scanned (else the
@@ -380,8 +380,8 @@ class CsvColumns(Mapping):
                         cap = max(i + k, int(cap * 1.25) + 1)
                         for arr in out.values():
                             arr.resize(cap, refcheck=False)
-                    for j, n in enumerate(names):
-                        col = batch.column(j)
+                    for n in names:
+                        col = batch.column(self._raw[n])
                         if n in texts:
                             texts[n].extend(col.to_pylist())
                         elif n in out:
