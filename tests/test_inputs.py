@@ -426,3 +426,16 @@ def test_csv_columns_keep_the_text_readers_refusals(tmp_path, by_columns, monkey
             datasets.from_file(tmp_path / "dup.csv")
         outcomes.append(str(exc.value))
     assert outcomes[0] == outcomes[1]
+
+
+def test_csv_columns_default_x_not_numeric_warns_as_the_text_reader(tmp_path, by_columns, monkeypatch):
+    """A default-named x column of text: E and u loaded, x left out with the text reader's warning."""
+    path = tmp_path / "wide.csv"
+    cols = _wide_csv(path)
+    path.write_text(path.read_text().replace("junk", "X", 1))  # 'X' holds 'oops' every 7th row
+    outcomes = []
+    for limit in (float("inf"), 0):
+        monkeypatch.setattr(_input, "FAST_CSV_BYTES", limit)
+        with pytest.warns(UserWarning, match=r"the column 'X' \(conditioning variable x\) is empty or not numeric"):
+            outcomes.append(datasets.from_file(path))
+    assert outcomes[1].x is None and _same(outcomes[0], outcomes[1]) and outcomes[1].M == len(cols["id"])
