@@ -339,8 +339,15 @@ def test_csv_columns_are_parsed_when_asked_for_with_pythons_bits(tmp_path, by_co
     text_reads = []
     orig_text = _input.read_text
     monkeypatch.setattr(_input, "read_text", lambda *a: text_reads.append(a) or orig_text(*a))
+    from pyarrow import csv as pacsv
+
+    converted = []
+    orig_open = pacsv.open_csv
+    monkeypatch.setattr(pacsv, "open_csv", lambda *a, **kw: converted.append(
+        kw["convert_options"].include_columns if "convert_options" in kw else "schema") or orig_open(*a, **kw))
     ds = datasets.from_file(path)  # E (header ' E ': stripped), u; 'junk', 'gap', 'comma' never parsed
     assert text_reads == [] and by_columns == [["E", "u"]]  # one pass, the two asked columns only
+    assert converted == ["schema", [" E ", "u"]]  # the header, then E and u converted (pyarrow's names)
     assert np.array_equal(_bits(ds.E), _bits(_independent(path, "E")))
     assert np.array_equal(_bits(ds.u), _bits(_independent(path, "u")))
     assert ds.E[0] == 9007199254740992.0 and ds.E[3] == 0.0 and np.signbit(ds.E[3])
