@@ -7,10 +7,12 @@ Delimited text is read in one of two ways that give the same bits:
 * the text reader (:func:`read_text`): Python's :mod:`csv` and ``float`` (correctly rounded),
   with mcref's rules for comments, blank rows, ``NA`` cells and messages naming the row;
 * the fast reader (:func:`read_text_fast`, files of :data:`FAST_CSV_BYTES` or more when
-  pyarrow is installed): ``pyarrow.csv`` (multithreaded, correctly rounded parsing). A column
-  it cannot read exactly as the text reader would (missing cells, text, a comment line in
-  the file) is marked ``dirty``; asking for a dirty column raises :class:`NeedsTextReader`
-  and the caller reads the file again with the text reader, whose rules and messages apply.
+  pyarrow is installed): ``pyarrow.csv`` (correctly rounded parsing), one column at a time
+  when it is first asked for (:class:`CsvColumns`: the columns never asked for are never
+  converted). A file with a comment line or a byte that is not UTF-8 goes to the text reader
+  at once; a column that pyarrow cannot read exactly as the text reader would (missing
+  cells, text, a line with the wrong field count) raises :class:`NeedsTextReader` when asked
+  for, and the caller reads the file again with the text reader, whose rules and messages apply.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ import numpy as np
 
 from ._checks import as_float_array
 
-__all__ = ["Table", "NeedsTextReader", "open_table", "frame_table", "resolve", "numeric_column", "text_column",
-           "feature_column", "require_pyarrow", "DEFAULT_E", "DEFAULT_U", "DEFAULT_X", "FAST_CSV_BYTES"]
+__all__ = ["Table", "NeedsTextReader", "CsvColumns", "open_table", "frame_table", "resolve", "numeric_column", "text_column",
+           "feature_column", "prefetch", "require_pyarrow", "DEFAULT_E", "DEFAULT_U", "DEFAULT_X", "FAST_CSV_BYTES"]
 
 # Default column names for from_file (compared case-insensitively).
 DEFAULT_E = ("E", "error")
@@ -66,16 +68,52 @@ class Table:
         if self.rows is not None:
             return len(self.rows)
         assert self.arrays is not None
-        if isinstance(self.arrays, ArrowColumns):
+        if not isinstance(self.arrays, dict):  # columns read on demand (ArrowColumns, CsvColumns, RowsOf)
             return self.arrays.n_rows
         return len(next(iter(self.arrays.values()))) if self.arrays else 0
 
     def subset(self, index: np.ndarray) -> Table:
-        """The rows ``index`` (in that order) of the table."""
+        """The rows ``index`` (in that order) of the table (of a table whose columns are read
+        on demand, each column's rows taken when it is asked for)."""
         if self.rows is not None:
             return replace(self, rows=[self.rows[i] for i in index])
         assert self.arrays is not None
-        return replace(self, arrays={k: (v[index] if v.ndim == 1 else v) for k, v in self.arrays.items()})
+        if isinstance(self.arrays, dict):
+            return replace(self, arrays={k: (v[index] if v.ndim == 1 else v) for k, v in self.arrays.items()})
+        return replace(self, arrays=RowsOf(self.arrays, index))
+
+
+class RowsOf(Mapping):
+    """The rows ``index`` of each column of a mapping whose columns are read on demand
+    (:class:`ArrowColumns`, :class:`CsvColumns`), taken when a column is first asked for."""
+
+    def __init__(self, columns: Mapping, index: np.ndarray):
+        self.columns, self.index = columns, np.asarray(index)
+        self._cache: dict[str, np.ndarray] = {}
+
+    def __iter__(self):
+        return iter(self.columns)
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def __contains__(self, name) -> bool:
+        return name in self.columns
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._cache:
+            v = self.columns[name]
+            self._cache[name] = v[self.index] if v.ndim == 1 else v
+        return self._cache[name]
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.index)
+
+    def prefetch(self, names: Sequence[str]) -> None:
+        prefetch = getattr(self.columns, "prefetch", None)
+        if prefetch is not None:
+            prefetch(names)
 
 
 def require_pyarrow(what: str):
@@ -152,8 +190,23 @@ def read_text(path: Path, delimiter: str | None) -> Table:
 
 
 def read_text_fast(path: Path, delimiter: str | None, text_columns: Sequence[str] = ()) -> Table | None:
-    """A large delimited text file through ``pyarrow.csv``; None (use :func:`read_text`) for a
-    small file, without pyarrow, with a comment character or a line pyarrow refuses."""
+    """A large delimited text file through ``pyarrow.csv``, its columns parsed when first asked
+    for (:class:`CsvColumns`); None (use :func:`read_text`) for a small file, without pyarrow,
+    with a comment character, a byte that is not UTF-8 or a line pyarrow refuses. A header
+    whose names repeat is read whole (:func:`read_text_whole`: the last of a name wins)."""
+    opened = _open_fast(path, delimiter)
+    if opened is None:
+        return None
+    delimiter, raw = opened
+    names = [n.strip() for n in raw]
+    if len(set(names)) != len(names):
+        return read_text_whole(path, delimiter, text_columns)
+    return Table("column", names, arrays=CsvColumns(path, delimiter, raw, text_columns))
+
+
+def _open_fast(path: Path, delimiter: str | None) -> tuple[str, list[str]] | None:
+    """(delimiter, pyarrow's column names: the header cells verbatim) of a text file that the
+    fast reader may read, else None: the text reader's cases (see :func:`read_text_fast`)."""
     if path.stat().st_size < FAST_CSV_BYTES:
         return None
     try:
@@ -161,22 +214,74 @@ def read_text_fast(path: Path, delimiter: str | None, text_columns: Sequence[str
         from pyarrow import csv as pacsv
     except ImportError:
         return None
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        if mm.find(b"#") >= 0:  # comment lines: the text reader's rule
-            return None
+    if not _plain_utf8(path):
+        return None
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
             first = next((ln for ln in fh if ln.strip()), None)
         if first is None:
             return None
         delimiter = _sniff(first) if delimiter is None else delimiter
-        raw = next(csv.reader([first], delimiter=delimiter))  # pyarrow's names: the cells verbatim
-        wanted = {c.lower() for c in text_columns}
-        types = {r: pa.string() for r in raw if r.strip().lower() in wanted}
+        # the names as pyarrow reads the header (cells verbatim); the first block's rows checked
+        with pacsv.open_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter)) as reader:
+            raw = [str(n) for n in reader.schema.names]
+    except (pa.ArrowException, UnicodeDecodeError, csv.Error, OSError):
+        return None
+    return delimiter, raw
+
+
+def _plain_utf8(path: Path, chunk: int = 1 << 22) -> bool:
+    """The file has no ``#`` (comment lines: the text reader's rule) and is valid UTF-8 (the
+    text reader refuses any other byte, also in a column the fast reader never parses).
+    Scanned through a map chunk by chunk, each chunk's pages let go once scanned (else the
+    whole file would count in the resident memory); only a chunk with a byte past ASCII is
+    decoded. ``chunk``: a multiple of the page size."""
+    import codecs
+
+    size = path.stat().st_size
+    if size == 0:
+        return False
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        for start in range(0, size, chunk):
+            end = min(start + chunk, size)
+            if mm.find(b"#", start, end) >= 0:
+                return False
+            view = np.frombuffer(mm, np.uint8, count=end - start, offset=start)
+            plain = int(view.max()) < 0x80
+            del view  # (the map cannot close while a view of it is alive)
+            if not plain or decoder.getstate()[0]:  # (a character may straddle two chunks)
+                try:
+                    decoder.decode(mm[start:end])
+                except UnicodeDecodeError:
+                    return False
+            if hasattr(mmap, "MADV_DONTNEED"):
+                mm.madvise(mmap.MADV_DONTNEED, start, end - start)
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return False
+    return True
+
+
+def read_text_whole(path: Path, delimiter: str | None, text_columns: Sequence[str] = ()) -> Table | None:
+    """Every column of a large delimited text file through ``pyarrow.csv.read_csv`` at once
+    (the fast reader before :class:`CsvColumns`; now for a header whose names repeat); None
+    as :func:`read_text_fast`."""
+    opened = _open_fast(path, delimiter)
+    if opened is None:
+        return None
+    delimiter, raw = opened
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
+
+    wanted = {c.lower() for c in text_columns}
+    types = {r: pa.string() for r in raw if r.strip().lower() in wanted}
+    try:
         table = pacsv.read_csv(
             path, parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False))
-    except (pa.ArrowException, UnicodeDecodeError, csv.Error, OSError):
+    except (pa.ArrowException, UnicodeDecodeError, OSError):
         return None
     names = [n.strip() for n in table.column_names]
     arrays: dict[str, np.ndarray] = {}
@@ -192,6 +297,117 @@ def read_text_fast(path: Path, delimiter: str | None, text_columns: Sequence[str
             arrays[name] = np.zeros(len(col))
             dirty.add(name)
     return Table("column", names, arrays=arrays, dirty=frozenset(dirty))
+
+
+class CsvColumns(Mapping):
+    """The columns of a large delimited text file, each parsed when first asked for (then
+    kept), as :class:`ArrowColumns` reads a Parquet file: a file of 10⁶ rows and 20 columns
+    converts its E and u columns, not all 20.
+
+    A column is read by :func:`pyarrow.csv.open_csv` with ``include_columns`` (the other
+    columns are split into fields, to check each line's field count, but never converted),
+    as float64 (pyarrow's parsing is correctly rounded: the bits of Python's ``float``),
+    batch by batch into one float64 array, so the read's peak is the array plus one batch.
+    Keys are the header cells stripped; a label column (``text_columns``) is read as text.
+    A column that the text reader would read otherwise (a missing, non-numeric or refused
+    cell, a line with too few fields) raises :class:`NeedsTextReader` when asked for;
+    :meth:`prefetch` parses several columns in one pass over the file."""
+
+    BLOCK_BYTES = 1 << 20  # text per batch (pyarrow's default; larger blocks were slower here)
+
+    def __init__(self, path: Path, delimiter: str, raw: Sequence[str], text_columns: Sequence[str] = ()):
+        self.path, self.delimiter = path, delimiter
+        self._raw = {r.strip(): r for r in raw}
+        self._names = list(self._raw)
+        self._text = {c.lower() for c in text_columns}
+        self._cache: dict[str, np.ndarray] = {}
+        self._rows: int | None = None
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name) -> bool:
+        return name in self._raw
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._cache:
+            if name not in self._raw:
+                raise KeyError(name)
+            got = self._read([name])
+            if name not in got:
+                raise NeedsTextReader(name)
+            self._cache.update(got)
+        return self._cache[name]
+
+    @property
+    def n_rows(self) -> int:
+        if self._rows is None:
+            self._rows = len(self[self._names[0]])
+        return self._rows
+
+    def prefetch(self, names: Sequence[str]) -> None:
+        """Parse the columns ``names`` (those not read yet) in one pass; a column that cannot
+        be read so is left for :meth:`__getitem__` to report."""
+        todo = [n for n in dict.fromkeys(names) if n in self._raw and n not in self._cache]
+        if len(todo) > 1:
+            self._cache.update(self._read(todo))
+
+    def _read(self, names: list[str]) -> dict[str, np.ndarray]:
+        """The columns ``names`` that pyarrow reads as the text reader would: float64 arrays
+        (labels: stripped text); one that it cannot is left out (and none on a refused line)."""
+        import pyarrow as pa
+        from pyarrow import csv as pacsv
+
+        labels = [n for n in names if n.lower() in self._text]
+        types = {self._raw[n]: (pa.string() if n in labels else pa.float64()) for n in names}
+        numeric = [n for n in names if n not in labels]
+        cap = self._rows if self._rows is not None else self._guess_rows()
+        out = {n: np.empty(cap) for n in numeric}
+        texts: dict[str, list] = {n: [] for n in labels}
+        i = 0
+        try:
+            with pacsv.open_csv(self.path, read_options=pacsv.ReadOptions(block_size=self.BLOCK_BYTES),
+                                parse_options=pacsv.ParseOptions(delimiter=self.delimiter),
+                                convert_options=pacsv.ConvertOptions(
+                                    include_columns=[self._raw[n] for n in names], column_types=types,
+                                    strings_can_be_null=False)) as reader:
+                for batch in reader:
+                    k = batch.num_rows
+                    if i + k > cap:  # the guess was short: grow in place (realloc), no second copy
+                        cap = max(i + k, int(cap * 1.25) + 1)
+                        for arr in out.values():
+                            arr.resize(cap, refcheck=False)
+                    for n in names:
+                        col = batch.column(self._raw[n])
+                        if n in texts:
+                            texts[n].extend(col.to_pylist())
+                        elif n in out:
+                            if col.null_count:  # a missing cell: the text reader's rules
+                                del out[n]
+                            else:
+                                out[n][i:i + k] = col.to_numpy()
+                    i += k
+        except (pa.ArrowException, UnicodeDecodeError, OSError):
+            return {}  # a cell not a number, a refused line: the text reader says which
+        self._rows = i
+        got: dict[str, np.ndarray] = {}
+        for n, arr in out.items():
+            arr.resize(i, refcheck=False)
+            got[n] = arr
+        for n, cells in texts.items():
+            got[n] = np.array([s.strip() for s in cells], dtype=object)
+        return got
+
+    def _guess_rows(self) -> int:
+        """Rows of the file estimated from the length of its first lines (+10 %)."""
+        size = self.path.stat().st_size
+        with open(self.path, "rb") as fh:
+            head = fh.read(1 << 16)
+        lines = max(head.count(b"\n"), 1)
+        return int(size / (len(head) / lines) * 1.1) + 16
 
 
 def read_npz(path: Path) -> tuple[Table, str]:
@@ -377,6 +593,26 @@ def resolve(table: Table, given: str | None, arg: str, defaults: tuple[str, ...]
         f"{' / '.join(map(repr, defaults))} (case-insensitive); available {table.kind}s: "
         f"{', '.join(map(repr, table.names))}. Pass `{arg}=`{hint}"
     )
+
+
+def prefetch(table: Table, asked: Sequence[tuple[str | None, tuple[str, ...]]]) -> None:
+    """Read in one pass the columns that will be asked for, each given as (the name given or
+    None, the default names), when the table's columns are read on demand (a large text file:
+    :meth:`CsvColumns.prefetch`). Checks nothing: a name that does not resolve to exactly one
+    column is skipped, and :func:`resolve`, :func:`numeric_column` ... say why when asked."""
+    load = getattr(table.arrays, "prefetch", None)
+    if load is None:
+        return
+    names = []
+    for given, defaults in asked:
+        if given is not None:
+            found = [c for c in table.names if c == given] or [c for c in table.names if c.lower() == given.lower()]
+        else:
+            wanted = {d.lower() for d in defaults}
+            found = [c for c in table.names if c.lower() in wanted]
+        if len(found) == 1:
+            names.append(found[0])
+    load(names)
 
 
 def numeric_column(table: Table, col: str, arg: str, where: str) -> np.ndarray:

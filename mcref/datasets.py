@@ -28,7 +28,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ._input import (DEFAULT_E, DEFAULT_U, DEFAULT_X, NeedsTextReader, Table, feature_column, frame_table,
-                      numeric_column, open_table, resolve, text_column)
+                      numeric_column, open_table, prefetch, resolve, text_column)
 from ._checks import as_feature_array, check_E_u
 
 __all__ = ["Dataset", "names", "load", "from_file", "from_frame", "from_groups", "from_pairs", "parse_pairs",
@@ -280,9 +280,9 @@ def from_file(
     -----
     Numbers are parsed with Python's ``float`` (correctly rounded), so the values are
     bit-identical to the decimal text of the file; a text file of 1 MiB or more is read by
-    ``pyarrow.csv`` when pyarrow is installed (multithreaded, also correctly rounded: the
-    same bits; a file with a comment line, or a requested column with a missing or
-    non-numeric cell, is read the slow way, whose messages name the row).
+    ``pyarrow.csv`` when pyarrow is installed (also correctly rounded: the same bits; only
+    the requested columns are converted; a file with a comment line, or a requested column
+    with a missing or non-numeric cell, is read the slow way, whose messages name the row).
     Parquet and Feather columns are taken as stored (float64 bits; integers converted). The cells ``NA``, ``NaN``, ``null``
     and empty cells are read as NaN and refused by the finiteness check. Row order is
     kept. Beware of the sign convention: a column named ``error`` may hold
@@ -441,6 +441,7 @@ def from_groups(
 
 def _groups(opened, by: str, cols: dict) -> list[Dataset]:
     table, where, source, _stem = opened
+    prefetch(table, [(by, ())] + _asked(**cols))  # a large text file: the labels and numbers in one pass
     labels = text_column(table, by, "by", where)
     names, first = np.unique(labels.astype(str), return_index=True)
     out = []
@@ -571,9 +572,16 @@ def _check_delimiter(delimiter: Any) -> str | None:
     return delimiter
 
 
+def _asked(*, E, u, x, pred, ref, **_) -> list[tuple[str | None, tuple[str, ...]]]:
+    """The columns :func:`_dataset_from_table` will ask for: (name given, default names)."""
+    first = [(ref, ()), (pred, ())] if ref is not None and pred is not None else [(E, DEFAULT_E)]
+    return first + [(u, DEFAULT_U), (x, DEFAULT_X)]
+
+
 def _dataset_from_table(table: Table, where: str, name: str, source: str, *, E, u, x, pred, ref,
                         u_is_variance) -> Dataset:
     """The dataset of a table's columns (arguments checked by :func:`_check_column_args`)."""
+    prefetch(table, _asked(E=E, u=u, x=x, pred=pred, ref=ref))  # a large text file: its columns in one pass
     if ref is not None and pred is not None:
         r = numeric_column(table, ref, "ref", where)
         q = numeric_column(table, pred, "pred", where)

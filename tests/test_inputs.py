@@ -4,6 +4,7 @@ _checks.dataset_args)."""
 
 from __future__ import annotations
 
+import mmap
 import sys
 
 import numpy as np
@@ -288,3 +289,160 @@ def test_group_errors_name_the_group(long_frame):
         _bench(long_frame, by="model", pairs="yhat:s", **BENCH)
     with pytest.raises(ValueError, match=r"with `pairs`, the columns come from `pairs`"):
         _bench(long_frame, pairs="yhat:s", u="s", **BENCH)
+
+
+# ------------------------------------------------------------------ a large CSV read by columns (issue 41)
+def _wide_csv(path, n=2500, seed=41, junk=True):
+    """A CSV whose cells take every form a number's text takes (17 digits, integers past 2⁵³,
+    exponents, signs, '.5', '5.', '-0', spaces), plus columns never asked for: text, a missing
+    cell, a number with a comma decimal. Returns the cells as written."""
+    rng = np.random.default_rng(seed)
+    forms = [lambda v: repr(float(v)), lambda v: f"{v:.17g}", lambda v: f"{v:.3e}", lambda v: f"{v:+.6f}",
+             lambda v: f" {v:.5g} ", lambda v: str(int(v * 1e6))]
+    E = [forms[k](v) for k, v in zip(rng.integers(0, len(forms), n), rng.normal(size=n) * 10.0 ** rng.integers(-8, 8, n))]
+    E[:6] = ["9007199254740993", ".5", "5.", "-0", "1E-300", "123456789012345678901234567890"]
+    u = [f"{v:.17g}" for v in rng.lognormal(size=n)]
+    u[:2] = ["3", "0.1"]
+    cols = {"id": [f"row {i}" for i in range(n)], " E ": E, "u": u,
+            "junk": ["oops" if i % 7 == 0 else "1.5" for i in range(n)],
+            "gap": ["" if i == n - 1 else "2" for i in range(n)], "comma": ["1,5"] * n}
+    with open(path, "w", newline="") as fh:
+        import csv
+        w = csv.writer(fh)
+        w.writerow(list(cols))
+        w.writerows(zip(*cols.values()))
+    return cols
+
+
+def _independent(path, name):
+    """Column ``name`` of a CSV by Python's csv and float (the header cells stripped)."""
+    import csv
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    j = [h.strip() for h in rows[0]].index(name)
+    return np.array([float(r[j]) for r in rows[1:]], dtype=np.float64)
+
+
+@pytest.fixture
+def by_columns(monkeypatch):
+    """The fast reader on any file, the columns it parses and the passes it makes recorded."""
+    monkeypatch.setattr(_input, "FAST_CSV_BYTES", 0)
+    passes = []
+    orig = _input.CsvColumns._read
+    monkeypatch.setattr(_input.CsvColumns, "_read", lambda self, names: passes.append(list(names)) or orig(self, names))
+    return passes
+
+
+def test_csv_columns_are_parsed_when_asked_for_with_pythons_bits(tmp_path, by_columns, monkeypatch):
+    path = tmp_path / "wide.csv"
+    _wide_csv(path)
+    text_reads = []
+    orig_text = _input.read_text
+    monkeypatch.setattr(_input, "read_text", lambda *a: text_reads.append(a) or orig_text(*a))
+    from pyarrow import csv as pacsv
+
+    converted = []
+    orig_open = pacsv.open_csv
+    monkeypatch.setattr(pacsv, "open_csv", lambda *a, **kw: converted.append(
+        kw["convert_options"].include_columns if "convert_options" in kw else "schema") or orig_open(*a, **kw))
+    ds = datasets.from_file(path)  # E (header ' E ': stripped), u; 'junk', 'gap', 'comma' never parsed
+    assert text_reads == [] and by_columns == [["E", "u"]]  # one pass, the two asked columns only
+    assert converted == ["schema", [" E ", "u"]]  # the header, then E and u converted (pyarrow's names)
+    assert np.array_equal(_bits(ds.E), _bits(_independent(path, "E")))
+    assert np.array_equal(_bits(ds.u), _bits(_independent(path, "u")))
+    assert ds.E[0] == 9007199254740992.0 and ds.E[3] == 0.0 and np.signbit(ds.E[3])
+    # the text reader, forced, gives the same bits
+    monkeypatch.setattr(_input, "FAST_CSV_BYTES", float("inf"))
+    assert _same(datasets.from_file(path), ds)
+    # a column asked for alone is parsed alone; a label column as text
+    monkeypatch.setattr(_input, "FAST_CSV_BYTES", 0)
+    table = _input.read_text_fast(path, None, text_columns=("id",))
+    assert isinstance(table.arrays, _input.CsvColumns) and table.names == ["id", "E", "u", "junk", "gap", "comma"]
+    by_columns.clear()
+    assert table.arrays["id"][:2].tolist() == ["row 0", "row 1"] and by_columns == [["id"]]
+    assert table.n_rows == 2500
+
+
+def test_csv_columns_grow_past_a_short_guess(tmp_path, by_columns, monkeypatch):
+    path = tmp_path / "wide.csv"
+    _wide_csv(path)
+    monkeypatch.setattr(_input.CsvColumns, "BLOCK_BYTES", 1 << 12)  # many batches
+    monkeypatch.setattr(_input.CsvColumns, "_guess_rows", lambda self: 3)
+    ds = datasets.from_file(path, E="u", u="u")
+    assert np.array_equal(_bits(ds.u), _bits(_independent(path, "u"))) and ds.M == 2500
+
+
+def test_csv_columns_in_groups_and_pairs_parse_only_theirs(tmp_path, by_columns):
+    path = tmp_path / "wide.csv"
+    cols = _wide_csv(path)
+    groups = datasets.from_groups(path, "comma", E="E", u="u")  # one group ('1,5'), labels and numbers in one pass
+    assert by_columns == [["comma", "E", "u"]] and [g.name for g in groups] == ["1,5"]
+    assert np.array_equal(_bits(groups[0].E), _bits(_independent(path, "E")))
+    by_columns.clear()
+    a, = datasets.from_pairs(path, "A=u:u", ref="E")
+    assert by_columns == [["E", "u"]]
+    assert np.array_equal(_bits(a.E), _bits(_independent(path, "E") - _independent(path, "u")))
+    assert len(cols["id"]) == a.M
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t + "row x, 1 ,oops,1.5,2,\"1,5\"\n", "non-numeric value 'oops' at data row 2500"),
+    (lambda t: t + "row x, 1 ,,1.5,2,\"1,5\"\n", "1 NaN and 0 infinite values"),
+    (lambda t: t + "row x, 1 ,2\n", "line 2502: 3 fields but the header has 6"),
+    (lambda t: t + "row x, 1 ,2,1.5,2,\"1,5\"\n# a comment\n", None),
+])
+def test_csv_columns_fall_back_past_the_first_block(tmp_path, by_columns, monkeypatch, edit, message):
+    """A bad cell or line far into the file (after pyarrow's first block): the text reader's
+    message, exactly; a comment line anywhere: the text reader's values."""
+    path = tmp_path / "wide.csv"
+    _wide_csv(path)
+    path.write_text(edit(path.read_text()))
+    monkeypatch.setattr(_input.CsvColumns, "BLOCK_BYTES", 1 << 12)
+    outcomes = []
+    for limit in (float("inf"), 0):
+        monkeypatch.setattr(_input, "FAST_CSV_BYTES", limit)
+        try:
+            outcomes.append(datasets.from_file(path, E="u", u="u"))
+        except ValueError as exc:
+            outcomes.append(str(exc))
+    slow, fast = outcomes
+    if message is None:
+        assert _same(fast, slow)
+    else:
+        assert isinstance(fast, str) and fast == slow and message in fast
+
+
+def test_csv_columns_keep_the_text_readers_refusals(tmp_path, by_columns, monkeypatch):
+    """A byte that is not UTF-8 in a column never asked for, a header whose names repeat:
+    what the text reader says."""
+    path = tmp_path / "wide.csv"
+    _wide_csv(path)
+    path.write_bytes(path.read_bytes().replace(b"row 7,", b"row \xff7,"))
+    with pytest.raises(ValueError, match="cannot read as UTF-8 text"):
+        datasets.from_file(path)
+    assert not _input._plain_utf8(path, chunk=mmap.PAGESIZE)
+    utf8 = "é€" * mmap.PAGESIZE + "\n"  # multi-byte characters straddle the chunks
+    (tmp_path / "ok.csv").write_text(utf8, encoding="utf-8")
+    assert _input._plain_utf8(tmp_path / "ok.csv", chunk=mmap.PAGESIZE)
+    (tmp_path / "dup.csv").write_text("E,u,E\n" + "1,2,3\n" * 50)
+    assert not isinstance(_input.read_text_fast(tmp_path / "dup.csv", None).arrays, _input.CsvColumns)
+    outcomes = []
+    for limit in (float("inf"), 0):
+        monkeypatch.setattr(_input, "FAST_CSV_BYTES", limit)
+        with pytest.raises(ValueError, match="several columns could hold `E`") as exc:
+            datasets.from_file(tmp_path / "dup.csv")
+        outcomes.append(str(exc.value))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_csv_columns_default_x_not_numeric_warns_as_the_text_reader(tmp_path, by_columns, monkeypatch):
+    """A default-named x column of text: E and u loaded, x left out with the text reader's warning."""
+    path = tmp_path / "wide.csv"
+    cols = _wide_csv(path)
+    path.write_text(path.read_text().replace("junk", "X", 1))  # 'X' holds 'oops' every 7th row
+    outcomes = []
+    for limit in (float("inf"), 0):
+        monkeypatch.setattr(_input, "FAST_CSV_BYTES", limit)
+        with pytest.warns(UserWarning, match=r"the column 'X' \(conditioning variable x\) is empty or not numeric"):
+            outcomes.append(datasets.from_file(path))
+    assert outcomes[1].x is None and _same(outcomes[0], outcomes[1]) and outcomes[1].M == len(cols["id"])
