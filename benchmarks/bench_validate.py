@@ -309,7 +309,8 @@ def profile_child(m: int, kw: dict, data_seed: int | None, reps: int = 3) -> dic
         numba.set_num_threads(n0)
         undo()
     for r in rows.values():
-        r["s1"], r["s2"] = statistics.median(r["s1"]), statistics.median(r["s2"])
+        r["s1"] = statistics.median(r["s1"]) if r["s1"] else float("nan")
+        r["s2"] = statistics.median(r["s2"]) if r["s2"] else float("nan")
     return {"M": m, "rows": rows, "load": os.getloadavg(), "threads": n0}
 
 
@@ -322,7 +323,7 @@ def print_profile(p: dict) -> None:
         if not r["tasks"]:
             print(f"{name:26s} {'(did not run)':>7s}", flush=True)
             continue
-        sp = r["s1"] / r["s2"] if r["s2"] > 0 else float("nan")
+        sp = r["s1"] / r["s2"] if r["s2"] > 0 else float("nan")  # NaN: not timed (--reps 0)
         print(f"{name:26s} {r['tasks']:7d} {r['largest']:8.2%} {r['bound16']:6.1f} {r['bound64']:6.1f} "
               f"{r['s1']:9.3g} {r['s2']:9.3g} {sp:5.2f}", flush=True)
 
@@ -334,7 +335,7 @@ def run_child(m: int, args) -> dict:
         if v is not None:
             cmd += ["--" + opt.replace("_", "-"), str(v)]
     if args.profile:
-        cmd += ["--profile"]
+        cmd += ["--profile", "--reps", str(args.reps)]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if res.returncode != 0:
@@ -429,6 +430,8 @@ def main() -> None:
                     help="draw another data set of each M (default: the generator seeded by M alone)")
     ap.add_argument("--profile", action="store_true",
                     help="the parallel profile of each M instead of the cost table (tasks, bounds, 1->2 threads)")
+    ap.add_argument("--reps", type=int, default=3,
+                    help="--profile: timed runs per thread count (0: the tasks and bounds only, one run)")
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
@@ -436,7 +439,8 @@ def main() -> None:
         if args.profile:
             kw = {k: v for k, v in (("n_boot", args.n_boot), ("n_mc", args.n_mc), ("dists", dists)) if v is not None}
             # a given n_mc is the fixed test by default: the profile keeps validate's sequential rounds
-            print(json.dumps(profile_child(args.child, {"progress": False, "sequential": True, **kw}, args.data_seed)))
+            print(json.dumps(profile_child(args.child, {"progress": False, "sequential": True, **kw}, args.data_seed,
+                                           reps=args.reps)))
         else:
             print(json.dumps(child(args.child, args.n_boot, args.n_mc, dists, args.data_seed)))
         return

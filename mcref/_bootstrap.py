@@ -7,8 +7,8 @@ O(M²)/parallel for adaptive bins) → :func:`bca_levels` → quantiles.
 The resampling kernel and the O(M²) jackknife kernel are called in batches of about 0.1 s
 of work (:func:`mcref.parallel.batch_ranges`): Ctrl-C is raised between batches, and the
 progress bars of the phases "bootstrap" and "jackknife <stat>" advance there
-(:mod:`mcref._progress`). Batching changes no result: every chunk of replicates owns its
-stream and every left-out point its output slot.
+(:mod:`mcref._progress`). Batching changes no result: every replicate owns its stream
+(:func:`replicate_states`; one task per replicate) and every left-out point its output slot.
 """
 
 from __future__ import annotations

@@ -6,19 +6,21 @@ draw ε ~ D(0, 1), E* = u·ε, θ_k = f(E*, u) (binned statistics keep the datas
 bins: u does not change). Then θ_ref = mean θ_k, u(θ_ref) = sd(θ_k)/√N_MC and
 I_D = the 2.5/97.5 % quantiles of θ_k.
 
-Parallelism and randomness (docs/methods.md, "Random numbers", "Parallelism"): the
-repeats are cut into chunks of ``CHUNK`` repeats; chunk c draws its standard normal
-deviates in the kernel (ziggurat, :mod:`mcref.kernels.variates`) from a xoshiro256**
-stream seeded by its own ``SeedSequence`` child, and the t(ν) / normp mixing variates
-and the shuffles of the permutation D from a further stream keyed by the distribution's
-label. A pool of threads runs the chunks through a nogil numba kernel; every chunk
-writes its own columns, so results are bit-identical for any thread count. Every D of
+Parallelism and randomness (docs/methods.md, "Random numbers", "Parallelism"): every
+repeat owns its streams. Block c of ``CHUNK`` repeats is one ``SeedSequence`` child, and
+repeat j of the block draws its standard normal deviates in the kernel (ziggurat,
+:mod:`mcref.kernels.variates`) from the child's xoshiro256** state jumped j times
+(:func:`mcref.kernels.rng.repeat_states`), and the t(ν) / normp mixing variates and the
+shuffles of the permutation D from a further stream keyed by the block and the
+distribution's label, jumped likewise. A pool of threads runs tasks of repeats (one repeat
+each from ``TASK_WORK`` element·D on) through a nogil numba kernel; every repeat writes
+its own column, so results are bit-identical for any thread count and any task size. Every D of
 one call sees the same normal deviates (common random numbers), so differences between
 D carry a small paired standard error: one kernel call draws each repeat's normal
 deviates once and evaluates every D on them (a user statistic, which keeps each D's ε,
 or a user-supplied D, gets a call per D instead). The chunk loop is the progress phase
-"references <D, …>" (:mod:`mcref._progress`); a chunk checks for Ctrl-C between its
-kernel calls (a few 10⁶ element·D each).
+"references <D, …>" (:mod:`mcref._progress`); a task checks for Ctrl-C between its
+kernel calls (one per group of D).
 """
 
 from __future__ import annotations

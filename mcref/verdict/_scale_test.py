@@ -52,8 +52,9 @@ consistency part, the dependence between the statistics taken from the pool), an
 maximum of the two joint p-values.
 
 The resampling is one numba kernel (:func:`mcref.kernels.resample.resampled_sums`) over
-fixed chunks of replicates, each with its own xoshiro256** stream spawned from ``seed``: the
-result depends on the seed only, never on the number of threads.
+the replicates, each one task with its own xoshiro256** stream (the state of its block of
+:data:`CHUNK`, spawned from ``seed``, jumped: :func:`_streams`): the result depends on the seed
+only, never on the number of threads.
 
 References
 ----------
