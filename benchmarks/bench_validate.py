@@ -64,6 +64,38 @@ the first round of 64 permutation repeats alone), the scale tests (all rounds, a
 The first line prints the load average after the runs: on a shared machine the measured
 ratio is only as good as the quiet it was measured in.
 
+Measured 2026-11-27 on the 2-core machine shared with three other sessions (load average 12–14
+throughout: the 1->2 column is the machine's contention as much as the code's; the first
+rounds, measured in the same runs, gave 1.97/1.81 at 10⁵ and 1.71/1.63 at 10⁶),
+``--profile --ms 1e5 --n-boot 1000 --n-mc 500`` (load after: 12.38 12.47 12.15)::
+
+    phase                        tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                     1000    0.10%   15.6   62.5      5.34      5.07  1.05
+    jackknife                   200051   28.34%    3.0    3.4     0.347     0.639  0.54
+    references                     628    0.18%   15.7   62.6      15.7      15.8  0.99
+    references, first round         64    1.56%   16.0   64.0     0.782     0.397  1.97
+    scale tests                    192    0.52%   16.0   64.0     0.661     0.366  1.81
+    scale tests, first round       192    0.52%   16.0   64.0     0.661     0.366  1.81
+    t fit                        15640    0.01%   15.6   55.8      0.67      2.63  0.26
+
+``--profile --ms 1e6 --n-boot 1000 --n-mc 500`` (load after: 14.34 12.15 12.20)::
+
+    phase                        tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                     1000    0.10%   15.9   62.5       111       103  1.08
+    jackknife                  2000491   32.18%    2.7    3.0      7.63      4.88  1.56
+    references                      64    1.56%   16.0   64.0      14.1      8.25  1.71
+    references, first round         64    1.56%   16.0   64.0      14.1      8.25  1.71
+    scale tests                    192    0.52%   16.0   64.0      12.5      7.64  1.63
+    scale tests, first round       192    0.52%   16.0   64.0      12.5      7.64  1.63
+    t fit                       246141    0.00%   15.9   63.0      7.69       9.2  0.84
+
+Every phase but the jackknife has ≥ 4·64 tasks or S(64) ≥ 0.8·64; the jackknife's bound is
+CC's serial O(M log M) pass (2.2 s of one thread at 10⁶, against the bootstrap's 111 s of
+one thread: at 64 threads it would be about as long as the whole resampling). The t fit's
+many short ``prange`` calls (one per likelihood evaluation, ~40 per fit) lose to a loaded
+machine's scheduling (the second thread of each region waits for a core), which the bound
+does not see.
+
 The sequential tests' repeats depend on the data (a p near α runs towards the cap): the
 phase line prints the permutation repeats and the scale-test replicates that ran, and
 ``--data-seed`` draws other sets of the same M.
