@@ -89,6 +89,18 @@ rounds, measured in the same runs, gave 1.97/1.81 at 10⁵ and 1.71/1.63 at 10�
     scale tests, first round       192    0.52%   16.0   64.0      12.5      7.64  1.63
     t fit                       246141    0.00%   15.9   63.0      7.69       9.2  0.84
 
+``--profile --reps 0 --ms 1e7 --n-boot 1000 --n-mc 2000`` (validate's defaults at 10⁷; tasks only,
+load after: 4.48 7.12 9.73)::
+
+    phase                        tasks  largest  S(16)  S(64)
+    bootstrap                     1000    0.10%   15.9   62.5
+    jackknife                 20004885   35.64%    2.5    2.7
+    references                      64    1.56%   16.0   64.0
+    references, first round         64    1.56%   16.0   64.0
+    scale tests                   2176    0.05%   16.0   64.0
+    scale tests, first round       192    0.52%   16.0   64.0
+    t fit                      1484394    0.00%   16.0   63.9
+
 Every phase but the jackknife has ≥ 4·64 tasks or S(64) ≥ 0.8·64; the jackknife's bound is
 CC's serial O(M log M) pass (2.2 s of one thread at 10⁶, against the bootstrap's 111 s of
 one thread: at 64 threads it would be about as long as the whole resampling). The t fit's
