@@ -78,6 +78,12 @@ rounds, measured in the same runs, gave 1.97/1.81 at 10âµ and 1.71/1.63 at 10â
     scale tests, first round       192    0.52%   16.0   64.0     0.661     0.366  1.81
     t fit                        15640    0.01%   15.6   55.8      0.67      2.63  0.26
 
+The same command again at 15:43 UTC (load after: 3.79 6.16 9.14; still more runnable processes
+than the 2 cores, so a second numba thread found no free core): 1->2 bootstrap 0.94, jackknife
+0.66, references 0.90, their first round 0.73, scale tests 1.02, t fit 0.19 (1-thread seconds
+1.14, 0.097, 3.78, 0.098, 0.183, 0.212). Neither run measures the code's 1->2 speedup: that
+needs a machine with two idle cores.
+
 ``--profile --ms 1e6 --n-boot 1000 --n-mc 500`` (load after: 14.34 12.15 12.20)::
 
     phase                        tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
