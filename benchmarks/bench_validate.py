@@ -42,6 +42,77 @@ Run::
     python benchmarks/bench_validate.py --m7                    # adds 1e7 and the CLI row
     python benchmarks/bench_validate.py --ms 1e7 --n-boot 200 --n-mc 100 --dists permutation
     python benchmarks/bench_validate.py --ms 1e7 --data-seed 1      # another data set
+    python benchmarks/bench_validate.py --profile --ms 1e5,1e6 --n-boot 1000 --n-mc 500   # parallel profile
+
+``--profile`` prints instead the **parallel profile** of each M (issue 41): for each phase of
+``validate`` — the bootstrap's resampling kernel, the jackknife, the references (all D, and
+the first round of 64 permutation repeats alone), the scale tests (all rounds, and the first) —
+
+* ``tasks``: the independent tasks it handed to the threads (recorded by
+  ``mcref.parallel.task_profile`` in one run on this machine's threads);
+* ``largest``: the largest task's share of the phase's work;
+* ``S(16)``, ``S(64)``: the speedup those tasks allow on T threads,
+  S(T) = Σ_j W_j / Σ_j max_t W_{j,t} (``mcref.parallel.speedup_bound``): W_j the work of
+  dispatch j (a ``map_chunks`` call, one range of ``batch_ranges``, one ``prange`` kernel
+  call, run one after the other), W_{j,t} the work its fixed schedule gives thread t
+  (round-robin for ``map_chunks``, contiguous blocks for ``prange``). For n equal tasks in one
+  dispatch S(T) = n / ⌈n/T⌉ ≤ T. It counts tasks only: memory bandwidth, the Python between
+  tasks and the serial steps of a phase come on top, in the measured column;
+* ``s, 1 thr`` / ``s, 2 thr`` / ``1->2``: the phase's seconds on 1 and on 2 numba threads
+  (medians of 3 runs each, alternated, same data and seed) and their ratio.
+
+The first line prints the load average after the runs: on a shared machine the measured
+ratio is only as good as the quiet it was measured in.
+
+Measured 2026-11-27 on the 2-core machine shared with three other sessions (load average 12–14
+throughout: the 1->2 column is the machine's contention as much as the code's; the first
+rounds, measured in the same runs, gave 1.97/1.81 at 10⁵ and 1.71/1.63 at 10⁶),
+``--profile --ms 1e5 --n-boot 1000 --n-mc 500`` (load after: 12.38 12.47 12.15)::
+
+    phase                        tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                     1000    0.10%   15.6   62.5      5.34      5.07  1.05
+    jackknife                   200051   28.34%    3.0    3.4     0.347     0.639  0.54
+    references                     628    0.18%   15.7   62.6      15.7      15.8  0.99
+    references, first round         64    1.56%   16.0   64.0     0.782     0.397  1.97
+    scale tests                    192    0.52%   16.0   64.0     0.661     0.366  1.81
+    scale tests, first round       192    0.52%   16.0   64.0     0.661     0.366  1.81
+    t fit                        15640    0.01%   15.6   55.8      0.67      2.63  0.26
+
+The same command again at 15:43 UTC (load after: 3.79 6.16 9.14; still more runnable processes
+than the 2 cores, so a second numba thread found no free core): 1->2 bootstrap 0.94, jackknife
+0.66, references 0.90, their first round 0.73, scale tests 1.02, t fit 0.19 (1-thread seconds
+1.14, 0.097, 3.78, 0.098, 0.183, 0.212). Neither run measures the code's 1->2 speedup: that
+needs a machine with two idle cores.
+
+``--profile --ms 1e6 --n-boot 1000 --n-mc 500`` (load after: 14.34 12.15 12.20)::
+
+    phase                        tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                     1000    0.10%   15.9   62.5       111       103  1.08
+    jackknife                  2000491   32.18%    2.7    3.0      7.63      4.88  1.56
+    references                      64    1.56%   16.0   64.0      14.1      8.25  1.71
+    references, first round         64    1.56%   16.0   64.0      14.1      8.25  1.71
+    scale tests                    192    0.52%   16.0   64.0      12.5      7.64  1.63
+    scale tests, first round       192    0.52%   16.0   64.0      12.5      7.64  1.63
+    t fit                       246141    0.00%   15.9   63.0      7.69       9.2  0.84
+
+``--profile --reps 0 --ms 1e7 --n-boot 1000 --n-mc 2000`` (validate's defaults at 10⁷; tasks only,
+load after: 4.48 7.12 9.73)::
+
+    phase                        tasks  largest  S(16)  S(64)
+    bootstrap                     1000    0.10%   15.9   62.5
+    jackknife                 20004885   35.64%    2.5    2.7
+    references                      64    1.56%   16.0   64.0
+    references, first round         64    1.56%   16.0   64.0
+    scale tests                   2176    0.05%   16.0   64.0
+    scale tests, first round       192    0.52%   16.0   64.0
+    t fit                      1484394    0.00%   16.0   63.9
+
+Every phase but the jackknife has ≥ 4·64 tasks or S(64) ≥ 0.8·64; the jackknife's bound is
+CC's serial O(M log M) pass (2.2 s of one thread at 10⁶, against the bootstrap's 111 s of
+one thread: at 64 threads it would be about as long as the whole resampling). The t fit's
+many short ``prange`` calls (one per likelihood evaluation, ~40 per fit) lose to a loaded
+machine's scheduling (the second thread of each region waits for a core), which the bound
+does not see.
 
 The sequential tests' repeats depend on the data (a p near α runs towards the cap): the
 phase line prints the permutation repeats and the scale-test replicates that ran, and
@@ -179,12 +250,142 @@ def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None,
             "n_scale": res.rounds.n_scale if res.rounds is not None else None}
 
 
+# ---------------------------------------------------------------------------------------------- parallel profile
+#: the profile's rows: the parallel phases, and the first round (repeats 0–64) of the sequential ones
+PROFILE_ROWS = ("bootstrap", "jackknife", "references", "references, first round", "scale tests",
+                "scale tests, first round", "t fit")
+
+
+def _profile_timers(V, first: int):
+    """Wrap the functions of each profiled phase on their module objects; returns (seconds per row,
+    undo). The first rounds are the calls with repeats (0, ``first``) (references) or B = ``first``
+    (scale tests); the bootstrap's seconds exclude the jackknife's, the scale tests' the t fit's
+    (``fit_t``: ν̂ of Z, once per table, in the first round)."""
+    import mcref._bootstrap as B
+    import mcref._distfit as F
+    import mcref.reference as R
+
+    acc = dict.fromkeys(PROFILE_ROWS, 0.0)
+    saved = [(V, "bootstrap_prepared"), (B, "jackknife"), (V, "simulate_prepared"), (R, "simulate_prepared"),
+             (V, "scale_tests"), (F, "fit_t")]
+    orig = {(id(mod), name): getattr(mod, name) for mod, name in saved}
+
+    def timed(fn, rows_of):
+        def inner(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                for row in rows_of(k):
+                    acc[row] += time.perf_counter() - t0
+        return inner
+
+    V.bootstrap_prepared = timed(orig[(id(V), "bootstrap_prepared")], lambda k: ["bootstrap"])
+    B.jackknife = timed(orig[(id(B), "jackknife")], lambda k: ["jackknife"])
+    refs = lambda k: ["references"] + (["references, first round"] if k.get("repeats") == (0, first) else [])
+    V.simulate_prepared = timed(orig[(id(V), "simulate_prepared")], refs)
+    R.simulate_prepared = timed(orig[(id(R), "simulate_prepared")], refs)
+    inside = [0]  # > 0 while the scale tests run: the t fits they make (not those of a t(fit) D)
+    F.fit_t = timed(orig[(id(F), "fit_t")], lambda k: ["t fit"] if inside[0] else [])
+    scale = timed(orig[(id(V), "scale_tests")],
+                  lambda k: ["scale tests"] + (["scale tests, first round"] if k.get("n_boot") == first else []))
+
+    def scale_tests(*a, **k):
+        inside[0] += 1
+        try:
+            return scale(*a, **k)
+        finally:
+            inside[0] -= 1
+
+    V.scale_tests = scale_tests
+
+    def undo():
+        for mod, name in saved:
+            setattr(mod, name, orig[(id(mod), name)])
+
+    def seconds():
+        out = dict(acc)
+        out["bootstrap"] -= out["jackknife"]  # the jackknife runs inside bootstrap_prepared
+        out["scale tests"] -= out["t fit"]  # ν̂ of Z, fitted once inside the first round's scale tests
+        out["scale tests, first round"] -= out["t fit"]
+        return out
+
+    return seconds, undo
+
+
+def profile_child(m: int, kw: dict, data_seed: int | None, reps: int = 3) -> dict:
+    """The parallel profile of one M: the tasks of each phase (one run on this machine's threads,
+    :func:`mcref.parallel.task_profile`), their speedup bounds at 16 and 64 threads
+    (:func:`mcref.parallel.speedup_bound`), and each phase's seconds on 1 and on 2 numba threads
+    (``reps`` runs of each, alternated; the medians)."""
+    import warnings
+
+    import numba
+    import numpy as np
+
+    import mcref.verdict._validate as V
+    from mcref.parallel import speedup_bound, task_profile
+    from mcref.verdict._rounds import FIRST_ROUND
+
+    warnings.simplefilter("ignore")
+    rng0 = np.random.default_rng(0)
+    u0 = rng0.lognormal(0.0, 0.5, 2000)
+    V.validate(u0 * rng0.standard_normal(2000), u0, seed=0, **{"n_boot": 200, "n_mc": 200, **kw})  # compile
+    rng = np.random.default_rng(m if data_seed is None else [m, data_seed])
+    u = rng.lognormal(0.0, 0.5, m)
+    E = u * rng.standard_normal(m)
+    with task_profile() as rec:
+        V.validate(E, u, seed=1, **kw)
+    rows = {}
+    for row in PROFILE_ROWS:
+        phase, _, first = row.partition(", ")
+        ds = [d for d in rec if d["phase"] == phase and (not first or d["span"] == (0, FIRST_ROUND))]
+        sizes = [x for d in ds for x in d["sizes"]]
+        rows[row] = {"tasks": len(sizes), "largest": max(sizes) / sum(sizes) if sizes else float("nan"),
+                     "bound16": speedup_bound(ds, 16) if ds else float("nan"),
+                     "bound64": speedup_bound(ds, 64) if ds else float("nan"), "s1": [], "s2": []}
+    seconds, undo = _profile_timers(V, FIRST_ROUND)
+    n0 = numba.get_num_threads()
+    try:
+        for _ in range(reps):
+            for t in (1, 2):
+                numba.set_num_threads(min(t, numba.config.NUMBA_NUM_THREADS))
+                before = seconds()
+                V.validate(E, u, seed=1, **kw)
+                after = seconds()
+                for row in PROFILE_ROWS:
+                    rows[row][f"s{t}"].append(after[row] - before[row])
+    finally:
+        numba.set_num_threads(n0)
+        undo()
+    for r in rows.values():
+        r["s1"] = statistics.median(r["s1"]) if r["s1"] else float("nan")
+        r["s2"] = statistics.median(r["s2"]) if r["s2"] else float("nan")
+    return {"M": m, "rows": rows, "load": os.getloadavg(), "threads": n0}
+
+
+def print_profile(p: dict) -> None:
+    print(f"# parallel profile, M = {p['M']:.0e} (load average after: {p['load'][0]:.2f} {p['load'][1]:.2f} "
+          f"{p['load'][2]:.2f})", flush=True)
+    print(f"{'phase':26s} {'tasks':>7s} {'largest':>8s} {'S(16)':>6s} {'S(64)':>6s} {'s, 1 thr':>9s} "
+          f"{'s, 2 thr':>9s} {'1->2':>5s}", flush=True)
+    for name, r in p["rows"].items():
+        if not r["tasks"]:
+            print(f"{name:26s} {'(did not run)':>7s}", flush=True)
+            continue
+        sp = r["s1"] / r["s2"] if r["s2"] > 0 else float("nan")  # NaN: not timed (--reps 0)
+        print(f"{name:26s} {r['tasks']:7d} {r['largest']:8.2%} {r['bound16']:6.1f} {r['bound64']:6.1f} "
+              f"{r['s1']:9.3g} {r['s2']:9.3g} {sp:5.2f}", flush=True)
+
+
 def run_child(m: int, args) -> dict:
     cmd = [sys.executable, __file__, "--child", str(m)]
     for opt in ("n_boot", "n_mc", "dists", "data_seed"):
         v = getattr(args, opt)
         if v is not None:
             cmd += ["--" + opt.replace("_", "-"), str(v)]
+    if args.profile:
+        cmd += ["--profile", "--reps", str(args.reps)]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if res.returncode != 0:
@@ -277,17 +478,33 @@ def main() -> None:
     ap.add_argument("--dists", default=None, help="comma-separated D (default: validate's)")
     ap.add_argument("--data-seed", type=int, default=None,
                     help="draw another data set of each M (default: the generator seeded by M alone)")
+    ap.add_argument("--profile", action="store_true",
+                    help="the parallel profile of each M instead of the cost table (tasks, bounds, 1->2 threads)")
+    ap.add_argument("--reps", type=int, default=3,
+                    help="--profile: timed runs per thread count (0: the tasks and bounds only, one run)")
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
         dists = [d for d in args.dists.split(",") if d] if args.dists else None
-        print(json.dumps(child(args.child, args.n_boot, args.n_mc, dists, args.data_seed)))
+        if args.profile:
+            kw = {k: v for k, v in (("n_boot", args.n_boot), ("n_mc", args.n_mc), ("dists", dists)) if v is not None}
+            # a given n_mc is the fixed test by default: the profile keeps validate's sequential rounds
+            print(json.dumps(profile_child(args.child, {"progress": False, "sequential": True, **kw}, args.data_seed,
+                                           reps=args.reps)))
+        else:
+            print(json.dumps(child(args.child, args.n_boot, args.n_mc, dists, args.data_seed)))
         return
     from _common import machine
 
     ms = [int(float(x)) for x in args.ms.split(",") if x]
     if args.m7 and 10_000_000 not in ms:
         ms.append(10_000_000)
+    if args.profile:
+        print(f"# mcref from {ROOT / 'mcref'}; {machine()}; B = {args.n_boot or 'default'}, "
+              f"N_MC = {args.n_mc or 'default_n_mc(M)'}, D = {args.dists or 'default'}; one process per M", flush=True)
+        for m in ms:
+            print_profile(run_child(m, args))
+        return
     print(f"# mcref from {ROOT / 'mcref'}; {machine()}; B = {args.n_boot or 'default'}, "
           f"N_MC = {args.n_mc or 'default_n_mc(M)'}, D = {args.dists or 'default'}; one process per M")
     print(f"{'M':>8s} {'B':>6s} {'N_MC':>6s} {'n_D':>3s} {'validate s':>10s} {'floor-eq s':>10s} {'floor ns':>8s} "

@@ -7,8 +7,8 @@ O(M²)/parallel for adaptive bins) → :func:`bca_levels` → quantiles.
 The resampling kernel and the O(M²) jackknife kernel are called in batches of about 0.1 s
 of work (:func:`mcref.parallel.batch_ranges`): Ctrl-C is raised between batches, and the
 progress bars of the phases "bootstrap" and "jackknife <stat>" advance there
-(:mod:`mcref._progress`). Batching changes no result: every chunk of replicates owns its
-stream and every left-out point its output slot.
+(:mod:`mcref._progress`). Batching changes no result: every replicate owns its stream
+(:func:`replicate_states`; one task per replicate) and every left-out point its output slot.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from .intervals import ConfidenceInterval
 from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
 from .kernels.units import boot_units_kernel, jack_units_kernel
-from .kernels.rng import chunk_states, keyed_states
-from .parallel import batch_ranges, map_chunks
+from .kernels.rng import chunk_states, keyed_states, repeat_states
+from .parallel import batch_ranges, batch_size, map_chunks, record_tasks
 from ._dependence import FEW_UNITS, Units, bm_df, units_for
 from ._prepared import Prepared, prepare, prepare_for, tie_starts
 from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
@@ -43,8 +43,15 @@ __all__ = ["BootstrapResult", "bootstrap", "bootstrap_many", "bca_levels", "bca_
 
 Method = Literal["bca", "percentile", "basic"]
 METHODS = ("bca", "percentile", "basic")
-#: replicates per random stream; fixed so that results do not depend on thread count
-CHUNK = 64
+#: replicates per stream block: one ``SeedSequence`` child per block (and one tie-split key), each
+#: replicate of the block its own stream, the block's state jumped (:func:`replicate_states`); fixed,
+#: so that results do not depend on the thread count
+BLOCK = 64
+#: replicates per task of the resampling kernels: 1, every replicate its own task (B ≥ 1000 replicates
+#: are ≥ 1000 tasks); the kernels take the per-replicate streams with ``chunk`` = CHUNK
+CHUNK = 1
+#: element operations per task of the thread pool that runs a user statistic's serial kernel
+TASK_WORK = 100_000
 #: the key of the chunks' tie-split streams (:func:`mcref.kernels.rng.keyed_states`): apart from the
 #: multiplicities' streams, so a statistic's resamples do not depend on its company or on the bins
 TIE_STREAM = 0x7469  # "ti"
@@ -263,6 +270,21 @@ def _interval(theta_hat: float, boot: np.ndarray, jack_fn, method: str, alpha: f
     return float(lo), float(hi), method, z0, a
 
 
+def _record_jackknife(inf: StatInfo, m: int, n_bins: int) -> None:
+    """The tasks of the linear-time jackknife kernels, for the parallel profile
+    (:func:`mcref.parallel.record_tasks`): blocks of points (mean-type), one point each (binned),
+    or one serial O(M log M) pass (CC's Fenwick pass); sizes in point·operations (a binned
+    point N bins, a point of CC log₂ M)."""
+    T = numba.get_num_threads()
+    if inf.kind == "mean":
+        nb = -(-m // K.JACK_BLOCK)
+        record_tasks("jackknife", [float(min(K.JACK_BLOCK, m - i * K.JACK_BLOCK)) for i in range(nb)], T, "blocks")
+    elif inf.kind == "rank":
+        record_tasks("jackknife", [float(m) * max(1.0, np.log2(m))], T, "blocks")
+    else:
+        record_tasks("jackknife", [float(n_bins)] * m, T, "blocks")
+
+
 def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray, phase: _progress.Phase | None = None) -> None:
     """Leave-one-out values of a binned statistic under adaptive bins: the M − 1 points are
     re-binned by the same rule for every left-out point (numba kernel, O(M) each; called in
@@ -361,6 +383,7 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
             _by_batches(call, out, 2.0 * prep.M, phase, min_per_batch=n_threads)
         return out
     if not _jackknife_quadratic(inf, prep):
+        _record_jackknife(inf, prep.M, prep.n_bins)
         if inf.kind == "mean":
             K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, out)
         elif inf.kind == "rank":  # O(M log M): sums over the prepared tie runs and a Fenwick tree
@@ -518,6 +541,8 @@ def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: in
     part = np.empty((codes.size, n_boot))
     ties = prep.tie_groups if np.any(codes >= K.ENCE) else np.empty((0, 2), dtype=np.int64)
     slot, eslot = prep.slots()
+    record_tasks("bootstrap", [float(CHUNK * prep.M)] * states.shape[0], numba.get_num_threads(), "blocks",
+                 batch=batch_size(4.0 * CHUNK * prep.M))
     for c0, c1 in batch_ranges(states.shape[0], 4.0 * CHUNK * prep.M, progress=phase.chunks(CHUNK)):
         boot_units_kernel(codes, units.kernel_kind, units.scheme, units.block_length, units.gid, units.opos,
                           units.n_units, states[c0:c1], tstates[c0:c1], CHUNK, ties, prep.z, prep.zshift, prep.z2,
@@ -526,12 +551,21 @@ def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: in
     return part
 
 
+def replicate_states(ss: np.random.SeedSequence, n_boot: int) -> tuple[np.ndarray, np.ndarray]:
+    """The streams of the ``n_boot`` replicates, one multiplicity state and one tie-split state each
+    (arrays (n_boot, 4)): block b of :data:`BLOCK` replicates is ``ss``'s child b and its tie key,
+    replicate r of it their states jumped r times (:func:`mcref.kernels.rng.repeat_states`;
+    docs/methods.md, "Random numbers")."""
+    n_blocks = -(-n_boot // BLOCK)
+    return (repeat_states(chunk_states(ss, n_blocks), BLOCK, 0, n_boot),
+            repeat_states(keyed_states(ss, n_blocks, TIE_STREAM), BLOCK, 0, n_boot))
+
+
 def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: str, level: float,
                    sess: _progress.Session, units: Units | None = None) -> dict[str, BootstrapResult]:
     """The replicates (phase "bootstrap") and the intervals (phases "jackknife <stat>")."""
     n_chunks = -(-n_boot // CHUNK)
-    states = chunk_states(ss, n_chunks)
-    tstates = keyed_states(ss, n_chunks, TIE_STREAM)
+    states, tstates = replicate_states(ss, n_boot)
     boot = np.empty((len(infos), n_boot))
     bi = np.array([k for k, i in enumerate(infos) if not i.user], dtype=np.int64)
     codes = np.array([infos[k].code for k in bi], dtype=np.int64)
@@ -548,17 +582,22 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
             if codes.size:
                 args, ties = prep.kernel_args(), prep.tie_groups  # once, not once per batch
                 part = np.empty((codes.size, n_boot))
+                record_tasks("bootstrap", [float(CHUNK * E.size)] * n_chunks, numba.get_num_threads(), "blocks",
+                             batch=batch_size(4.0 * CHUNK * E.size))
                 for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size, progress=phase.chunks(CHUNK)):
                     boot_kernel(codes, states[c0:c1], tstates[c0:c1], CHUNK, ties, *args,
                                 part[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
                 boot[bi] = part
                 del args  # the rank slots: not through the jackknife
-            for k, uk in user:  # threads over chunks (serial kernels: fast to compile), same resamples
+            per = max(1, TASK_WORK // E.size)  # replicates per task: scheduling only (each owns its streams)
+            for k, uk in user:  # threads over tasks (serial kernels: fast to compile), same resamples
                 def one(c: int, t: int, k=k, uk=uk) -> None:
-                    uk.boot(states[c:c + 1], tstates[c:c + 1], CHUNK, prep.E, prep.u, groups, prep.starts,
-                            boot[k, c * CHUNK:min((c + 1) * CHUNK, n_boot)])
+                    r0, r1 = c * per, min((c + 1) * per, n_boot)
+                    uk.boot(states[r0:r1], tstates[r0:r1], CHUNK, prep.E, prep.u, groups, prep.starts,
+                            boot[k, r0:r1])
 
-                map_chunks(one, n_chunks, numba.get_num_threads(), progress=None if codes.size else phase.chunks(CHUNK))
+                map_chunks(one, -(-n_boot // per), numba.get_num_threads(),
+                           progress=None if codes.size else phase.chunks(per))
     alpha = 1.0 - level
     out = {}
     ujack = unit_jackknife(infos, prep, units) if units is not None and method == "bca" else None
@@ -766,8 +805,7 @@ def resample_indices(u, n_boot: int, seed=None, *, n_bins: int | None = None) ->
     n_boot = check_int(n_boot, "n_boot", minimum=1)
     order = np.argsort(u, kind="stable").astype(np.int64)
     ss = check_seed(seed)
-    states = chunk_states(ss, -(-n_boot // CHUNK))
-    tstates = keyed_states(ss, states.shape[0], TIE_STREAM)
+    states, tstates = replicate_states(ss, n_boot)
     prep = prepare(np.zeros_like(u), u, n_bins)
     groups = prep.tie_groups if n_bins is not None else np.empty((0, 2), dtype=np.int64)
     idx = np.empty((n_boot, u.size), dtype=np.int64)

@@ -28,12 +28,71 @@ import threading
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-__all__ = ["map_chunks", "batch_ranges", "checkpoint"]
+__all__ = ["map_chunks", "batch_ranges", "checkpoint", "task_profile", "record_tasks", "speedup_bound"]
 
 #: seconds between checks of the main thread while it waits for the workers
 _POLL = 0.05
 #: work (≈ element operations, ~1–5 ns each) per call of a prange kernel between interrupt checks
 BATCH_WORK = 5e7
+
+
+#: the task record of :func:`task_profile` (None: not recording, the default; recording costs nothing then)
+_profile: list | None = None
+
+
+@contextmanager
+def task_profile() -> Iterator[list]:
+    """Record the parallel dispatches made inside the ``with`` block (docs/methods.md, "Parallelism").
+
+    Yields a list that fills with one dict per dispatch (a :func:`map_chunks` call, or one call of
+    a ``prange`` kernel): ``phase`` (its name), ``sizes`` (the work of each task, element
+    operations), ``threads`` (the threads it ran on) and ``schedule`` (how tasks meet threads:
+    ``"round-robin"``, :func:`map_chunks`; ``"blocks"``, numba's static ``prange``). The benchmark's
+    parallel profile (``benchmarks/bench_validate.py --profile``) reads it with
+    :func:`speedup_bound`. Outside the block nothing is recorded."""
+    global _profile
+    old, _profile = _profile, []
+    try:
+        yield _profile
+    finally:
+        _profile = old
+
+
+def record_tasks(phase: str, sizes, threads: int, schedule: str = "round-robin", *, batch: int | None = None,
+                 span: tuple[int, int] | None = None) -> None:
+    """Add one dispatch to the :func:`task_profile` record, if one is open (else return at once).
+    ``batch``: the tasks run as :func:`batch_ranges` cuts them, ranges of max(T, ``batch``) tasks
+    (:func:`batch_size`), one parallel region each; ``span``: the repeats (r0, r1) it ran, for the
+    rounds of a sequential test."""
+    if _profile is not None:
+        _profile.append({"phase": phase, "sizes": [float(x) for x in sizes], "threads": int(threads),
+                         "schedule": schedule, "batch": batch, "span": span})
+
+
+def _makespan(sizes: list[float], T: int, schedule: str) -> float:
+    """The largest work any one of ``T`` threads gets from ``sizes`` under ``schedule``."""
+    n = len(sizes)
+    if n == 0:
+        return 0.0
+    if schedule == "round-robin":  # thread t takes tasks t, t + T, …
+        return max(sum(sizes[t::T]) for t in range(min(T, n)))
+    per = -(-n // T)  # "blocks": contiguous runs of ceil(n/T) iterations per thread
+    return max(sum(sizes[i:i + per]) for i in range(0, n, per))
+
+
+def speedup_bound(dispatches: list[dict], T: int) -> float:
+    """The speedup on ``T`` threads that the tasks of ``dispatches`` allow:
+    :math:`S(T) = \\sum_j W_j / \\sum_j \\max_t W_{j,t}`, W_j the work of dispatch j and W_{j,t} the work
+    its schedule hands thread t (dispatches, and the ranges of a batched dispatch, run one after
+    the other). For n equal tasks in one
+    dispatch this is n / ⌈n/T⌉ ≤ T; it counts the tasks only (memory bandwidth, the Python
+    between tasks and the serial steps of a phase lower the measured speedup)."""
+    total = sum(sum(d["sizes"]) for d in dispatches)
+    span = 0.0
+    for d in dispatches:
+        per = len(d["sizes"]) if d.get("batch") is None else max(T, d["batch"])  # batch_ranges' ranges at T
+        span += sum(_makespan(d["sizes"][i:i + per], T, d["schedule"]) for i in range(0, len(d["sizes"]), per))
+    return total / span if span > 0 else 1.0
 
 
 #: per-thread state of the map_chunks worker running on this thread (its run's stop event)
@@ -72,6 +131,12 @@ def checkpoint() -> None:
         raise _Stopped
 
 
+def batch_size(work_per_chunk: float) -> int:
+    """Chunks per range of :func:`batch_ranges` before its floor (the thread count): about
+    ``BATCH_WORK / work_per_chunk``, at least 1."""
+    return max(1, int(BATCH_WORK / max(float(work_per_chunk), 1.0)))
+
+
 def batch_ranges(n_chunks: int, work_per_chunk: float, *, min_per_batch: int | None = None,
                  progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, int]]:
     """Consecutive ``(first, stop)`` ranges covering ``range(n_chunks)``.
@@ -107,7 +172,7 @@ def batch_ranges(n_chunks: int, work_per_chunk: float, *, min_per_batch: int | N
     import numba
 
     floor = numba.get_num_threads() if min_per_batch is None else int(min_per_batch)
-    per = max(1, floor, int(BATCH_WORK / max(float(work_per_chunk), 1.0)))
+    per = max(1, floor, batch_size(work_per_chunk))
     for c in range(0, n_chunks, per):
         stop = min(c + per, n_chunks)
         yield c, stop

@@ -6,19 +6,21 @@ draw ε ~ D(0, 1), E* = u·ε, θ_k = f(E*, u) (binned statistics keep the datas
 bins: u does not change). Then θ_ref = mean θ_k, u(θ_ref) = sd(θ_k)/√N_MC and
 I_D = the 2.5/97.5 % quantiles of θ_k.
 
-Parallelism and randomness (docs/methods.md, "Random numbers", "Parallelism"): the
-repeats are cut into chunks of ``CHUNK`` repeats; chunk c draws its standard normal
-deviates in the kernel (ziggurat, :mod:`mcref.kernels.variates`) from a xoshiro256**
-stream seeded by its own ``SeedSequence`` child, and the t(ν) / normp mixing variates
-and the shuffles of the permutation D from a further stream keyed by the distribution's
-label. A pool of threads runs the chunks through a nogil numba kernel; every chunk
-writes its own columns, so results are bit-identical for any thread count. Every D of
+Parallelism and randomness (docs/methods.md, "Random numbers", "Parallelism"): every
+repeat owns its streams. Block c of ``CHUNK`` repeats is one ``SeedSequence`` child, and
+repeat j of the block draws its standard normal deviates in the kernel (ziggurat,
+:mod:`mcref.kernels.variates`) from the child's xoshiro256** state jumped j times
+(:func:`mcref.kernels.rng.repeat_states`), and the t(ν) / normp mixing variates and the
+shuffles of the permutation D from a further stream keyed by the block and the
+distribution's label, jumped likewise. A pool of threads runs tasks of repeats (one repeat
+each from ``TASK_WORK`` element·D on) through a nogil numba kernel; every repeat writes
+its own column, so results are bit-identical for any thread count and any task size. Every D of
 one call sees the same normal deviates (common random numbers), so differences between
 D carry a small paired standard error: one kernel call draws each repeat's normal
 deviates once and evaluates every D on them (a user statistic, which keeps each D's ε,
 or a user-supplied D, gets a call per D instead). The chunk loop is the progress phase
-"references <D, …>" (:mod:`mcref._progress`); a chunk checks for Ctrl-C between its
-kernel calls (a few 10⁶ element·D each).
+"references <D, …>" (:mod:`mcref._progress`); a task checks for Ctrl-C between its
+kernel calls (one per group of D).
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
 from .intervals import ConfidenceInterval
 from .kernels.fastrank import make_rank_scratch
-from .kernels.rng import chunk_states, keyed_seed, seed_state
+from .kernels.rng import chunk_states, keyed_seed, repeat_states, seed_state
 from .kernels.reference import mc_chunk_kernel
-from .parallel import checkpoint, map_chunks
+from .parallel import checkpoint, map_chunks, record_tasks
 from ._prepared import Prepared, tie_starts
 from .stats import StatInfo, info, user_kernels
 
@@ -48,8 +50,13 @@ __all__ = ["ReferenceResult", "PairedDifference", "Simulation", "simulate", "sim
 #: default k of the D-sensitivity rule |θ_ref(D1) − θ_ref(D2)| > k·√(u₁² + u₂²) (docs/methods.md, "Sensitivity to D")
 K_SENSITIVITY = 2.0
 
-#: repeats per random stream (fixed: results do not depend on the thread count)
+#: repeats per stream block: one ``SeedSequence`` child per block, each repeat of it a jump of the
+#: block's state (its own stream: :func:`mcref.kernels.rng.repeat_states`); fixed, so results do not
+#: depend on the thread count
 CHUNK = 32
+#: element·D of work per task of the thread pool: a task is one repeat from M·n_D ≥ TASK_WORK on
+#: (M ≥ 10⁵ with one D), so that the first round of 64 repeats is 64 tasks (scheduling only)
+TASK_WORK = 100_000
 Method = Literal["mc", "exact", "asymptotic"]
 
 
@@ -433,8 +440,8 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
                   repeats: tuple[int, int] | None = None, u_scale2: float = 1.0) -> Simulation:
     """The Monte Carlo repeats of :func:`simulate` (arguments checked, u prepared).
 
-    ``repeats = (r0, r1)``: only repeats r0 ≤ r < r1 of an ``n_mc``-repeat run (r0 a multiple
-    of :data:`CHUNK`, r1 too or ``n_mc``), bit for bit those of the whole run: the rounds of a
+    ``repeats = (r0, r1)``: only repeats r0 ≤ r < r1 of an ``n_mc``-repeat run (every repeat
+    owns its streams), bit for bit those of the whole run: the rounds of a
     sequential test (docs/methods.md, "Sequential Monte Carlo tests"). ``ss`` must not have
     spawned yet (:func:`mcref.kernels.rng.fresh`)."""
     if any(i.kind == "rank" for i in infos) and fx.sxx == 0.0:  # all u equal: no ranks to correlate
@@ -450,23 +457,27 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     codes = np.array([i.code for i in infos if not i.user], dtype=np.int64)
     bi = [k for k, i in enumerate(infos) if not i.user]
     user = [(k, user_kernels(i)) for k, i in enumerate(infos) if i.user]  # fed the kernel's ε (keep)
-    n_chunks = -(-n_mc // CHUNK)
     r0, r1 = repeats if repeats is not None else (0, n_mc)
-    if r0 % CHUNK or (r1 % CHUNK and r1 != n_mc) or not 0 <= r0 < r1 <= n_mc:
-        raise ValueError(f"`repeats` must be whole chunks of {CHUNK} within {n_mc} repeats, got {repeats}")
-    c_first = r0 // CHUNK
+    if not 0 <= r0 < r1 <= n_mc:
+        raise ValueError(f"`repeats` must be a range within {n_mc} repeats, got {repeats}")
     samples = np.empty((len(dlist), len(infos), r1 - r0))
     m = u.size
-    T = min(_n_threads(n_threads), -(-(r1 - r0) // CHUNK))
-    buffers = [None] * T  # per-thread scratch, allocated by the thread on its first chunk
-
-    zstates = chunk_states(ss, n_chunks)  # one normal stream per chunk: common random numbers across D
-    no_state = np.empty(0, dtype=np.uint64)
+    b0, b1 = r0 // CHUNK, -(-r1 // CHUNK)  # the stream blocks the repeats lie in
+    # one normal stream per repeat: common random numbers across D; each block of CHUNK repeats
+    # is one SeedSequence child, its repeats the jumps of its state (kernels.rng.repeat_states)
+    blocks = chunk_states(ss, -(-n_mc // CHUNK))[b0:b1]
+    zstates = repeat_states(blocks, CHUNK, r0 - b0 * CHUNK, r1 - b0 * CHUNK)
+    no_state = np.empty((0, 4), dtype=np.uint64)
     # the D drawn in the kernel share one normal draw per repeat (one kernel call for all of
-    # them); a user statistic keeps ε per D, so then each D gets its own call (keep: CHUNK × M)
+    # them); a user statistic keeps ε per D, so then each D gets its own call (keep: per × M)
     drawn = [d for d, dist in enumerate(dlist) if dist.kind != "user"]
     groups = [[d] for d in drawn] if user else ([drawn] if drawn else [])
     groups += [[d] for d, dist in enumerate(dlist) if dist.kind == "user"]
+    vstates = np.zeros((len(dlist), r1 - r0, 4), dtype=np.uint64)  # a D's own stream (t mixing, shuffles)
+    for d, dist in enumerate(dlist):
+        if dist.kind != "user" and dist.own_stream:
+            own = np.stack([_mix_state(ss, c, dist) for c in range(b0, b1)])
+            vstates[d] = repeat_states(own, CHUNK, r0 - b0 * CHUNK, r1 - b0 * CHUNK)
     emp = next((dist.table for dist in dlist if dist.kind == "empirical"), fx.u[:1])
     perm = next((dist.values for dist in dlist if dist.kind == "permutation"), None)
     if perm is not None and perm.size != m:
@@ -477,8 +488,13 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
         if units is not None else (none, none, none, none)
     lv = (units.levels, units.ratios, units.gid) if units is not None and units.levels is not None else \
         (np.empty(0), np.empty(0), none)
-    # repeats per kernel call: about 4·10⁶ element·D, so Ctrl-C is seen within a fraction of a second
-    sub = max(1, min(CHUNK, 4_000_000 // (m * max(len(g) for g in groups))))
+    # repeats per task: one from TASK_WORK element·D on (so the first round of 64 repeats is 64 tasks at
+    # M ≥ 10⁵), more below, where a repeat is too small to pay for its Python call. Scheduling only: every
+    # repeat owns its streams, so the bits do not depend on it (nor on the thread count)
+    per = int(max(1, min(CHUNK, TASK_WORK // (m * len(dlist)))))
+    n_tasks = -(-(r1 - r0) // per)
+    T = min(_n_threads(n_threads), n_tasks)
+    buffers = [None] * T  # per-thread scratch, allocated by the thread on its first task
 
     # the rows of normals and of mixing variates only where a D reads them (8·M bytes each per thread)
     mz = m if any(d.kind not in ("permutation", "user") for d in dlist) else 0
@@ -488,51 +504,41 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
         if buffers[t] is None:
             buffers[t] = (np.empty((1, mz)), np.empty((1, mv)), np.empty(m), np.empty(m),
                           make_rank_scratch(m, spearman_only=True),
-                          np.empty((1, CHUNK if user else 0, m)), np.empty(pu[3].size, dtype=np.int64))
+                          np.empty((1, per if user else 0, m)), np.empty(pu[3].size, dtype=np.int64))
         zrow, vrow, eps, a, scratch, keep, pscr = buffers[t]
-        c += c_first
-        rc = c * CHUNK
-        nrep = min(CHUNK, n_mc - rc)
+        lo, hi = c * per, min(c * per + per, r1 - r0)  # the task's repeats, counted from r0
         for g, group in enumerate(groups):
             if g:
-                checkpoint()  # a stopped run (Ctrl-C) does not wait for the chunk's other D
+                checkpoint()  # a stopped run (Ctrl-C) does not wait for the task's other D
             dcodes = np.array([dlist[d].code for d in group], dtype=np.int64)
             nus = np.array([dlist[d].param for d in group], dtype=np.float64)  # ν of a t, p of a normp, else 0
-            c2g = c2s[np.array(group, dtype=np.int64)]
-            tmp = np.empty((len(group), codes.size, nrep))
-            kept = keep[:, :nrep]
+            gi = np.array(group, dtype=np.int64)
+            tmp = np.empty((len(group), codes.size, hi - lo))
+            kept = keep[:, :hi - lo]
             dist = dlist[group[0]]
-            if dist.kind == "user":  # drawn by the user's Python function
-                v = np.ascontiguousarray(dist._user_draw(_mix_rng(ss, c, dist), (nrep, m)), dtype=np.float64)
-                mc_chunk_kernel(codes, grp_k, dcodes, nus, c2g, nrep, no_state, no_state.reshape(0, 4), v, v, emp,
-                                perm, fx.u, fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, fx.xlab, fx.xacc0,
-                                fx.xnb, eps, a, scratch, kept, tmp, *pu, pscr, *lv)
-            else:  # every D of the group transforms the chunk's one normal stream; a t(ν) D adds its own χ² stream
-                zs = zstates[c].copy()
-                vs = np.zeros((len(group), 4), dtype=np.uint64)
-                for j, d in enumerate(group):
-                    if dlist[d].own_stream:
-                        vs[j] = _mix_state(ss, c, dlist[d])
-                for lo in range(0, nrep, sub):
-                    if lo:
-                        checkpoint()
-                    hi = min(nrep, lo + sub)
-                    part = np.empty((len(group), codes.size, hi - lo))
-                    mc_chunk_kernel(codes, grp_k, dcodes, nus, c2g, hi - lo, zs, vs, zrow, vrow, emp, perm, fx.u,
-                                    fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, fx.xlab, fx.xacc0,
-                                    fx.xnb, eps, a, scratch, kept[:, lo:hi], part, *pu, pscr, *lv)
-                    tmp[:, :, lo:hi] = part
-            at = rc - r0
+            if dist.kind == "user":  # drawn by the user's Python function, one stream per repeat
+                v = np.concatenate([np.ascontiguousarray(dist._user_draw(_mix_rng(ss, r0 + r, dist), (1, m)),
+                                                         dtype=np.float64) for r in range(lo, hi)])
+                mc_chunk_kernel(codes, grp_k, dcodes, nus, c2s[gi], hi - lo, no_state, no_state.reshape(1, 0, 4), v,
+                                v, emp, perm, fx.u, fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, fx.xlab,
+                                fx.xacc0, fx.xnb, eps, a, scratch, kept, tmp, *pu, pscr, *lv)
+            else:  # every D of the group transforms the repeat's one normal stream; a t(ν) D adds its own χ² stream
+                mc_chunk_kernel(codes, grp_k, dcodes, nus, c2s[gi], hi - lo, zstates[lo:hi].copy(),
+                                vstates[gi, lo:hi].copy(), zrow, vrow, emp, perm, fx.u, fx.starts, fx.su2_bins, fx.su2,
+                                fx.slnu2, fx.xu, fx.sxx, fx.xlab, fx.xacc0, fx.xnb, eps, a, scratch, kept, tmp, *pu,
+                                pscr, *lv)
             for j, d in enumerate(group):
-                samples[d, bi, at:at + nrep] = tmp[j]
+                samples[d, bi, lo:hi] = tmp[j]
                 for k, uk in user:
-                    uk.sim(kept[j], fx.u, samples[d, k, at:at + nrep])
+                    uk.sim(kept[j], fx.u, samples[d, k, lo:hi])
 
-    # threads over chunks; Ctrl-C stops them between chunks (mcref.parallel)
+    # threads over tasks; Ctrl-C stops them between tasks (mcref.parallel)
+    record_tasks("references", [float(min(per, r1 - r0 - c * per)) * m * len(dlist) for c in range(n_tasks)],
+                 T, "round-robin", span=(r0, r1))
     seconds = _progress.estimate_seconds(references=float(r1 - r0) * m * len(dlist))
     with _progress.session(progress, seconds=seconds) as sess, \
             sess.phase("references " + ", ".join(labels), r1 - r0, "repeat") as phase:
-        map_chunks(work, -(-(r1 - r0) // CHUNK), T, progress=phase.chunks(CHUNK))
+        map_chunks(work, n_tasks, T, progress=phase.chunks(per))
     return Simulation(names=tuple(i.name for i in infos), dists=dlist, samples=samples, n_bins=nb)
 
 

@@ -73,9 +73,9 @@ def test_row_weights_are_the_iid_resamples():
     """Unit kind ROWS draws exactly the multiplicities of the i.i.d. bootstrap."""
     rng = np.random.default_rng(1)
     u = rng.uniform(0.5, 2, 300)
-    states = chunk_states(np.random.SeedSequence(3), 1)
+    states, _ = mcref._bootstrap.replicate_states(np.random.SeedSequence(3), 10)  # one stream per replicate
     w = np.empty((10, 300), dtype=np.int64)
-    unit_weights_into(states, 64, ROWS, 0, 0, np.zeros(300, np.int64), np.arange(300), 1, w, np.empty(10, np.int64))
+    unit_weights_into(states, 1, ROWS, 0, 0, np.zeros(300, np.int64), np.arange(300), 1, w, np.empty(10, np.int64))
     idx = mcref._bootstrap.resample_indices(u, 10, np.random.SeedSequence(3))
     order = np.argsort(u, kind="stable")
     pos = np.empty(300, dtype=np.int64)
@@ -277,13 +277,13 @@ def test_unequal_groups_move_z_vectors_then_exchange_levels(monkeypatch):
     sim = R.simulate_prepared([xi, replace(xi, name="ZMSE|x")], prep,
                               [get_distribution("permutation", Z=z)], n_mc=40, seed=5, features=[lab], grp=[-1, 0],
                               perm_scale=c2, units=un)
-    s = seen["vstates"][0].copy()
     m = z.size
     uid = np.arange(un.n_perm_units, dtype=np.int64)
     moved, ustar, us, eps, xu = np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     pi = np.empty(un.n_units, dtype=np.int64)
     got = sim.samples[0][1]
     for r in range(seen["n_rep"]):
+        s = seen["vstates"][0, r].copy()  # the repeat's own stream
         permute_units_into(s, z, un.members, un.ustart, un.cstart, uid, np.empty_like(uid), moved)
         o, *_ = exchange_levels(s, un.levels, un.ratios, un.gid, np.arange(un.n_units), pi, moved, ustar, us, eps, xu)
         zb = np.bincount(lab[o], eps ** 2, 4) / np.bincount(lab[o], None, 4) / c2

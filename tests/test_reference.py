@@ -14,7 +14,7 @@ import mcref
 from mcref import exact
 from mcref.generative import get_distribution
 from mcref.kernels.generative import transform
-from mcref.kernels.rng import chunk_states
+from mcref.kernels.rng import chunk_states, jump, repeat_states
 from mcref.kernels.variates import fill_gamma, fill_normal
 from mcref.reference import CHUNK, _mix_state, simulate, simulated_reference
 
@@ -22,27 +22,30 @@ ALL = ["ZMS", "MZ", "VarZ", "MSE", "MV", "RCE", "RCE2", "NLL", "CC", "ENCE", "ZM
 
 
 def _draws(u_sorted, dist, n_mc, seed):
-    """Re-create the engine's ε for every repeat from its documented streams: per chunk, one
-    xoshiro256** normal stream (``chunk_states``) drawn row after row, and for t(ν) a χ²_ν
-    stream keyed by the chunk and the distribution (``_mix_state``)."""
+    """Re-create the engine's ε for every repeat from its documented streams: per block of CHUNK
+    repeats one xoshiro256** normal state (``chunk_states``), and for t(ν) a χ²_ν state keyed by
+    the block and the distribution (``_mix_state``); repeat r of a block draws its row from the
+    block's states jumped r times (2¹²⁸ steps each, ``jump``)."""
     d = get_distribution(dist)
     ss = np.random.SeedSequence(seed)
     n_chunks = -(-n_mc // CHUNK)
     states = chunk_states(np.random.SeedSequence(seed), n_chunks)
     out = []
     for c in range(n_chunks):
-        nrep = min(CHUNK, n_mc - c * CHUNK)
-        z = np.empty((nrep, u_sorted.size))
-        fill_normal(states[c].copy(), z)
-        if d.needs_mixing:
-            v = np.empty_like(z)
-            fill_gamma(_mix_state(ss, c, d), 0.5 * d.nu, v)
-            v *= 2.0
-        else:
+        zs = states[c].copy()
+        vs = _mix_state(ss, c, d) if d.needs_mixing else None
+        for r in range(min(CHUNK, n_mc - c * CHUNK)):
+            z = np.empty(u_sorted.size)
+            fill_normal(zs.copy(), z)
+            jump(zs)
             v = z
-        for r in range(nrep):
+            if vs is not None:
+                v = np.empty_like(z)
+                fill_gamma(vs.copy(), 0.5 * d.nu, v)
+                v *= 2.0
+                jump(vs)
             eps = np.empty(u_sorted.size)
-            transform(d.code, d.nu if d.kind == "t" else 0.0, z[r], v[r], u_sorted[:1], eps)
+            transform(d.code, d.nu if d.kind == "t" else 0.0, z, v, u_sorted[:1], eps)
             out.append(eps)
     return out
 
@@ -236,8 +239,8 @@ def test_all_dists_in_one_call_equal_the_documented_draws_of_each():
 
 
 def test_kernel_split_into_calls_equals_one_call():
-    """The chunk may run as several kernel calls (Ctrl-C checks in between): the states
-    advance in place, so the samples equal one call's bit for bit."""
+    """Each repeat owns its streams, so the repeats may run as any split into kernel calls (the
+    tasks of the threads): the samples equal one call's bit for bit."""
     from mcref.kernels.fastrank import make_rank_scratch
     from mcref.kernels.generative import NORMAL, PERMUTATION, STUDENT_T
     from mcref.generative import permutation_distribution
@@ -253,16 +256,17 @@ def test_kernel_split_into_calls_equals_one_call():
     dcodes = np.array([NORMAL, STUDENT_T, PERMUTATION], dtype=np.int64)
     nus = np.array([0.0, 6.0, 0.0])
     ss = np.random.SeedSequence(3)
-    z0 = chunk_states(ss, 1)[0]
-    v0 = np.zeros((3, 4), dtype=np.uint64)
-    v0[1] = _mix_state(ss, 0, get_distribution("t6"))
+    z0 = repeat_states(chunk_states(ss, 1), CHUNK, 0, 12)
+    v0 = np.zeros((3, 12, 4), dtype=np.uint64)
+    v0[1] = repeat_states(_mix_state(ss, 0, get_distribution("t6"))[None], CHUNK, 0, 12)
     perm = rng.standard_normal(m)
-    v0[2] = _mix_state(ss, 0, permutation_distribution(perm))
+    v0[2] = repeat_states(_mix_state(ss, 0, permutation_distribution(perm))[None], CHUNK, 0, 12)
 
     def run(parts):
-        zs, vs = z0.copy(), v0.copy()
-        outs = []
+        outs, lo = [], 0
         for n in parts:
+            zs, vs = z0[lo:lo + n].copy(), v0[:, lo:lo + n].copy()
+            lo += n
             out = np.empty((3, 3, n))
             fy = fx.with_features(())
             mc_chunk_kernel(codes, np.full(codes.size, -1), dcodes, nus, np.ones(3), n, zs, vs, np.empty((1, m)),

@@ -154,8 +154,12 @@ def test_simulation_rounds_are_the_first_repeats_of_the_full_run():
     tail = simulate_prepared(infos[2:], prep, dists[3:], n_mc=200, seed=fresh(ss), repeats=(64, 200))
     np.testing.assert_array_equal(full.samples[:, :, :64], head.samples)
     np.testing.assert_array_equal(full.samples[3, 2:, 64:], tail.samples[0])
-    with pytest.raises(ValueError, match="whole chunks"):
-        simulate_prepared(infos, prep, dists, n_mc=200, seed=fresh(ss), repeats=(10, 64))
+    # every repeat owns its streams: a round may start inside a block of CHUNK repeats
+    mid = simulate_prepared(infos, prep, dists, n_mc=200, seed=fresh(ss), repeats=(10, 64))
+    np.testing.assert_array_equal(full.samples[:, :, 10:64], mid.samples)
+    for bad in ((64, 64), (0, 201), (-1, 10)):
+        with pytest.raises(ValueError, match="a range within 200 repeats"):
+            simulate_prepared(infos, prep, dists, n_mc=200, seed=fresh(ss), repeats=bad)
 
 
 def test_a_sequential_row_is_the_fixed_test_of_its_own_repeats(monkeypatch):

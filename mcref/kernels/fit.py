@@ -263,8 +263,9 @@ def boot_fit_replicate(xs2d, orders, families, zvals, state, theta, lo, hi, bloc
 
 
 #: values per block of :func:`t_loglik_sums` (partial sums added in block order: the same bits
-#: whatever the number of threads)
-LL_BLOCK = 1 << 16
+#: whatever the number of threads); 256, so that M = 10⁵ values are 391 blocks, enough tasks for
+#: 64 threads (issue 41; 2¹⁶ before: 2 blocks)
+LL_BLOCK = 1 << 8
 
 
 @njit(**NJIT_ORDERED_PARALLEL)

@@ -22,19 +22,20 @@ from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_me
 
 
 @njit(**NJIT)
-def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, vbuf, emp, perm, u, starts, su2_bins,
+def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstates, vstates, zbuf, vbuf, emp, perm, u, starts, su2_bins,
                     su2, slnu2, xu, sxx, xlab, xacc0, xnb, eps, a, rank_scratch, keep, out, pmem, pust, pcst, puid,
                     pscr, lev, rr, lgid):
     """Statistics ``codes`` for each repeat r of the chunk and each D: ε = D_d(z, v_d),
     E* = u·ε (u sorted), ``out[d, k, r]`` = statistic k on (E*, u) under D ``dcodes[d]``
     (t(ν) with ν = ``nus[d]``).
 
-    The deviates are drawn here, one repeat at a time, from the chunk's xoshiro256**
-    streams (:mod:`.variates`): z ~ N(0, 1) from ``zstate`` (ziggurat), **once per repeat
+    The deviates are drawn here, one repeat at a time, from the repeat's own xoshiro256**
+    streams (:mod:`.variates`; one per repeat, :func:`.rng.repeat_states`, so that the repeats
+    are independent tasks): z ~ N(0, 1) from ``zstates[r]`` (ziggurat), **once per repeat
     for all D** (common random numbers), and for each t(ν) or normp(p) D, v ~ χ²_k =
-    2·Gamma(k/2), k = :func:`.generative.mixing_df`, from its own ``vstates[d]`` (``nus[d]``
+    2·Gamma(k/2), k = :func:`.generative.mixing_df`, from its own ``vstates[d, r]`` (``nus[d]``
     is the D's parameter, ν or p); the permutation D is ε = a uniformly random permutation of
-    ``perm`` (the data's Z), shuffled from its own ``vstates[d]`` (:func:`.rng.permute_any`:
+    ``perm`` (the data's Z), shuffled from its own ``vstates[d, r]`` (:func:`.rng.permute_any`:
     by buckets from 2²¹ values on),
     and draws no normals. With permutation units (``pust`` non-empty: dependent rows, groups or
     blocks along an order) the permutation D moves whole units of ``perm`` (the data's Z in
@@ -49,9 +50,8 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
     hypotheses hold (docs/methods.md, "Dependent test sets"); the Z moves are what let a row
     binned on a feature x vary (the u-level exchange keeps each row's Z and x). ``zbuf``/``vbuf`` (one row each) are the scratch rows they are
     drawn into, so nothing of size repeats × M is materialised. The states advance in
-    place, so a chunk may be run as several calls over consecutive repeats (the caller
-    checks for Ctrl-C in between) with the same deviates as one call. With an empty
-    ``zstate`` (a user-supplied D, drawn in Python; one D) the rows r of ``zbuf`` are read
+    place. With an empty
+    ``zstates`` (a user-supplied D, drawn in Python; one D) the rows r of ``zbuf`` are read
     instead. z* = E*/u is taken as ε itself (equal up to rounding). A non-empty ``keep``
     (shape (n_D, n_rep, M)) receives each repeat's ε, for the statistics that are not
     kernel codes (:mod:`.user`).
@@ -63,7 +63,7 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
     permutation D, whose binned rows measure calibration around the set's own scale ZMS:
     docs/methods.md, "Adaptivity").
     """
-    draw = zstate.shape[0] == 4
+    draw = zstates.shape[0] > 0
     m = u.shape[0]
     nl = 0 if lev.shape[0] == 0 else m  # scratch of the u-level exchange, once per call
     ustar, us, eps_l, xu_l = np.empty(nl), np.empty(nl), np.empty(nl), np.empty(nl)
@@ -81,30 +81,30 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstate, vstates, zbuf, 
         if draw:
             zr = zbuf[0]
             if need_z:
-                fill_normal(zstate, zr)
+                fill_normal(zstates[r], zr)
         else:
             zr = zbuf[r]
         for d in range(dcodes.shape[0]):
             if dcodes[d] == PERMUTATION and nl > 0:
                 src = perm
                 if pust.shape[0] > 0:  # the Z-vectors among the groups of equal size first (the same stream)
-                    permute_units_into(vstates[d], perm, pmem, pust, pcst, puid, pscr, eps)
+                    permute_units_into(vstates[d, r], perm, pmem, pust, pcst, puid, pscr, eps)
                     src = eps
-                o, s2, sl, sx = exchange_levels(vstates[d], lev, rr, lgid, luid, lpi, src, ustar, us, eps_l, xu_l)
+                o, s2, sl, sx = exchange_levels(vstates[d, r], lev, rr, lgid, luid, lpi, src, ustar, us, eps_l, xu_l)
                 _level_fixed(o, us, starts, su2b, xlab, xacc0, xlab_l, xacc_l)
                 _repeat_stats(codes, grp, c2s[d], eps_l, us, starts, su2b, s2, sl, xu_l, sx, xlab_l, xacc_l, xnb, a,
                               rank_scratch, out[d], r)
                 continue
             if dcodes[d] == PERMUTATION:
                 if pust.shape[0] > 0:
-                    permute_units_into(vstates[d], perm, pmem, pust, pcst, puid, pscr, eps)
+                    permute_units_into(vstates[d, r], perm, pmem, pust, pcst, puid, pscr, eps)
                 else:
-                    permute_any(vstates[d], perm, eps, plab, pcnt)
+                    permute_any(vstates[d, r], perm, eps, plab, pcnt)
             else:
                 vr = vbuf[0]
                 df = mixing_df(dcodes[d], nus[d])
                 if draw and df > 0.0:
-                    fill_gamma(vstates[d], 0.5 * df, vr)
+                    fill_gamma(vstates[d, r], 0.5 * df, vr)
                     for i in range(vr.shape[0]):
                         vr[i] *= 2.0
                 transform(dcodes[d], nus[d], zr, vr, emp, eps)

@@ -59,6 +59,24 @@ def keyed_states(seed_seq: np.random.SeedSequence, n_chunks: int, key: int) -> n
     return states
 
 
+#: the jump polynomial of xoshiro256** (Blackman & Vigna): :func:`jump` advances a state by 2¹²⁸ steps
+JUMP = np.array([0x180EC6D33CFD0ABA, 0xD5A61266F0C9392C, 0xA9582618E03FC9AA, 0x39ABDC4529B1661C], dtype=np.uint64)
+
+
+def repeat_states(blocks: np.ndarray, block: int, r0: int, r1: int) -> np.ndarray:
+    """One xoshiro256** state per repeat r0 ≤ r < r1: array ``(r1 − r0, 4)`` of uint64.
+
+    Repeat r's stream is block ``r // block``'s state (``blocks[r // block]``, from
+    :func:`chunk_states` or :func:`keyed_states`) jumped ``r % block`` times by :func:`jump`
+    (2¹²⁸ steps each: the streams of one block never overlap). Every repeat then owns its
+    stream, so the repeats of one block are independent tasks for the threads, while the
+    ``SeedSequence`` work stays one per block (docs/methods.md, "Random numbers")."""
+    out = np.empty((max(0, r1 - r0), 4), dtype=np.uint64)
+    if r1 > r0:
+        split_blocks(blocks, block, r0, r1, out)
+    return out
+
+
 @njit(**NJIT)
 def _rotl(x, k):
     """Rotate the 64-bit word ``x`` left by ``k`` bits."""
@@ -103,6 +121,38 @@ def next_u64(s):
     result, st = step(load_state(s))
     store_state(s, st)
     return result
+
+
+@njit(**NJIT)
+def jump(s):
+    """Advance the state array ``s`` by 2¹²⁸ steps in place (the published xoshiro256** jump)."""
+    j0 = j1 = j2 = j3 = uint64(0)
+    st = load_state(s)
+    for i in range(4):
+        for b in range(64):
+            if (JUMP[i] >> uint64(b)) & uint64(1):
+                j0 ^= st[0]
+                j1 ^= st[1]
+                j2 ^= st[2]
+                j3 ^= st[3]
+            _, st = step(st)
+    store_state(s, (j0, j1, j2, j3))
+
+
+@njit(**NJIT)
+def split_blocks(blocks, block, r0, r1, out):
+    """``out[r − r0]`` = ``blocks[r // block]`` jumped ``r % block`` times, r0 ≤ r < r1."""
+    s = np.empty(4, dtype=np.uint64)
+    c_prev = -1
+    for r in range(r0, r1):
+        c = r // block
+        if c != c_prev:
+            s[:] = blocks[c]
+            for _ in range(r % block):
+                jump(s)
+            c_prev = c
+        out[r - r0] = s
+        jump(s)
 
 
 @njit(**NJIT)

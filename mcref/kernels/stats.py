@@ -38,7 +38,7 @@ LN_2PI = float(np.log(2.0 * np.pi))
 _S0, _SZ, _SZC2, _SZ2, _SE2, _SU2, _SLNU2 = range(7)
 N_SUMS = 7
 #: points per parallel block of the O(M) jackknife
-_JACK_BLOCK = 4096
+JACK_BLOCK = 4096
 
 
 @njit(**NJIT)
@@ -575,10 +575,10 @@ def jack_mean_kernel(code, z, zshift, z2, E2, u2, lnu2, out):
         szc += zc
         szc2 += zc * zc
     # blocks of points, one scratch vector per block: no allocation per point
-    n_blocks = (m + _JACK_BLOCK - 1) // _JACK_BLOCK
+    n_blocks = (m + JACK_BLOCK - 1) // JACK_BLOCK
     for blk in prange(n_blocks):
         s = np.empty(N_SUMS)
-        for j in range(blk * _JACK_BLOCK, min((blk + 1) * _JACK_BLOCK, m)):
+        for j in range(blk * JACK_BLOCK, min((blk + 1) * JACK_BLOCK, m)):
             zc = z[j] - zshift
             s[_S0] = tot[_S0] - 1.0
             s[_SZ] = tot[_SZ] - z[j]

@@ -52,8 +52,9 @@ consistency part, the dependence between the statistics taken from the pool), an
 maximum of the two joint p-values.
 
 The resampling is one numba kernel (:func:`mcref.kernels.resample.resampled_sums`) over
-fixed chunks of replicates, each with its own xoshiro256** stream spawned from ``seed``: the
-result depends on the seed only, never on the number of threads.
+the replicates, each one task with its own xoshiro256** stream (the state of its block of
+:data:`CHUNK`, spawned from ``seed``, jumped: :func:`_streams`): the result depends on the seed
+only, never on the number of threads.
 
 References
 ----------
@@ -77,8 +78,9 @@ __all__ = ["ScaleTest", "bootstrap_sums", "scale_test", "rce_test", "tail_ratio"
 SCALE_TESTED = {"ZMS": 1.0, "NLL": 1.0, "MZ": 0.0, "VarZ": 1.0}
 #: per-part level of the Šidák combination of two parts at α = 0.05: 1 − √0.95
 ALPHA_SIDAK = 1.0 - math.sqrt(0.95)
-#: replicates per random stream of the resampling kernel: 8, so that the sequential rounds' first
-#: 64 replicates are 8 chunks for the threads (at 64 per chunk a round of 64 ran on one thread)
+#: replicates per stream block of the resampling kernels: one ``SeedSequence`` child per block, and
+#: each replicate of a block its own stream (the block's state jumped: :func:`_streams`), so that every
+#: replicate is a task for the threads (the sequential rounds' first 64 replicates are 64 tasks)
 CHUNK = 8
 #: a fitted ν̂ beyond this is the normal D
 T_NORMAL_NU = 1e6
@@ -122,16 +124,13 @@ class ScaleTest:
 
 def bootstrap_sums(X, n_boot: int, seed) -> np.ndarray:
     """Column sums of ``n_boot`` bootstrap resamples of the rows of X (shape (M, K)):
-    array (n_boot, K); ``seed`` an int or SeedSequence (one child per chunk of replicates)."""
-    from ..kernels.resample import resampled_sums
-    from ..kernels.rng import chunk_states
-
+    array (n_boot, K); ``seed`` an int or SeedSequence (one child per block of :data:`CHUNK`
+    replicates, one stream per replicate: :func:`_streams`)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1:
         raise ValueError(f"`X` must be a 2-D array of rows to resample, got shape {X.shape}")
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    n_chunks = -(-int(n_boot) // CHUNK)
-    return resampled_sums(X, chunk_states(ss, n_chunks), CHUNK, int(n_boot))
+    return _resampled(X, ss, 0, int(n_boot))
 
 
 def _z_columns(z: np.ndarray) -> np.ndarray:
@@ -248,7 +247,6 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     from .._checks import as_float_array
     from ..kernels.resample import t_power_sums
     from ..kernels.variates import t_ziggurat
-    from ..kernels.rng import chunk_states
 
     stats = [stats] if isinstance(stats, str) else list(stats)
     n_boot = _check(n_boot, stats)
@@ -272,7 +270,7 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
         X = _cluster_columns(z, gid)
         G = X.shape[0]
         tsums = t_cluster_sums(np.bincount(gid).astype(np.int64), nu if nu < T_NORMAL_NU else np.inf,
-                               chunk_states(ss_t, -(-n_boot // CHUNK)), CHUNK, n_boot)
+                               _streams(ss_t, 0, n_boot), 1, n_boot)
         return _finish(stats, lambda n, s: _cluster_z_stat(n, s, G), X.sum(axis=0), bootstrap_sums(X, n_boot, ss_boot),
                        {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
     # resampled in sorted order: the test is a function of the multiset of Z (the same p in any row order)
@@ -281,9 +279,8 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     sums = _round_sums(cache, "z", n_boot, lambda b, n: _resampled(X, ss_boot, b, n))
     nu_t = nu if nu < T_NORMAL_NU else np.inf
     tab = t_ziggurat(nu_t)
-    tsums = _round_sums(cache, "t", n_boot,
-                        lambda b, n: t_power_sums(m, *tab, chunk_states(ss_t, -(-n // CHUNK))[b // CHUNK:], CHUNK,
-                                                  n - b))
+    tsums = _round_sums(cache, "t", n_boot, lambda b, n: _recorded(
+        t_power_sums(m, *tab, _streams(ss_t, b, n), 1, n - b), m, (b, n)))
     return _finish(stats, lambda n, s: _z_stat(n, s, m, SCALE_TESTED[n]), obs, sums,
                    {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
 
@@ -316,14 +313,33 @@ def _finish(names, stat, obs, sums, nulls, n_boot, tsums=None, nu=math.nan) -> S
                      tsim=np.asarray(tsim) if tsums is not None else None)
 
 
+def _streams(ss: np.random.SeedSequence, b: int, n: int) -> np.ndarray:
+    """The streams of replicates b ≤ r < n: one per replicate, the jumps of the state of its block
+    of :data:`CHUNK` (:func:`mcref.kernels.rng.repeat_states`), ``ss`` not spawned yet. The kernels
+    take them with ``chunk`` = 1: a replicate is one task, whatever the thread count."""
+    from ..kernels.rng import chunk_states, repeat_states
+
+    b0 = b // CHUNK
+    return repeat_states(chunk_states(ss, -(-n // CHUNK))[b0:], CHUNK, b - b0 * CHUNK, n - b0 * CHUNK)
+
+
+def _recorded(out: np.ndarray, m: int, span: tuple[int, int]) -> np.ndarray:
+    """``out`` (one row per replicate, each a task of ``m`` elements), its tasks recorded for the
+    parallel profile (:func:`mcref.parallel.record_tasks`)."""
+    import numba
+
+    from ..parallel import record_tasks
+
+    record_tasks("scale tests", [float(m)] * out.shape[0], numba.get_num_threads(), "blocks", span=span)
+    return out
+
+
 def _resampled(X: np.ndarray, ss: np.random.SeedSequence, b: int, n: int) -> np.ndarray:
-    """Replicates b ≤ r < n of :func:`bootstrap_sums` (X, n, ss): the chunks from b/CHUNK on (b a
-    multiple of :data:`CHUNK`), ``ss`` not spawned yet."""
+    """Replicates b ≤ r < n of :func:`bootstrap_sums` (X, n, ss), ``ss`` not spawned yet."""
     from ..kernels.resample import resampled_sums
-    from ..kernels.rng import chunk_states
 
     X = np.ascontiguousarray(X, dtype=np.float64)
-    return resampled_sums(X, chunk_states(ss, -(-n // CHUNK))[b // CHUNK:], CHUNK, n - b)
+    return _recorded(resampled_sums(X, _streams(ss, b, n), 1, n - b), X.shape[0], (b, n))
 
 
 def _round_sums(cache: dict | None, key: str, n: int, compute) -> np.ndarray:
@@ -331,7 +347,7 @@ def _round_sums(cache: dict | None, key: str, n: int, compute) -> np.ndarray:
     and ``compute(b, n)`` for the rest (validate's sequential rounds: each round adds replicates
     to the same streams instead of rerunning them; the same bits as one call of n)."""
     old = cache.get(key) if cache is not None else None
-    b = 0 if old is None or old.shape[0] > n or old.shape[0] % CHUNK else old.shape[0]
+    b = 0 if old is None or old.shape[0] > n else old.shape[0]
     new = compute(b, n)
     out = new if b == 0 else np.concatenate([old, new])
     if cache is not None:
@@ -408,7 +424,6 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, so
     tsums, nu = None, math.nan
     if clusters is not None:
         from .._distfit import fit_t
-        from ..kernels.rng import chunk_states
         from ..kernels.units import t_rce_cluster_sums
 
         e = E * E / scale
@@ -435,7 +450,7 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, so
     sums = _round_sums(cache if clusters is None else None, "rce", n_boot, lambda b, n: _resampled(X, ss, b, n))
     if clusters is not None and nu > 2.0:  # the t(ν̂) reference in the same clusters (after the bootstrap's streams)
         tsums = t_rce_cluster_sums(vpts, cstart, nu if nu < T_NORMAL_NU else np.inf, rho,
-                                   chunk_states(ss.spawn(1)[0], -(-n_boot // CHUNK)), CHUNK, n_boot)
+                                   _streams(ss.spawn(1)[0], 0, n_boot), 1, n_boot)
     return _finish(["RCE"], lambda n, s: _rce_stat(s), obs, sums, {"RCE": 1.0}, n_boot, tsums=tsums, nu=nu)
 
 

@@ -1,0 +1,102 @@
+"""Per-repeat random streams (issue #41): the xoshiro256** jump against a GF(2) matrix power,
+and :func:`mcref.kernels.rng.repeat_states` against jumping by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mcref.kernels.rng import chunk_states, jump, next_u64, repeat_states
+
+
+def _bits(state) -> np.ndarray:
+    return np.array([(int(w) >> b) & 1 for w in state for b in range(64)], dtype=np.float64)
+
+
+def _words(bits) -> np.ndarray:
+    return np.array([sum(int(bits[64 * i + b]) << b for b in range(64)) for i in range(4)], dtype=np.uint64)
+
+
+def test_jump_is_two_to_the_128_steps():
+    """The state update of xoshiro256** is linear over GF(2): its 256×256 matrix A, built column by
+    column from the update of each unit state, squared 128 times gives A^(2¹²⁸); the jump must be it."""
+    cols = []
+    for k in range(256):
+        s = _words(np.eye(256)[k])
+        next_u64(s)
+        cols.append(_bits(s))
+    a = np.array(cols).T
+    for _ in range(128):
+        a = (a @ a) % 2.0  # exact: integer entries ≤ 256 in float64
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        s = rng.integers(0, 2**63, size=4, dtype=np.uint64) | np.uint64(1)
+        want = _words((a @ _bits(s)) % 2.0)
+        got = s.copy()
+        jump(got)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_repeat_states_are_blocks_jumped_in_turn():
+    blocks = chunk_states(np.random.SeedSequence(7), 3)
+    out = repeat_states(blocks, 4, 0, 11)
+    for r in range(11):
+        s = blocks[r // 4].copy()
+        for _ in range(r % 4):
+            jump(s)
+        np.testing.assert_array_equal(out[r], s)
+    np.testing.assert_array_equal(repeat_states(blocks, 4, 3, 9), out[3:9])
+    assert len({tuple(x) for x in out}) == 11
+
+
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")  # 300 replicates: a fast test
+def test_validate_same_bits_for_any_thread_count_and_task_size(monkeypatch):
+    """validate's table, bit for bit, on 1 and 2 numba threads and whatever the repeats per task
+    of the references (TASK_WORK 1: one repeat per task, as at M ≥ 10⁵; 10⁹: a whole block of
+    CHUNK per task) and of a user statistic's bootstrap: every repeat and replicate owns its streams."""
+    import numba
+
+    import mcref
+    import mcref._bootstrap as B
+    import mcref.reference as R
+
+    rng = np.random.default_rng(5)
+    u = rng.lognormal(0.0, 0.5, 1500)
+    E = 1.1 * u * rng.standard_normal(1500)
+    n0 = numba.get_num_threads()
+    out = []
+    try:
+        for work, threads in ((1, 1), (1, 2), (10**9, 2), (10**9, 1)):
+            monkeypatch.setattr(R, "TASK_WORK", work)
+            monkeypatch.setattr(B, "TASK_WORK", work)
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+            t = mcref.validate(E, u, stats=["ZMS", "RCE", "CC", "ENCE", "ZMSE"], n_boot=300, n_mc=300, seed=4,
+                               progress=False)
+            out.append(t.to_json())
+    finally:
+        numba.set_num_threads(n0)
+    assert all(o == out[0] for o in out[1:])
+
+
+def test_permutation_rounds_equal_one_run():
+    """The rounds' repeats (0, 64), (64, 128), … are those of one run, bit for bit, for any split
+    (every repeat owns its streams: a split may cut a block of CHUNK anywhere)."""
+    from mcref._prepared import prepare_for
+    from mcref.generative import get_distribution
+    from mcref.reference import simulate_prepared
+    from mcref.stats import info
+
+    rng = np.random.default_rng(8)
+    u = rng.lognormal(0.0, 0.5, 800)
+    E = u * rng.standard_normal(800)
+    infos = [info(n) for n in ("ZMS", "CC", "ENCE")]
+    prep = prepare_for(infos, E, u, n_bins=10)
+    dists = [get_distribution(d, Z=prep.z) for d in ("permutation", "t6")]
+
+    def run(a, b):
+        return simulate_prepared(infos, prep, dists, n_mc=150, seed=np.random.SeedSequence(2), repeats=(a, b)).samples
+
+    whole = run(0, 150)
+    for cuts in ((0, 64, 128, 150), (0, 1, 33, 97, 150)):
+        parts = [run(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
+        np.testing.assert_array_equal(np.concatenate(parts, axis=2), whole)
