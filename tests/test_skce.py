@@ -507,7 +507,7 @@ def test_cme_input_checks():
 
 
 @pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
-def test_validate_skce_row():
+def test_validate_skce_row(tmp_path):
     """The row is skce_test(E, 0, u) on validate's last child seed; the other rows and the joint
     verdict are bit-identical with and without it; JSON and CSV carry it."""
     import json
@@ -531,6 +531,11 @@ def test_validate_skce_row():
     assert rec["stat"] == "SKCE" and rec["p_test"] == ref.pvalue and rec["finding"] == row.finding
     assert a.to_csv().splitlines()[3].split(",")[2] == "SKCE"
     assert "SKCE" in str(a) and "SKCE" in a.wide_table() and "SKCE" in a.explained()
+    pytest.importorskip("matplotlib")
+    from mcref.report._html import write_dataset_report
+
+    page = open(write_dataset_report(a, E, u, None, tmp_path / "rep", seed=1), encoding="utf-8").read()
+    assert ">SKCE<" in page and "consistency" in page
 
 
 @pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
