@@ -552,17 +552,25 @@ def test_validate_skce_refused_with_groups_and_alone():
         mcref.validate(E, u, stats=["SKCE"])
 
 
-def test_cli_validate_stats_skce(capsys):
+def test_cli_validate_and_report_stats_skce(tmp_path, capsys):
+    """``--stats ZMS,SKCE`` (alias of --stat) in ``mcref validate`` and ``mcref report --html``."""
+    pytest.importorskip("matplotlib")
     from mcref.cli import main
 
-    assert main(["validate", "--dataset", "Diffusion_LR", "--boot", "200", "--mc", "200", "--seed", "0",
-                 "--stats", "ZMS,SKCE", "--csv"]) == 0
+    rng = np.random.default_rng(6)
+    u = rng.uniform(0.5, 2.0, 150)
+    f = tmp_path / "d.csv"
+    np.savetxt(f, np.c_[u * rng.standard_normal(150), u], delimiter=",", header="E,u", comments="")
+    small = ["--boot", "200", "--mc", "200", "--seed", "0"]
+    assert main(["validate", str(f), "--stats", "ZMS,SKCE", "--csv", *small]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3 and lines[2].split(",")[2] == "SKCE"
-    assert main(["validate", "--dataset", "Diffusion_LR", "--boot", "200", "--mc", "200", "--seed", "0",
-                 "--stat", "ZMS,SKCE"]) == 0
+    assert main(["validate", str(f), "--stat", "ZMS,SKCE", *small]) == 0
     out = capsys.readouterr().out
     assert "SKCE (beside the joint verdict)" in out and "consist" in out
+    assert main(["report", str(f), "--stats", "ZMS,SKCE", "--html", str(tmp_path / "rep"), *small]) == 0
+    assert "SKCE (beside the joint verdict)" in capsys.readouterr().out
+    assert ">SKCE<" in (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
 
 
 def test_from_samples_skce_beside_the_verdict():
