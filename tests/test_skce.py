@@ -571,6 +571,8 @@ def test_cli_validate_and_report_stats_skce(tmp_path, capsys):
     assert main(["report", str(f), "--stats", "ZMS,SKCE", "--html", str(tmp_path / "rep"), *small]) == 0
     assert "SKCE (beside the joint verdict)" in capsys.readouterr().out
     assert ">SKCE<" in (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert main(["bench", str(f), "--stats", "ZMS,SKCE", *small]) == 2  # not in the benchmark yet: said so
+    assert "SKCE is a row of validate" in capsys.readouterr().err
 
 
 def test_from_samples_skce_beside_the_verdict():

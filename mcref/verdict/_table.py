@@ -21,7 +21,8 @@ from ._equivalence import SIMULATED_MARGINS
 from ..report._words import GLOSSARY, finding, glossary_link, headline_parts, row_property
 from ..stats import info
 
-__all__ = ["ValidationRow", "ValidationTable", "paper_note", "KERNEL_ROWS", "LEGEND", "MIN_RELIABLE_M", "MIN_VERDICT_REPLICATES",
+__all__ = ["ValidationRow", "ValidationTable", "paper_note", "KERNEL_ROWS",
+           "LEGEND", "MIN_RELIABLE_M", "MIN_VERDICT_REPLICATES",
            "MIN_VERDICT_REPLICATES_HARD"]
 
 #: fewest bootstrap replicates / Monte Carlo repeats from which validate gives a verdict at all
