@@ -539,6 +539,17 @@ def test_validate_skce_row(tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
+def test_validate_skce_row_beyond_20000_rows_is_the_block_test():
+    rng = np.random.default_rng(8)
+    n = 20_001
+    u = rng.uniform(0.5, 2.0, n)
+    E = u * rng.standard_normal(n)
+    row = mcref.validate(E, u, stats=["ZMS", "SKCE"], n_boot=200, n_mc=200, seed=3)["SKCE"]
+    ref = mcref.skce_test(E, np.zeros(n), u, method="asymptotic_block", block_size=math.isqrt(n))
+    assert (row.test, row.p_test, row.estimate, row.n_test) == ("asymptotic_block", ref.pvalue, ref.estimate, None)
+
+
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
 def test_validate_skce_refused_with_groups_and_alone():
     rng = np.random.default_rng(5)
     u = rng.uniform(0.5, 2.0, 120)
