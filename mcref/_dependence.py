@@ -50,7 +50,7 @@ from ._checks import (BLOCK_METHODS, check_block_length, check_choice, check_E_u
                           dataset_args)
 from .kernels.units import BLOCKS, GROUPS
 
-__all__ = ["Units", "units_for", "optimal_block_length", "DependenceDiagnostics", "dependence",
+__all__ = ["Units", "units_for", "optimal_block_length", "order_block_length", "DependenceDiagnostics", "dependence",
            "dependence_diagnostics", "icc", "design_effect"]
 
 
@@ -101,6 +101,15 @@ def optimal_block_length(x) -> tuple[float, float]:
     >>> 5 < b_cb < 60
     True
     """
+    g, lr, b_max, n = _pw_terms(x)
+    b_sb = ((2.0 * g * g) / (2.0 * lr * lr)) ** (1 / 3) * n ** (1 / 3)
+    b_cb = ((2.0 * g * g) / (4 / 3 * lr * lr)) ** (1 / 3) * n ** (1 / 3)
+    return float(min(b_sb, b_max)), float(min(b_cb, b_max))
+
+
+def _pw_terms(x) -> tuple[float, float, int, int]:
+    """(G, σ̂², the cap, n) of :func:`optimal_block_length`: the flat-top sums of |k|·γ̂_k and of
+    γ̂_k over |k| ≤ m."""
     x = np.asarray(x, dtype=np.float64)
     n = x.size
     eps = x - x.mean()
@@ -127,9 +136,50 @@ def optimal_block_length(x) -> tuple[float, float]:
         lam = 1.0 if k / m <= 0.5 else 2.0 * (1.0 - k / m)
         g += 2.0 * lam * k * acv[k]
         lr += 2.0 * lam * acv[k]
+    return float(g), float(lr), int(b_max), int(n)
+
+
+#: the largest share of the long-run variance of a block's sum that the blocks of ``order=`` may
+#: miss: ℓ ≥ κ̂/BLOCK_MISS (:func:`order_block_length`; docs/methods.md, "Dependent test sets")
+BLOCK_MISS = 0.02
+#: the fewest blocks the automatic ℓ leaves (a longer dependence is said so on the table)
+MIN_BLOCKS = 10
+
+
+def order_block_length(x, method: str = "circular") -> tuple[int, float]:
+    r"""The automatic block length of ``order=`` for a series ``x`` (Z² along the order), and the
+    share of the long-run variance its blocks miss: (ℓ, κ̂/ℓ).
+
+    A non-overlapping block of ℓ rows has Var(Σ) = ℓ·Σ_{|k|<ℓ}(1 − |k|/ℓ)γ_k ≈ ℓ(σ²_LR − G), so
+    the blocks miss the share κ/ℓ of the long-run variance, κ = G/σ²_LR = Σ|k|γ_k/Σγ_k (the
+    mean lag of the dependence; G and σ̂² as in :func:`optimal_block_length`, κ̂ = max(G, 0)/σ̂²).
+    Politis & White's ℓ minimizes the mean squared error of a variance estimate, which lets the
+    blocks miss 10 % of it at φ = 0.8 (ℓ ≈ 21 at M = 1800): enough to make the block
+    permutation and the block-studentized tests liberal (ENCE and ZMSE 13 % at α = 5 % with u
+    cycling along the order, docs/methods.md). A test wants that bias small, so
+
+    .. math:: \ell = \min\Big(\maxig(\lceil b_{PW}ceil, \lceil \hat\kappa/\epsilonceilig), \lfloor M/10floor\Big),
+              \quad \epsilon = 0.02 \ (	ext{BLOCK\_MISS})
+
+    (at least the Politis–White length, at least 10 blocks; at most M // 2). The second value
+    is κ̂/ℓ: above ε only when the dependence is too long for 10 blocks.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> e = rng.normal(size=2000); x = np.empty(2000); x[0] = e[0]
+    >>> for t in range(1, 2000): x[t] = 0.8 * x[t - 1] + 0.6 * e[t]
+    >>> ell, missed = order_block_length(x * x)
+    >>> 60 < ell < 200 and missed <= 0.02
+    True
+    """
+    g, lr, b_max, n = _pw_terms(x)
     b_sb = ((2.0 * g * g) / (2.0 * lr * lr)) ** (1 / 3) * n ** (1 / 3)
     b_cb = ((2.0 * g * g) / (4 / 3 * lr * lr)) ** (1 / 3) * n ** (1 / 3)
-    return float(min(b_sb, b_max)), float(min(b_cb, b_max))
+    b_pw = math.ceil(min(b_sb if method == "stationary" else b_cb, b_max))
+    kappa = max(g, 0.0) / lr if lr > 0 else 0.0
+    ell = max(b_pw, math.ceil(kappa / BLOCK_MISS))
+    ell = int(min(max(1, min(ell, max(b_pw, n // MIN_BLOCKS))), n // 2))
+    return ell, kappa / ell
 
 
 def _long_run_ratio(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -203,6 +253,9 @@ class Units:
     #: groups of unequal sizes: the p-value of Spearman's test of the levels against the sizes
     #: (:data:`LEVEL_SIZE_ALPHA`); NaN for equal sizes or blocks
     level_size_p: float = math.nan
+    #: automatic ℓ: the share of the long-run variance of Z² its blocks miss (κ̂/ℓ,
+    #: :func:`order_block_length`); NaN for groups or a given ℓ
+    block_missed: float = math.nan
 
     @property
     def n_units(self) -> int:
@@ -246,7 +299,10 @@ class Units:
                      f"{int(s.min())}-{int(s.max())} rows (median {float(np.median(s)):g})")
             return (f"groups: {s.size} groups of {sizes}; "
                     f"cluster bootstrap, delete-one-group jackknife, cluster-studentized scale tests; {perm}")
-        how = "automatic (Politis & White 2004)" if self.auto else "given"
+        how = "automatic: missing at most 2 % of the errors' long-run variance" if self.auto else "given"
+        if self.auto and self.block_missed > BLOCK_MISS:
+            how = (f"automatic, capped at {MIN_BLOCKS} blocks: they miss {100 * self.block_missed:.0f} % of the "
+                   "errors' long-run variance, so the tests may be liberal (a dependence long against M)")
         return (f"order: {self.block_method} block bootstrap with blocks of {self.block_length} rows ({how}); "
                 f"jackknife and scale tests on {self.n_units} non-overlapping blocks; whole blocks permuted")
 
@@ -287,7 +343,8 @@ def units_for(prep_order: np.ndarray, *, groups=None, order=None, block_length=N
     None without ``groups`` and ``order``. ``groups`` and ``order`` are checked here
     (:func:`mcref._checks.check_groups`, :func:`~mcref._checks.check_order`); giving
     both is refused. ``z2`` (Z² in u-sorted order) sets the automatic block length of ``order``
-    (:func:`optimal_block_length` of Z² along the order, circular or stationary, rounded up).
+    (:func:`order_block_length` of Z² along the order: at least Politis & White's, long enough
+    to miss at most 2 % of the long-run variance).
     ``us`` (u sorted): with groups of unequal sizes, the levels and ratios of the permutation by
     exchange of u-levels (:attr:`Units.levels`). With ``us``, the groups are numbered by their first
     point in ascending (u, Z²) and ties in ``order`` are broken by (u, Z²): the units do not depend
@@ -333,13 +390,13 @@ def units_for(prep_order: np.ndarray, *, groups=None, order=None, block_length=N
     opos[along] = np.arange(m)  # each u-sorted point's position along the order
     ell = check_block_length(block_length, m)
     auto = ell is None
+    missed = math.nan
     if auto:
         if z2 is None:
             raise ValueError("an automatic block length needs the data's Z")
         ordinv = np.empty(m, dtype=np.int64)
         ordinv[opos] = np.arange(m)
-        b_sb, b_cb = optimal_block_length(z2[ordinv])
-        ell = int(min(max(1, math.ceil(b_sb if method == "stationary" else b_cb)), m // 2))
+        ell, missed = order_block_length(z2[ordinv], method)
     gid = (opos // ell).astype(np.int64)
     sizes = np.bincount(gid).astype(np.int64)
     ordinv = np.empty(m, dtype=np.int64)
@@ -347,7 +404,33 @@ def units_for(prep_order: np.ndarray, *, groups=None, order=None, block_length=N
     lists = [ordinv[a:a + ell] for a in range(0, m, ell)]
     members, ustart, cstart = _perm_units(lists)
     return Units(kind="order", gid=gid, sizes=sizes, opos=opos, block_length=ell, block_method=method, auto=auto,
-                 members=members, ustart=ustart, cstart=cstart)
+                 members=members, ustart=ustart, cstart=cstart, block_missed=missed)
+
+
+#: effective number of units (Bell–McCaffrey degrees of freedom + 1) below which the 95 % intervals of ZMS
+#: and RCE are not promised their coverage (docs/methods.md, "Dependent test sets": 82–92 % measured at
+#: 5–30 clusters with an intra-group correlation of 0.5; 93.3–96.2 % at 40–60)
+FEW_UNITS = 35
+
+
+def bm_df(weights: np.ndarray) -> float:
+    r"""Bell & McCaffrey (2002) degrees of freedom of the cluster-robust (CR2) variance of a ratio of
+    unit totals :math:`\hat\theta = \sum_g a_g / \sum_g b_g` with unit weights :math:`b_g` (ZMS: the
+    sizes n_g; RCE's R = ΣE²/Σu²: the units' Σu²), under the working model of independent rows:
+
+    .. math::
+
+        h_g = \frac{b_g}{\sum_k b_k},\quad s_g = (1 - h_g)^{-1},\quad
+        \nu = \Big[\sum_g h_g^2 + \Big(\sum_g s_g h_g^2\Big)^2 - \sum_g s_g^2 h_g^4\Big]^{-1}
+
+    (the Satterthwaite ν = (tr W)²/tr W² of W = D(√s)(diag h − hhᵀ)D(√s), tr W = 1, in O(G)). Equal
+    weights give ν = G − 1; unequal weights fewer (MacKinnon & Webb 2017: a few large units carry
+    the variance). ``weights`` > 0, at least two."""
+    b = np.asarray(weights, dtype=np.float64)
+    h = b / b.sum()
+    s = 1.0 / (1.0 - h)
+    sh2 = s * h * h
+    return float(1.0 / (np.sum(h * h) + np.sum(sh2) ** 2 - np.sum(sh2 * sh2)))
 
 
 def icc(y: np.ndarray, gid: np.ndarray) -> float:

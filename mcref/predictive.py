@@ -163,21 +163,50 @@ class PredictiveCheck:
         return "invalid" if p < self.alpha / 2 else "valid"
 
     @property
+    def part_pvalues(self) -> dict[str, float]:
+        """Each part's own p-value, already adjusted within the part: coverage ``K·min p`` over
+        its K rows (Bonferroni), PIT ``2·min(p_χ², p_KS)``, validation its joint p-value (the
+        parts present only)."""
+        out: dict[str, float] = {}
+        if self.coverage:
+            out["coverage"] = min(1.0, len(self.coverage) * min(r.p_value for r in self.coverage))
+        if self.uniformity is not None:
+            out["PIT"] = min(1.0, 2.0 * min(self.uniformity.chi2_pvalue, self.ks_pvalue))
+        if self.validation is not None and self.validation.joint is not None:
+            out["validate"] = float(self.validation.joint.p)
+        return out
+
+    @property
+    def p(self) -> float:
+        """p-value of the headline verdict. Samples with a swap null: the combined test's.
+        Otherwise Bonferroni over the k parts present: ``min(1, k·min(part p))``, so that the
+        headline keeps its size α whatever the dependence between the parts (docs/methods.md,
+        "Predictive forms"); NaN with no part."""
+        if self.combined is not None:
+            return float(self.combined.p)
+        parts = self.part_pvalues
+        if not parts:
+            return float("nan")
+        return min(1.0, len(parts) * min(parts.values()))
+
+    @property
     def verdict(self) -> str:
         """The headline verdict. Samples: the combined verdict (:attr:`combined`: one test of
         size α over the validation's statistics, the ranks, the coverage and the local coverage,
-        exact under calibration). The other forms (and samples without a swap null): ``"invalid"``
-        if any part says so (coverage, PIT, the validation's joint verdict), else ``"valid"``
-        (each part at α: not corrected for their number)."""
+        exact under calibration). The other forms (and samples without a swap null):
+        ``"invalid"`` when :attr:`p` ≤ α, Bonferroni over the parts present (coverage, PIT, the
+        validation's joint verdict), so that its size is at most α; ``coverage_verdict``,
+        ``pit_verdict`` and the validation keep their own verdicts, each at α."""
         if self.combined is not None:
             return self.combined.verdict
-        parts = [self.coverage_verdict, self.pit_verdict]
-        if self.validation is not None and self.validation.joint is not None:
-            parts.append(self.validation.joint.verdict)
-        return "invalid" if "invalid" in parts else "valid"
+        p = self.p
+        return "invalid" if math.isfinite(p) and p <= self.alpha else "valid"
 
     def __str__(self) -> str:
         head = f"{self.form} check{f' of {self.name}' if self.name else ''}: M={self.M}, verdict: {self.verdict}"
+        if self.combined is None and len(self.part_pvalues) > 1:
+            head += (f" (p = {self.p:.3g}: Bonferroni over {len(self.part_pvalues)} parts, "
+                     + ", ".join(f"{k} {v:.3g}" for k, v in self.part_pvalues.items()) + ")")
         lines = [head]
         if self.combined is not None:
             lines += self.combined.lines()
@@ -217,6 +246,7 @@ class PredictiveCheck:
 
         return {
             "dataset": self.name, "seed": self.seed, "form": self.form, "M": self.M, "verdict": self.verdict,
+            "p": self.p, "part_pvalues": self.part_pvalues,
             "coverage_verdict": self.coverage_verdict, "pit_verdict": self.pit_verdict, "alpha": self.alpha,
             "chi2_pvalue": None if self.uniformity is None else self.uniformity.chi2_pvalue,
             "ks_pvalue": self.ks_pvalue, "crps": self.crps, "coverage": [asdict(r) for r in self.coverage],
@@ -471,7 +501,7 @@ def from_samples(y, samples, *, x=None, levels: Sequence[float] = DEFAULT_LEVELS
         except ValueError as exc:
             if "zero spread" not in str(exc):
                 raise
-            notes.append(f"no combined verdict: {exc}; the verdict is 'invalid if any part says so' (uncorrected)")
+            notes.append(f"no combined verdict: {exc}; the verdict is Bonferroni over the parts")
     kernel = skce_test(y, samples=s, seed=ss.spawn(1)[0], alpha=alpha) if skce else None  # the 4th child
     return PredictiveCheck("samples", name, y.size, ds, tuple(rows), pit, unif, ks, crps, val, local, alpha,
                            tuple(notes), seed=ss.entropy, combined=combined, skce=kernel)

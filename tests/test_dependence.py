@@ -472,6 +472,53 @@ def test_block_length_by_hand():
     np.testing.assert_allclose(optimal_block_length(x), (b_sb, b_cb), rtol=1e-12)
 
 
+
+def test_order_block_length_by_hand():
+    """The blocks of ``order=`` miss at most 2 % of the long-run variance: ℓ = max(b_PW, ⌈κ/0.02⌉)
+    (but at least b_PW, at most M/10), κ = G/σ̂² with G, σ̂² of Politis & White written out. The
+    alternating series above needs κ/0.02 ≫ M/10 rows: ℓ stays Politis & White's 18 and misses κ/18."""
+    from mcref._dependence import order_block_length
+
+    n, m = 100, 15
+    x = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    gam = np.array([(-1.0) ** k * (n - k) / n for k in range(m + 1)])
+    h = np.array([min(1.0, 2 * (1 - k / m)) for k in range(1, m + 1)])
+    G = 2 * np.sum(h * np.arange(1, m + 1) * gam[1:])
+    s2 = gam[0] + 2 * np.sum(h * gam[1:])
+    ell, missed = order_block_length(x)
+    assert ell == math.ceil(optimal_block_length(x)[1]) == 18 and missed == pytest.approx(G / s2 / 18, rel=1e-12)
+    for phi, seed in ((0.5, 1), (0.8, 2)):
+        z = _ar(phi, 3000, seed)
+        x = z * z
+        b_cb = optimal_block_length(x)[1]
+        kappa = math.sqrt(b_cb ** 3 * (4 / 3) / (2 * x.size))  # b_cb = (2 G² n / (4/3 σ⁴))^(1/3), uncapped here
+        ell, missed = order_block_length(x)
+        assert ell == min(max(math.ceil(b_cb), math.ceil(kappa / 0.02)), x.size // 10)
+        assert missed == pytest.approx(kappa / ell, rel=1e-9)
+
+
+def test_order_block_length_estimates_the_mean_lag():
+    """κ of Z² for Gaussian AR(1) Z is 2ρ/(1 − ρ²), ρ = φ² (Σ|k|ρ^|k| / Σρ^|k|): the flat-top
+    estimate, averaged over 4 series of 10⁵, within 15 % (its spread over seeds is about 10 %)."""
+    from mcref._dependence import _pw_terms
+
+    phi = 0.8
+    rho = phi * phi
+    est = []
+    for seed in range(4):
+        z = _ar(phi, 100_000, 10 + seed) * math.sqrt(1 - rho)
+        g, lr, _, _ = _pw_terms(z * z)
+        est.append(g / lr)
+    assert np.mean(est) == pytest.approx(2 * rho / (1 - rho * rho), rel=0.15)
+
+
+def test_a_dependence_long_against_m_is_said_on_the_table():
+    z = _ar(0.97, 400, 5) * math.sqrt(1 - 0.97 ** 2)
+    u = np.exp(0.3 * np.sin(np.arange(400) / 40))
+    tab = mcref.validate(u * z, u, order=np.arange(400), stats=["ZMS"], n_boot=1000, n_mc=1000, seed=1)
+    assert tab.dependence.block_length == 40  # capped at 10 blocks
+    assert "capped at 10 blocks" in str(tab) and "may be liberal" in str(tab)
+
 # --------------------------------------------------------------------------- determinism, no labels
 
 
@@ -599,3 +646,136 @@ def test_size_of_the_labelled_rule_on_clustered_sets():
             iid.append(mcref.validate(E, u, **opts).joint.verdict == "invalid")
     assert np.mean(lab) <= 0.115
     assert np.mean(iid) > 0.2
+
+
+# --------------------------------------------------------------------------- small-G intervals (issue 38, part 5)
+
+
+def test_bm_df_against_the_satterthwaite_matrix():
+    """The O(G) Bell–McCaffrey ν equals (tr W)²/tr W² of the G×G matrix
+    W = D(√s)(diag h − hhᵀ)D(√s), s = 1/(1 − h); equal weights give G − 1 exactly."""
+    from mcref._dependence import bm_df
+
+    rng = np.random.default_rng(5)
+    for G in (2, 3, 7, 40):
+        b = rng.lognormal(0, 1, G)
+        h = b / b.sum()
+        s = np.sqrt(1 / (1 - h))
+        W = s[:, None] * (np.diag(h) - np.outer(h, h)) * s[None, :]
+        assert bm_df(b) == pytest.approx(np.trace(W) ** 2 / np.sum(W * W), rel=1e-12)
+        assert bm_df(np.full(G, 3.7)) == pytest.approx(G - 1, rel=1e-12)
+
+
+def _bca_t_by_hand(theta, dist, jack, G, nu, alpha=0.05):
+    """BCa limits with the critical values √(G/(G − 1))·t_ν in place of z (docs/methods.md)."""
+    from scipy import stats as st
+
+    z0 = st.norm.ppf(np.mean(dist < theta))
+    d = jack.mean() - jack
+    a = np.sum(d ** 3) / (6 * np.sum(d ** 2) ** 1.5)
+    q = z0 + math.sqrt(G / (G - 1)) * st.t.ppf([alpha / 2, 1 - alpha / 2], nu)
+    return np.quantile(dist, st.norm.cdf(z0 + q / (1 - a * q)))
+
+
+@pytest.mark.parametrize("sizes", ["equal", "unequal"])
+def test_small_g_interval_against_numpy_on_the_same_replicates(sizes):
+    """ZMS and RCE with ``groups``: the interval is the BCa of the replicates with the expanded
+    t critical values, z0, the delete-one-group jackknife and ν all recomputed here in NumPy."""
+    size = None if sizes == "equal" else (lambda rng, G: rng.integers(1, 60, G))
+    E, u, g = clustered(seed=11, G=12, size=size)
+    res = mcref.bootstrap_many(["ZMS", "RCE", "CC"], E, u, groups=g, n_boot=999, seed=4)
+    labels = np.unique(g)
+    G = labels.size
+    for name in ("ZMS", "RCE"):
+        r = res[name]
+        if name == "ZMS":
+            a, b = [np.array([f(g == k) for k in labels]) for f in (lambda m: np.sum((E[m] / u[m]) ** 2),
+                                                                    lambda m: m.sum())]
+            theta = a.sum() / b.sum()
+            jack = (a.sum() - a) / (b.sum() - b)
+        else:
+            a, b = [np.array([np.sum(x[g == k] ** 2) for k in labels]) for x in (E, u)]
+            theta = 1 - np.sqrt(a.sum() / b.sum())
+            jack = 1 - np.sqrt((a.sum() - a) / (b.sum() - b))
+        h = b / b.sum()
+        s = np.sqrt(1 / (1 - h))
+        W = s[:, None] * (np.diag(h) - np.outer(h, h)) * s[None, :]
+        nu = np.trace(W) ** 2 / np.sum(W * W)
+        assert r.method == "bca-t" and r.n_units == G and r.t_df == pytest.approx(nu, rel=1e-10)
+        assert r.estimate == pytest.approx(theta, rel=1e-12)
+        lo, hi = _bca_t_by_hand(r.estimate, np.append(r.distribution, r.estimate), jack, G, nu)
+        assert (r.low, r.high) == pytest.approx((lo, hi), rel=1e-9, abs=1e-12)
+        # wider than the plain BCa of the same replicates, which the expanded values replace
+        lo0, hi0 = np.quantile(np.append(r.distribution, r.estimate), _bca_levels_normal(r))
+        assert r.low <= lo0 and r.high >= hi0
+    assert res["CC"].method == "bca" and res["CC"].n_units == 0  # other statistics: BCa as before
+
+
+def _bca_levels_normal(r):
+    from scipy import stats as st
+
+    q = r.z0 + st.norm.ppf([0.025, 0.975])
+    return st.norm.cdf(r.z0 + q / (1 - r.acceleration * q))
+
+
+def test_small_g_interval_at_its_level_and_its_p_value_invert_each_other():
+    """bca_interval_at gives the interval back bit for bit, and bca_p_value of its limits is α/2:
+    the expanded t map and its inverse (the equivalence test reads both)."""
+    from mcref._bootstrap import bca_interval_at, bca_p_value
+
+    E, u, g = clustered(seed=3, G=8)
+    r = mcref.bootstrap("ZMS", E, u, groups=g, n_boot=999, seed=2)
+    assert r.method == "bca-t"
+    assert bca_interval_at(r, 0.95) == (r.low, r.high)
+    assert bca_p_value(r, r.low, "lower") == pytest.approx(0.025, abs=1e-9)
+    assert bca_p_value(r, r.high, "upper") == pytest.approx(0.025, abs=1e-9)
+    lo90, hi90 = bca_interval_at(r, 0.90)
+    assert r.low < lo90 < hi90 < r.high
+
+
+def test_few_units_note_in_the_table_and_json():
+    """Fewer than FEW_UNITS effective units: ZMS and RCE say their interval's coverage is not
+    assured, in the text table and the JSON; many equal groups and no labels say nothing."""
+    import json
+
+    opts = dict(stats=["ZMS", "RCE"], n_boot=200, n_mc=100, seed=1, dists=("permutation",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.MCRefWarning)  # B, N_MC below the stable counts
+        E, u, g = clustered(seed=2, G=6, size=lambda rng, G: np.full(G, 50))
+        few = mcref.validate(E, u, groups=g, **opts)
+        E2, u2, g2 = clustered(seed=2, G=100)  # RCE: u varies between clusters, ν + 1 ≈ 76
+        many = mcref.validate(E2, u2, groups=g2, **opts)
+        none = mcref.validate(E2, u2, **opts)
+        blocks = mcref.validate(E2, u2, order=np.arange(E2.size), block_length=100, **opts)
+    text = " ".join(str(few).split())  # the notes wrap
+    assert "ZMS: few clusters (G = 6, effective 6.0): interval coverage not assured" in text
+    v = np.array([np.sum(u[g == k] ** 2) for k in np.unique(g)])  # u varies between clusters: ν < G − 1
+    h = v / v.sum()
+    s = np.sqrt(1 / (1 - h))
+    W = s[:, None] * (np.diag(h) - np.outer(h, h)) * s[None, :]
+    assert f"RCE: few clusters (G = 6, effective {np.trace(W) ** 2 / np.sum(W * W) + 1:.1f})" in text
+    rows = {r["stat"]: r for r in json.loads(few.to_json())["rows"]}
+    assert rows["ZMS"]["interval"] == "bca-t" and "few clusters (G = 6" in rows["ZMS"]["interval_note"]
+    assert all(r.interval_note == "" and r.interval_method == "bca-t" for r in many.rows)
+    assert "not assured" not in str(many)
+    assert all(r.interval_note == "" and r.interval_method == "bca" for r in none.rows)
+    assert "few blocks along order (G = 12" in " ".join(str(blocks).split())
+
+
+@pytest.mark.slow
+def test_coverage_of_the_small_g_interval():
+    """Coverage Monte Carlo: 100 equal clusters of 12 at ρ = 0.5 (u per row: 100 effective units
+    for both rows, no note), 200 calibrated sets; the 95 % interval of ZMS (truth 1) and of RCE
+    (truth 0, the parameter 1 − √(E[ΣE²|u]/Σu²)) covers within 3 binomial sd of 95 %."""
+    n, cov = 200, {"ZMS": 0, "RCE": 0}
+    g = np.repeat(np.arange(100), 12)
+    for s in range(n):
+        rng = np.random.default_rng([38, 5, s])
+        u = rng.lognormal(0, 0.3, g.size)
+        z = math.sqrt(0.5) * rng.normal(size=100)[g] + math.sqrt(0.5) * rng.normal(size=g.size)
+        res = mcref.bootstrap_many(["ZMS", "RCE"], u * z, u, groups=g, n_boot=500, seed=s)
+        cov["ZMS"] += res["ZMS"].low <= 1.0 <= res["ZMS"].high
+        cov["RCE"] += res["RCE"].low <= 0.0 <= res["RCE"].high
+        assert res["ZMS"].note == "" and res["RCE"].note == ""
+    band = 0.95 - 3 * math.sqrt(0.95 * 0.05 / n)
+    assert cov["ZMS"] / n >= band and cov["RCE"] / n >= band

@@ -574,6 +574,30 @@ def test_order_does_not_depend_on_row_order(data, d, seed, ties, block, method):
 
 
 @hypothesis.settings(max_examples=2)
+@given(data=st.data(), d=datasets(u_laws=("uniform", "lognormal"), max_m=400), seed=seeds,
+       kind=st.sampled_from(("groups", "order")), k=st.integers(-4, 4))
+def test_margins_with_dependent_rows_are_free_of_scale_and_row_order(data, d, seed, kind, k):
+    """Issue 38: the margins of ENCE and ZMSE with ``groups``/``order`` (sets at the margin moved
+    by units) and the automatic block length of ``order`` (on Z²) do not depend on the unit of
+    E and u (×2^k: bit for bit) nor on the order of the rows (u without ties: bit for bit)."""
+    assume(np.unique(d.u).size == d.u.size)
+    m = d.E.size
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    lab = rng.integers(0, m // 6, m) if kind == "groups" else rng.permutation(m)
+    kw = dict(stats=["ZMS", "ENCE", "ZMSE"], seed=seed, tolerance=0.2)
+    a = run(d.E, d.u, **{kind: lab}, **kw)
+    c = 2.0 ** k
+    b = run(d.E * c, d.u * c, **{kind: lab}, **kw)
+    perm = rng.permutation(m)
+    e = run(d.E[perm], d.u[perm], **{kind: lab[perm]}, **kw)
+    for s in ("ENCE", "ZMSE"):
+        for other in (b, e):
+            assert (other[s].p_equiv, other[s].equivalence, other[s].margin) == \
+                (a[s].p_equiv, a[s].equivalence, a[s].margin), s
+    if kind == "order":
+        assert b.dependence.block_length == e.dependence.block_length == a.dependence.block_length
+
+@hypothesis.settings(max_examples=2)
 @given(data=st.data(), d=datasets(u_laws=("uniform", "tied", "ig4"), max_m=400), seed=seeds,
        kind=st.sampled_from(("groups", "order")))
 def test_thread_count_with_dependent_rows(data, d, seed, kind):

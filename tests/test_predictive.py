@@ -174,3 +174,43 @@ def test_bad_input_is_named(call, message):
     d = rng.normal(size=(100, 5))
     with pytest.raises(ValueError, match=message):
         call(y, d)
+
+
+def test_headline_of_gaussian_forms_is_bonferroni_over_its_parts():
+    """Without a swap null the headline combines coverage, PIT (and validate) by Bonferroni: its
+    p is k·min of the parts' own p, recomputed here from scipy on the same data."""
+    from sklearn.linear_model import BayesianRidge
+
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(1200, 2))
+    y = X @ np.array([1.0, -1.0]) + 1.3 * rng.normal(size=1200)  # noise 1.3 vs the model's ~1.3
+    est = BayesianRidge().fit(X[:600], y[:600])
+    res = mcref.from_estimator(est, X[600:], y[600:], verdict=False)
+    mean, std = est.predict(X[600:], return_std=True)
+    z = (y[600:] - mean) / std
+    pit = st.norm.cdf(z)
+    cov = [st.binomtest(int(np.count_nonzero(np.abs(pit - 0.5) <= p / 2)), pit.size, p).pvalue
+           for p in (r.expected for r in res.coverage)]
+    p_cov = min(1.0, len(cov) * min(cov))
+    p_pit = min(1.0, 2 * min(res.uniformity.chi2_pvalue, st.kstest(pit, "uniform").pvalue))
+    assert res.part_pvalues == pytest.approx({"coverage": p_cov, "PIT": p_pit}, rel=1e-9)
+    assert res.p == pytest.approx(min(1.0, 2 * min(p_cov, p_pit)), rel=1e-9)
+    assert res.verdict == ("invalid" if res.p <= 0.05 else "valid")
+    assert "Bonferroni over 2 parts" in str(res) and res.record()["p"] == res.p
+
+
+@pytest.mark.slow  # about 60 s: the local-coverage diagnostics of 300 sets
+def test_headline_of_gaussian_forms_keeps_its_size():
+    """300 calibrated Gaussian sets (M = 300): the headline's rejection rate stays within α plus
+    2.5 binomial standard errors (any-part-at-α would allow up to about 2α)."""
+    n, hits = 300, 0
+    for s in range(n):
+        rng, mu, sd, y, _ = gaussian_cases(1000 + s, 300)
+
+        class Gauss:
+            def predict(self, X, return_std=False):
+                return (mu, sd) if return_std else mu
+
+        hits += mcref.from_estimator(Gauss(), np.zeros((300, 1)), y, verdict=False).verdict == "invalid"
+    se = np.sqrt(0.05 * 0.95 / n)
+    assert hits / n <= 0.05 + 2.5 * se

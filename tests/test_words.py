@@ -47,6 +47,26 @@ def test_headline_says_up_to_scale_only_beside_a_scale_failure():
     assert headline_parts(rows) == ["calibrated (ZMS)", "inconsistent (ENCE)", "not testable (CC)", "adaptive (ENCE|x)"]
 
 
+def test_up_to_scale_only_for_rows_decided_by_a_scale_free_test():
+    """A row decided against a simulated calibrated reference ("every D", zeta_Sim) tested the
+    size of u per bin too: its pass is never qualified "up to scale"."""
+    rows = [("ZMS", "calibration", "miscalibrated", "zeta_BS"), ("ENCE", "consistency", "consistent", "every D"),
+            ("ZMSE", "consistency", "consistent", "permutation"), ("CC", "consistency", "consistent", "zeta_Sim")]
+    assert headline_parts(rows) == ["miscalibrated (ZMS)", "consistent up to scale (ZMSE)", "consistent (ENCE, CC)"]
+    rows[2] = ("ZMSE", "consistency", "consistent", "empirical")
+    assert "consistent up to scale (ZMSE)" in headline_parts(rows)
+
+
+def test_half_u_under_the_paper_rule_is_not_called_consistent_up_to_scale():
+    """rule="paper" decides ENCE and ZMSE by zeta_Sim against calibrated references: u half of
+    what it should be is found by them too, and no row reads "up to scale"."""
+    E, u, _ = _half_u_set(m=1000)
+    tab = mcref.validate(E, u, rule="paper", stats=["ZMS", "ENCE", "ZMSE"], dists=("normal",), n_boot=200,
+                         n_mc=200, seed=3)
+    assert tab["ENCE"].test == "zeta_Sim" and tab["ZMSE"].test == "zeta_Sim"
+    assert "up to scale" not in tab.headline()
+    assert tab["ZMSE"].finding == "inconsistent"  # ZMSE ≈ 4 against a reference near 1
+
 def test_every_glossary_term_has_a_sentence_and_an_existing_methods_section():
     from pathlib import Path
 

@@ -222,8 +222,8 @@ def _joint_table(result, records: Sequence[Mapping[str, Any]]):
     by_set: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
         by_set.setdefault(r["dataset"], []).append(r)
-    found = {name: findings_by_property([(r["stat"], _text(r.get("tested")) or "", _text(r.get("finding")) or "")
-                                         for r in rows]) for name, rows in by_set.items()}
+    found = {name: findings_by_property([(r["stat"], _text(r.get("tested")) or "", _text(r.get("finding")) or "",
+                                          _text(r.get("test"))) for r in rows]) for name, rows in by_set.items()}
     props = [p for p in PROPERTIES if any(p in f for f in found.values())]
     cols = [_col("dataset", "dataset", True), _col("joint", "joint verdict", True, term="joint verdict"),
             _col("joint_p", "p")]

@@ -19,7 +19,7 @@ one plain sentence and the methods section it comes from.
 
 from __future__ import annotations
 
-__all__ = ["PROPERTIES", "GLOSSARY", "row_property", "finding", "finding_class", "glossary_link",
+__all__ = ["SCALE_FREE_TESTS", "PROPERTIES", "GLOSSARY", "row_property", "finding", "finding_class", "glossary_link",
            "headline_parts", "findings_by_property"]
 
 #: property -> (word when the test passes, word when it rejects, the question in one sentence)
@@ -61,6 +61,11 @@ GLOSSARY: dict[str, tuple[str, str]] = {
 }
 
 
+#: tests whose reference does not depend on the set's scale (a row they pass is consistent or
+#: adaptive "up to scale"): the permutation test, the standardized empirical D, a bootstrap-t
+SCALE_FREE_TESTS = frozenset({"permutation", "empirical", "bootstrap-t"})
+
+
 def row_property(name: str, kind: str) -> str:
     """The property a row tested: ``"adaptivity"`` for a row over bins of a feature
     (``"ENCE|x"``), ``"consistency"`` for a statistic over bins of u or of ranks
@@ -96,7 +101,7 @@ def glossary_link(term: str) -> str:
     return f'docs/methods.md, "{GLOSSARY[term][1]}"'
 
 
-def headline_parts(rows: list[tuple[str, str, str]]) -> list[str]:
+def headline_parts(rows) -> list[str]:
     """What the rows found, property by property, for the line under the joint verdict.
 
     ``rows``: (name, property, word) per row. Each property present gives one part: its
@@ -107,25 +112,38 @@ def headline_parts(rows: list[tuple[str, str, str]]) -> list[str]:
     return [part for parts in findings_by_property(rows).values() for part in parts]
 
 
-def findings_by_property(rows: list[tuple[str, str, str]]) -> dict[str, list[str]]:
+def findings_by_property(rows) -> dict[str, list[str]]:
     """:func:`headline_parts` by property: {property: its parts}, the properties in the order
-    of :data:`PROPERTIES`, only those that some row tested (the HTML reports' summary columns)."""
+    of :data:`PROPERTIES`, only those that some row tested (the HTML reports' summary columns).
+
+    ``rows``: (name, property, word) or (name, property, word, test), ``test`` the test that
+    decided the row. "up to scale" is said only of rows decided by a scale-free test
+    (:data:`SCALE_FREE_TESTS`: the permutation test, the standardized empirical D, a
+    bootstrap-t); a row decided against a simulated calibrated reference (``rule="mc"``'s
+    "every D", ``rule="paper"``'s ζ_Sim) tested the size of u per bin as well, so its
+    "consistent" needs no qualifier."""
     out: dict[str, list[str]] = {}
-    scale_off = any(p == "calibration" and w == PROPERTIES["calibration"][1] for _, p, w in rows)
+    rows = [(*r, None) if len(r) == 3 else tuple(r) for r in rows]
+    scale_off = any(p == "calibration" and w == PROPERTIES["calibration"][1] for _, p, w, _ in rows)
     for prop, (good, bad, _) in PROPERTIES.items():
-        mine = [(n, w) for n, p, w in rows if p == prop]
+        mine = [(n, w, t) for n, p, w, t in rows if p == prop]
         if not mine:
             continue
         parts = out[prop] = []
-        failed = [n for n, w in mine if w == bad]
-        passed = [n for n, w in mine if w == good]
+        failed = [n for n, w, _ in mine if w == bad]
+        passed = [(n, t) for n, w, t in mine if w == good]
         if failed:
             parts.append(f"{bad} ({', '.join(failed)})")
         elif passed:
-            up_to = " up to scale" if scale_off and prop != "calibration" else ""
-            parts.append(f"{good}{up_to} ({', '.join(passed)})")
+            free = [n for n, t in passed if t is None or t in SCALE_FREE_TESTS]
+            fixed = [n for n, t in passed if not (t is None or t in SCALE_FREE_TESTS)]
+            if free:
+                up_to = " up to scale" if scale_off and prop != "calibration" else ""
+                parts.append(f"{good}{up_to} ({', '.join(free)})")
+            if fixed:
+                parts.append(f"{good} ({', '.join(fixed)})")
         for kept in KEPT:
-            named = [n for n, w in mine if w == kept]
+            named = [n for n, w, _ in mine if w == kept]
             if named:
                 parts.append(f"{kept} ({', '.join(named)})")
     return out

@@ -89,6 +89,8 @@ DEPENDENCE_LEGEND = (
     "  design effect the variance of <Z2> over its independent-rows variance; effective rows = M / design effect;",
     "                above 1.42 an independent-rows test at alpha = 0.05 would reject 10 % or more of calibrated",
     "                sets (docs/methods.md, 'Dependent test sets')",
+    "  bca-t         the BCa interval of ZMS and RCE with groups/order, with expanded t(nu) critical values",
+    "                (few units); below 35 effective units the notes say its coverage is not assured",
 )
 
 
@@ -102,7 +104,8 @@ class ValidationRow:
     estimate, bias, low, high : float
         θ̂, bootstrap bias and the BCa interval I_BS.
     interval_method : str
-        ``"bca"`` or the fallback used.
+        ``"bca"``, ``"bca-t"`` (ZMS and RCE with ``groups``/``order``: the small-G BCa of
+        docs/methods.md, "Dependent test sets") or the fallback used.
     reference : float or None
         Predefined reference (None when the statistic has none).
     zeta_bs : float or None
@@ -184,6 +187,8 @@ class ValidationRow:
     equiv_high: float | None = None
     p_equiv: float | None = None
     equivalence: str | None = None
+    #: why the interval's coverage is not assured (few clusters or blocks), or "" (BootstrapResult.note)
+    interval_note: str = ""
 
     @property
     def tested(self) -> str:
@@ -209,6 +214,7 @@ class ValidationRow:
         out: dict[str, Any] = {
             "stat": self.name, "estimate": self.estimate, "bias": self.bias, "low": self.low, "high": self.high,
             "interval": self.interval_method, "ref": self.reference, "zeta_BS": self.zeta_bs,
+            "interval_note": self.interval_note,
         }
         half = 0.5 * (self.high - self.low)
         for d, r in self.sim.items():
@@ -357,7 +363,7 @@ class ValidationTable:
         """The answer first: the joint verdict and what the rows found, property by property
         ("joint verdict: invalid (p = 0.004 <= 0.05): miscalibrated (ZMS, RCE); consistent up to
         scale (CC, ENCE, ZMSE)")."""
-        found = headline_parts([(r.name, r.tested, r.finding) for r in self.rows if r.name not in KERNEL_ROWS])
+        found = headline_parts([(r.name, r.tested, r.finding, r.test) for r in self.rows if r.name not in KERNEL_ROWS])
         # the SKCE row is beside the joint verdict: said apart, so that it does not read as a scale error
         found += [f"{r.name} (beside the joint verdict): {r.finding}" for r in self.rows if r.name in KERNEL_ROWS]
         if self.joint is None:
@@ -524,6 +530,11 @@ def _notes(tab: ValidationTable, wide: bool) -> list[str]:
     if tab.dependence is not None:  # the permutation test moves units, not rows  # what the labels changed, what they measure, and the warning
         notes.extend(x for x in (tab.dependence.units, tab.dependence.line(), tab.dependence.warning_line()) if x)
     rows = tab.rows
+    few: dict[str, list[str]] = {}  # rows whose interval few units cannot promise, one line per reason
+    for r in rows:
+        if r.interval_note:
+            few.setdefault(r.interval_note.split(": ", 1)[1], []).append(r.name)
+    notes.extend(f"{', '.join(names)}: {why}" for why, names in few.items())
     if tab.M < MIN_RELIABLE_M:
         notes.append(f"indicative only: M={tab.M} points (bootstrap intervals and Monte Carlo p-values of fewer "
                      f"than {MIN_RELIABLE_M} points say little)")

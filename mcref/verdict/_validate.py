@@ -659,7 +659,7 @@ def _stat_row(inf, b: BootstrapResult, prep, sim, labels, gen, centred, fit, scr
         test="none" if not inf.errors else "t(fit)" if scale and not flag and inf.name in fit.estimates else
         decided_by(rule, zeta_bs=zbs, shape_flag=flag, dists=labels, scale=scale), p_test=p_test,
         p_sim={d: p for d, (p, _) in pv.items()}, p_se={d: se for d, (_, se) in pv.items()}, alternative=alt,
-        verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high),
+        verdict_paper=v_paper, excludes_estimate=not (b.low <= b.estimate <= b.high), interval_note=b.note,
         tie_range=ties.get(inf.name), reason="" if inf.errors else U_ONLY_REASON, n_test=n_test if p_test is not None
         else None,
     )
@@ -733,7 +733,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     rows = [_stat_row(inf, boots[inf.name], prep, sim, labels, gen, centred, fit, screen, ties, rule=rule, alpha=alpha,
                       k_sensitivity=k_sensitivity, rounds=rounds) for inf in infos]
     # validate(tolerance=...): the equivalence tests, ENCE and ZMSE against sets simulated at the margin
-    rows = with_margins(rows, boots, margins, alpha, at_margin=margin_sampler(infos, prep, E, u, n_mc, ss_margin))
+    rows = with_margins(rows, boots, margins, alpha, at_margin=margin_sampler(infos, prep, E, u, n_mc, ss_margin,
+                                                                                     units))
     for xi, g in xrows:
         # summed in u order, as every other row: the same bits whatever the order of the input rows
         est = _binned_value(xi.code, labs[g], prep.u, prep.E, 1.0)
