@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from . import datasets, diagnostics, scores, studies, synthetic
 from ._benchmark import BenchmarkResult, benchmark
-from ._skce import SKCETest, default_skce_n_boot, default_skce_n_mc, skce, skce_length_scales, skce_test
+from ._skce import SKCETest, default_skce_n_boot, default_skce_n_mc, skce, skce_length_scales, skce_test, ucme
 from ._recalibrate import ClippedVarianceWarning, RecalibrationCV, Recalibrator, recalibrate, recalibrate_cv
 from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, MCRefWarning,
                         MCRefDeprecationWarning,
@@ -68,5 +68,5 @@ __all__ = [
     # predictive forms to a verdict (mcref.predictive)
     "predictive", "PredictiveCheck", "from_samples", "from_quantiles", "from_intervals", "from_estimator",
     # kernel calibration error of predictive distributions (mcref._skce)
-    "skce", "skce_test", "skce_length_scales", "default_skce_n_mc", "default_skce_n_boot", "SKCETest",
+    "skce", "skce_test", "ucme", "skce_length_scales", "default_skce_n_mc", "default_skce_n_boot", "SKCETest",
 ]

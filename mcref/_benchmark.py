@@ -361,6 +361,9 @@ def _check_options(stats: Any, options: Mapping[str, Any]) -> tuple[list[str], d
                          f"{', '.join(_VALIDATE_OPTIONS)}")
     if isinstance(stats, str):
         stats = [stats]
+    if any(isinstance(s, str) and s.upper() == "SKCE" for s in stats):
+        raise ValueError("`stats`: SKCE is a row of validate (mcref.validate(E, u, stats=[..., 'SKCE']), `mcref "
+                         "validate --stats ...,SKCE`), not of the benchmark yet; leave it out here")
     try:
         names = [info(s).name for s in stats]
     except (KeyError, TypeError, ValueError) as exc:

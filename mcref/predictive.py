@@ -30,7 +30,9 @@ from scipy import special
 from scipy import stats as st
 
 from . import diagnostics, scores
+from ._skce import skce_test
 from .verdict._ensemble import DEFAULT_N_SWAPS, MIN_N_SWAPS, ensemble_verdict
+from .verdict._kernel_row import split_kernel_rows
 from .verdict._validate import validate
 from ._checks import as_float_array, check_int, check_probability, check_seed
 from .calibration import rank_calibration, uniformity
@@ -120,6 +122,11 @@ class PredictiveCheck:
         Samples only: the one combined verdict of size α against the exact swap null (y
         exchanged with a random one of its m + 1 values per row; docs/methods.md, "Exact null
         of an ensemble"), with every test's exact p-value; it is the headline :attr:`verdict`.
+    skce : mcref.SKCETest or None
+        Samples with ``skce=True``: :func:`mcref.skce_test` of y against the ensembles themselves
+        (the members as the predictive laws; its consistency test, or the block test beyond
+        20 000 rows), beside the verdict, not part of it (docs/methods.md, "Kernel calibration
+        error (SKCE)").
     """
 
     form: str
@@ -137,6 +144,7 @@ class PredictiveCheck:
     notes: tuple[str, ...] = ()
     seed: Any = None
     combined: Any = field(default=None, repr=False)
+    skce: Any = field(default=None, repr=False)
 
     @property
     def coverage_verdict(self) -> str:
@@ -223,6 +231,10 @@ class PredictiveCheck:
             j = self.validation.joint
             rows = ", ".join(f"{r.name} {r.verdict}" for r in self.validation.rows)
             lines.append(f"validate (E, u): {rows}" + (f"; joint: {j.verdict} (p={j.p:.3g})" if j is not None else ""))
+        if self.skce is not None:
+            k = self.skce
+            lines.append(f"SKCE of the ensembles ({k.method} test, beside the verdict, not part of it): "
+                         f"{k.estimate:.4g}, p={k.pvalue:.3g} -> {'miscalibrated' if k.rejected else 'calibrated'}")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -241,6 +253,9 @@ class PredictiveCheck:
             "local": [{"level": c.level, "along": c.along, "n_off": c.n_off, "n_bins": c.n_bins} for c in self.local],
             "validation": None if self.validation is None else json.loads(self.validation.to_json()),
             "combined": None if self.combined is None else self.combined.record(),
+            "skce": None if self.skce is None else {"estimate": self.skce.estimate, "pvalue": self.skce.pvalue,
+                                                    "method": self.skce.method, "n_test": self.skce.n_test,
+                                                    "rejected": self.skce.rejected},
             "notes": list(self.notes),
         }
 
@@ -357,7 +372,7 @@ def _validated(E, u, name, verdict, validate_options) -> Any:
 # ------------------------------------------------------------------ forms
 def from_samples(y, samples, *, x=None, levels: Sequence[float] = DEFAULT_LEVELS, verdict: bool = True,
                  seed=None, name: str = "", alpha: float = 0.05, n_swaps: int = DEFAULT_N_SWAPS,
-                 **validate_options) -> PredictiveCheck:
+                 skce: bool = False, **validate_options) -> PredictiveCheck:
     r"""Check M × m draws of each case's predictive distribution (ensemble, MC dropout, MCMC).
 
     E = y − x̄ (the sample mean) and u = s, the sample standard deviation with ``ddof=1``:
@@ -395,6 +410,12 @@ def from_samples(y, samples, *, x=None, levels: Sequence[float] = DEFAULT_LEVELS
         Swapped sets of the combined verdict (≥ 19; 0: no combined verdict, the headline is
         then "invalid if any part says so", uncorrected). 999 cost 1 s at M = 1000, m = 20
         and 7 s at M = 10⁴, m = 100 (2-core VM).
+    skce : bool, default: False
+        Also test y against the ensembles by their kernel calibration error
+        (:func:`mcref.skce_test` with ``samples``: the whole predictive law of the members, no
+        Gaussian summary; its own seed, a child spawned after the others), reported in
+        :attr:`PredictiveCheck.skce` beside the verdict, not in the combined verdict (its size
+        there is not measured). O(n_mc·M²·m) at most: seconds at M = 1000, m = 20.
     **validate_options
         Options of :func:`mcref.validate` (``stats``, ``n_boot``, ``n_mc``, …); ``stats``,
         ``n_bins``, ``min_count``, ``shrink``, ``binning`` and ``log`` also choose the
@@ -471,15 +492,19 @@ def from_samples(y, samples, *, x=None, levels: Sequence[float] = DEFAULT_LEVELS
     combined = None
     if n_swaps:
         keys = ("stats", "n_bins", "min_count", "shrink", "binning", "log")
+        opts = {k: validate_options[k] for k in keys if k in validate_options}
+        if "stats" in opts:  # the SKCE row of validate is beside its joint verdict: not in the combined one either
+            opts["stats"] = split_kernel_rows([opts["stats"]] if isinstance(opts["stats"], str) else opts["stats"])[0]
         try:
             combined = ensemble_verdict(y, s, E, u, pit, levels=levels, x=x, n_swaps=n_swaps, alpha=alpha,
-                                        seed=s_swap, **{k: validate_options[k] for k in keys if k in validate_options})
+                                        seed=s_swap, **opts)
         except ValueError as exc:
             if "zero spread" not in str(exc):
                 raise
             notes.append(f"no combined verdict: {exc}; the verdict is Bonferroni over the parts")
+    kernel = skce_test(y, samples=s, seed=ss.spawn(1)[0], alpha=alpha) if skce else None  # the 4th child
     return PredictiveCheck("samples", name, y.size, ds, tuple(rows), pit, unif, ks, crps, val, local, alpha,
-                           tuple(notes), seed=ss.entropy, combined=combined)
+                           tuple(notes), seed=ss.entropy, combined=combined, skce=kernel)
 
 
 def from_intervals(y, lo, hi, level, *, x=None, name: str = "", alpha: float = 0.05) -> PredictiveCheck:

@@ -423,3 +423,182 @@ def test_auto_beyond_20000_rows_is_the_block_test_with_root_m_blocks():
     u = rng.uniform(0.5, 2.0, n)
     res = mcref.skce_test(u * rng.standard_normal(n), np.zeros(n), u)
     assert (res.method, res.block_size, res.n_test) == ("asymptotic_block", 141, 141)
+
+
+# --------------------------------------------------------------------------- the CME test (UCME)
+
+
+def _numpy_deviations(y, mu, sd, samples, family, kernel, lp, ly, idx):
+    """The CME deviations written out in NumPy (docs/methods.md): k_P(p_i, p_j)·[k_Y(y_i, y_j) −
+    E_{Z∼p_i} k_Y(Z, y_j)], the expectation in closed form (normal, Laplace) or the members' mean."""
+    t = y[idx][None, :]
+    if samples is not None:
+        S = np.sort(samples, axis=1)
+        w2 = np.sqrt(np.mean((S[:, None, :] - S[idx][None, :, :]) ** 2, axis=2))
+        d = S[:, :, None] - t[:, None, :]
+        k = np.exp(-d ** 2 / (2 * ly ** 2)) if kernel == "gaussian" else np.exp(-np.abs(d) / ly)
+        ek = k.mean(axis=1)
+    else:
+        c = 2.0 if family == "laplace" else 1.0
+        w2 = np.sqrt((mu[:, None] - mu[idx]) ** 2 + c * (sd[:, None] - sd[idx]) ** 2)
+        z = (mu[:, None] - t) / ly
+        s = (sd / ly)[:, None]
+        if family == "laplace":  # E e^{-|X - z|}, X ~ Laplace(0, b): (b e^{-|z|/b} - e^{-|z|})/(b^2 - 1)
+            ek = (s * np.exp(-np.abs(z) / s) - np.exp(-np.abs(z))) / (s ** 2 - 1)
+        elif kernel == "gaussian":
+            a = 1 / np.sqrt(1 + s ** 2)
+            ek = a * np.exp(-(a * z) ** 2 / 2)
+        else:  # W ~ N(z, s^2): e^{s^2/2}[e^{-z} Φ(z/s - s) + e^{z} Φ(-z/s - s)]
+            ek = np.exp(s ** 2 / 2) * (np.exp(-z) * special.ndtr(z / s - s) + np.exp(z) * special.ndtr(-z / s - s))
+    dy = y[:, None] - t
+    ky = np.exp(-dy ** 2 / (2 * ly ** 2)) if kernel == "gaussian" else np.exp(-np.abs(dy) / ly)
+    return np.exp(-w2 / lp) * (ky - ek)
+
+
+@pytest.mark.parametrize("family, kernel, ens", [("normal", "gaussian", False), ("normal", "exponential", False),
+                                                 ("laplace", "exponential", False), ("normal", "gaussian", True),
+                                                 ("normal", "exponential", True)])
+def test_cme_statistic_against_numpy(family, kernel, ens):
+    """UCME, T = n μ̂ᵀ Σ̂⁻¹ μ̂ and its χ²_J p against the formula written out in NumPy on the same data
+    and the same test locations (J rows drawn by PCG64(SeedSequence(seed)), sorted)."""
+    rng = np.random.default_rng(11)
+    n, J = 120, 4
+    mu, sd = rng.normal(size=n), rng.uniform(0.4, 1.7, n)
+    samples = mu[:, None] + sd[:, None] * rng.standard_normal((n, 7)) if ens else None
+    y = mu + 1.2 * sd * rng.standard_normal(n)  # a little miscalibrated: T is not near 0
+    kw = dict(samples=samples) if ens else dict(loc=mu, scale=sd, family=family)
+    res = mcref.skce_test(y, method="cme", n_locations=J, seed=9, target_kernel=kernel, **kw)
+    lp, ly = res.length_scales
+    idx = np.sort(np.random.Generator(np.random.PCG64(np.random.SeedSequence(9))).choice(n, J, replace=False))
+    D = _numpy_deviations(y, mu, sd, samples, family, kernel, lp, ly, idx)
+    m = D.mean(axis=0)
+    T = n * m @ np.linalg.solve(np.cov(D, rowvar=False), m)
+    assert rel(res.statistic, T) < 1e-9 and rel(res.estimate, np.mean(m ** 2)) < 1e-9
+    assert rel(res.pvalue, stats.chi2.sf(T, J)) < 1e-9
+    assert (res.method, res.n_test, res.estimator, res.seed) == ("cme", J, "ucme", 9)
+    assert rel(mcref.ucme(y, n_locations=J, seed=9, target_kernel=kernel, **kw), res.estimate) < 1e-15
+    assert mcref.skce_test(y, method="cme", n_locations=J, seed=9, target_kernel=kernel, **kw) == res  # same seed
+
+
+def test_cme_size_and_power():
+    """Calibrated normal sets of M = 3000: the asymptotic χ²_J test rejects 5 % (binomial tolerance;
+    it is liberal below, 6.3 % at M = 1000 over 1500 sets, docs/methods.md); Laplace errors of the
+    right variance under normal predictions are rejected at M = 4000."""
+    rng = np.random.default_rng(2021)
+    n_sets = 400
+    rej = sum(mcref.skce_test(*_calibrated(rng, 3000), method="cme", seed=int(rng.integers(2 ** 31))).pvalue <= 0.05
+              for _ in range(n_sets))
+    assert stats.binomtest(rej, n_sets, 0.05).pvalue > 0.01, rej
+    n = 4000
+    u = rng.uniform(0.5, 2.0, n)
+    E = u * rng.laplace(size=n) / math.sqrt(2)
+    assert mcref.skce_test(E, np.zeros(n), u, method="cme", seed=1).pvalue < 0.05
+
+
+def test_cme_input_checks():
+    y = np.arange(6.0)
+    with pytest.raises(ValueError, match=r"`n_locations` must be less than len\(y\) = 6"):
+        mcref.skce_test(y, np.zeros(6), np.ones(6), method="cme", n_locations=6)
+    with pytest.raises(ValueError, match=r"`n_locations` must be an integer >= 1"):
+        mcref.ucme(y, np.zeros(6), np.ones(6), n_locations=0)
+
+
+# --------------------------------------------------------------------------- validate(stats=[..., "SKCE"])
+
+
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
+def test_validate_skce_row(tmp_path):
+    """The row is skce_test(E, 0, u) on validate's last child seed; the other rows and the joint
+    verdict are bit-identical with and without it; JSON and CSV carry it."""
+    import json
+
+    rng = np.random.default_rng(4)
+    n = 200
+    u = rng.uniform(0.5, 2.0, n)
+    E = u * rng.laplace(size=n) / math.sqrt(2)
+    kw = dict(n_boot=500, n_mc=500, seed=12)
+    a = mcref.validate(E, u, stats=["ZMS", "skce", "CC"], **kw)
+    b = mcref.validate(E, u, stats=["ZMS", "CC"], **kw)
+    assert [r.name for r in a.rows] == ["ZMS", "CC", "SKCE"]
+    assert a.rows[:2] == b.rows and a.joint == b.joint
+    child = np.random.SeedSequence(12).spawn(5)[4]  # boot, sim, ties, fit; then SKCE (no tolerance)
+    ref = mcref.skce_test(E, np.zeros(n), u, seed=child)
+    row = a["SKCE"]
+    assert (row.estimate, row.p_test, row.n_test, row.test) == (ref.estimate, ref.pvalue, ref.n_test, "consistency")
+    assert row.tested == "calibration" and row.finding == ("miscalibrated" if ref.pvalue <= 0.05 else "calibrated")
+    assert "SKCE" not in a.joint.stats and any(note.startswith("SKCE: ") for note in a.notes)
+    rec = json.loads(a.to_json())["rows"][2]
+    assert rec["stat"] == "SKCE" and rec["p_test"] == ref.pvalue and rec["finding"] == row.finding
+    assert a.to_csv().splitlines()[3].split(",")[2] == "SKCE"
+    assert "SKCE" in str(a) and "SKCE" in a.wide_table() and "SKCE" in a.explained()
+    pytest.importorskip("matplotlib")
+    from mcref.report._html import write_dataset_report
+
+    page = open(write_dataset_report(a, E, u, None, tmp_path / "rep", seed=1), encoding="utf-8").read()
+    assert ">SKCE<" in page and "consistency" in page
+
+
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
+def test_validate_skce_row_beyond_20000_rows_is_the_block_test():
+    rng = np.random.default_rng(8)
+    n = 20_001
+    u = rng.uniform(0.5, 2.0, n)
+    E = u * rng.standard_normal(n)
+    row = mcref.validate(E, u, stats=["ZMS", "SKCE"], n_boot=200, n_mc=200, seed=3)["SKCE"]
+    ref = mcref.skce_test(E, np.zeros(n), u, method="asymptotic_block", block_size=math.isqrt(n))
+    assert (row.test, row.p_test, row.estimate, row.n_test) == ("asymptotic_block", ref.pvalue, ref.estimate, None)
+
+
+@pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")
+def test_validate_skce_refused_with_groups_and_alone():
+    rng = np.random.default_rng(5)
+    u = rng.uniform(0.5, 2.0, 120)
+    E = u * rng.standard_normal(120)
+    tab = mcref.validate(E, u, stats=["ZMS", "SKCE"], groups=np.repeat(np.arange(40), 3), n_boot=200, n_mc=200,
+                         seed=1)
+    row = tab["SKCE"]
+    assert row.verdict == "not testable" and "redraws every row independently" in row.reason
+    assert row.p_test is None
+    with pytest.raises(ValueError, match=r"`stats` must name at least one statistic of the registry beside SKCE"):
+        mcref.validate(E, u, stats=["SKCE"])
+
+
+def test_cli_validate_and_report_stats_skce(tmp_path, capsys):
+    """``--stats ZMS,SKCE`` (alias of --stat) in ``mcref validate`` and ``mcref report --html``."""
+    pytest.importorskip("matplotlib")
+    from mcref.cli import main
+
+    rng = np.random.default_rng(6)
+    u = rng.uniform(0.5, 2.0, 150)
+    f = tmp_path / "d.csv"
+    np.savetxt(f, np.c_[u * rng.standard_normal(150), u], delimiter=",", header="E,u", comments="")
+    small = ["--boot", "200", "--mc", "200", "--seed", "0"]
+    assert main(["validate", str(f), "--stats", "ZMS,SKCE", "--csv", *small]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and lines[2].split(",")[2] == "SKCE"
+    assert main(["validate", str(f), "--stat", "ZMS,SKCE", *small]) == 0
+    out = capsys.readouterr().out
+    assert "SKCE (beside the joint verdict)" in out and "consist" in out
+    assert main(["report", str(f), "--stats", "ZMS,SKCE", "--html", str(tmp_path / "rep"), *small]) == 0
+    assert "SKCE (beside the joint verdict)" in capsys.readouterr().out
+    assert ">SKCE<" in (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert main(["bench", str(f), "--stats", "ZMS,SKCE", *small]) == 2  # not in the benchmark yet: said so
+    assert "SKCE is a row of validate" in capsys.readouterr().err
+
+
+def test_from_samples_skce_beside_the_verdict():
+    """from_samples(skce=True): skce_test(y, samples=...) on the 4th child of the check's seed; the
+    rest of the check (ranks, coverage, combined verdict) is the same with and without it."""
+    rng = np.random.default_rng(21)
+    n, m = 150, 12
+    mu, sd = rng.normal(size=n), rng.uniform(0.5, 2.0, n)
+    y = mu + sd * rng.laplace(size=n) / math.sqrt(2)
+    draws = mu[:, None] + sd[:, None] * rng.standard_normal((n, m))
+    a = mcref.from_samples(y, draws, verdict=False, seed=3, n_swaps=99, skce=True)
+    b = mcref.from_samples(y, draws, verdict=False, seed=3, n_swaps=99)
+    ref = mcref.skce_test(y, samples=draws, seed=np.random.SeedSequence(3).spawn(4)[3])
+    assert (a.skce.estimate, a.skce.pvalue, a.skce.n_test) == (ref.estimate, ref.pvalue, ref.n_test)
+    assert b.skce is None and np.array_equal(a.pit, b.pit) and a.coverage == b.coverage
+    assert a.combined.p == b.combined.p and a.verdict == b.verdict
+    assert "SKCE of the ensembles (consistency test, beside the verdict" in str(a)
+    assert a.record()["skce"]["pvalue"] == ref.pvalue

@@ -62,7 +62,8 @@ def parser_bench(sub) -> None:
                     help="CSV, Parquet or Feather file, glob ('runs/*.csv') or directory")
     sp.add_argument("--dataset", action="append", metavar="NAME",
                     help="built-in data set(s), comma-separated or repeated; 'all': the nine")
-    sp.add_argument("--stat", help="comma-separated statistics (default " + ",".join(DEMO_STATS) + ")")
+    sp.add_argument("--stat", "--stats", dest="stat",
+                    help="comma-separated statistics (default " + ",".join(DEMO_STATS) + ")")
     sp.add_argument("--store", help="SQLite results file: finished data sets are kept, a rerun resumes")
     sp.add_argument("--html", metavar="DIR", help="write a static report (index.html and figures) to DIR")
     sp.add_argument("--no-diagnostics", action="store_true", help="--html without the per-data-set figures")

@@ -148,7 +148,9 @@ def data_args(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--ref", help="reference-value column (E = ref - pred)")
     sp.add_argument("--u-is-variance", action="store_true", help="the u column holds variances")
     sp.add_argument("--delimiter", help="field delimiter of a text file (default: guessed; tab for .tsv)")
-    sp.add_argument("--stat", help="comma-separated statistics (" + ",".join(STATISTICS) + ")")
+    sp.add_argument("--stat", "--stats", dest="stat",
+                    help="comma-separated statistics (" + ",".join(STATISTICS) + "; validate also SKCE: the kernel "
+                         "calibration error of N(0, u^2), a row beside the joint verdict)")
     sp.add_argument("--bins", type=int, default=None, help=BINS_HELP)
     sp.add_argument("--boot", type=int, default=None,
                     help="bootstrap replicates (default 5000; validate: 5000 up to M = 200000 points, fewer above, at "

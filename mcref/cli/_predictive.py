@@ -180,6 +180,8 @@ def cmd_predictive(args, validate_options: dict) -> int:
         extra = {} if args.levels is None else {"levels": _levels(args.levels)}
         if args.swaps is not None:
             extra["n_swaps"] = args.swaps
+        if any(str(st).upper() == "SKCE" for st in validate_options.get("stats", ())):
+            extra["skce"] = True  # --stats ...,SKCE: also the SKCE of y against the members themselves
         try:
             seed = validate_options.pop("seed")
             check = from_samples(y, samples, x=x, name=name, seed=seed, **extra, **validate_options)

@@ -101,8 +101,9 @@ def cmd_report(args) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FewReplicatesWarning)
             warnings.simplefilter("ignore", TieOrderWarning)
-            tab = validate(ds.E, ds.u, n_boot=args.boot, n_mc=args.mc, seed=seed, name=ds.name,
-                           min_count=args.min_count, shrink=args.shrink, **dependence_of(args, ds))
+            tab = validate(ds.E, ds.u, stats=stats_list(args.stat, DEMO_STATS), n_boot=args.boot, n_mc=args.mc,
+                           seed=seed, name=ds.name, min_count=args.min_count, shrink=args.shrink,
+                           **dependence_of(args, ds))
         write_dataset_report(tab, ds.E, ds.u, x, args.html, seed=seed)
         print(f"{ds.name}: {tab.headline()}" if ds.name else tab.headline())  # the answer first
         print(f"wrote {os.path.join(args.html, 'report.png')}\nwrote {os.path.join(args.html, 'index.html')}\n"

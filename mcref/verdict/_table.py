@@ -21,13 +21,17 @@ from ._equivalence import SIMULATED_MARGINS
 from ..report._words import GLOSSARY, finding, glossary_link, headline_parts, row_property
 from ..stats import info
 
-__all__ = ["ValidationRow", "ValidationTable", "paper_note", "LEGEND", "MIN_RELIABLE_M", "MIN_VERDICT_REPLICATES",
+__all__ = ["ValidationRow", "ValidationTable", "paper_note", "KERNEL_ROWS",
+           "LEGEND", "MIN_RELIABLE_M", "MIN_VERDICT_REPLICATES",
            "MIN_VERDICT_REPLICATES_HARD"]
 
 #: fewest bootstrap replicates / Monte Carlo repeats from which validate gives a verdict at all
 MIN_VERDICT_REPLICATES_HARD = 100
 #: below this, verdicts are reported as indicative (FewReplicatesWarning)
 MIN_VERDICT_REPLICATES = 1000
+#: the rows of validate that are not statistics of the registry: {name: the property they test}
+#: (docs/methods.md, "Kernel calibration error (SKCE)"; :mod:`mcref.verdict._kernel_row`)
+KERNEL_ROWS = {"SKCE": "calibration"}
 #: below this many points, validate warns that its verdicts are indicative only (SmallSampleWarning)
 MIN_RELIABLE_M = 30
 
@@ -54,6 +58,8 @@ LEGEND = (
     "  test, p       the test that decided the verdict, and its p-value: perm (permutation), boot-t (studentized",
     "                bootstrap-t: ZMS, RCE), zeta_BS, emp (empirical D), every D, zeta_Sim",
     "                (rule='paper') or shape (the shape screen: unreliable)",
+    "  SKCE          validate(stats=[..., 'SKCE']): the kernel calibration error of N(0, u^2), tested by consist",
+    "                (its consistency test: errors redrawn as u*eps) or block (M > 20000); beside the joint verdict",
     "  finding       the row's answer in the words of the property it tested (docs/methods.md, 'Words of the",
     "                reports'): calibrated / miscalibrated (the set's scale: ZMS, RCE), consistent / inconsistent",
     "                (u's pattern along u, up to the set's scale: CC, ENCE, ZMSE), adaptive / not adaptive (along",
@@ -188,7 +194,10 @@ class ValidationRow:
     def tested(self) -> str:
         """The property the row tested: ``"calibration"`` (the set's scale: ZMS, RCE, ...),
         ``"consistency"`` (u's pattern along u, up to scale: CC, ENCE, ZMSE) or ``"adaptivity"``
-        (along a feature x: ``ENCE|x``) (docs/methods.md, "Words of the reports")."""
+        (along a feature x: ``ENCE|x``); ``"calibration"`` for the SKCE row (the whole predictive
+        law N(0, u²)) (docs/methods.md, "Words of the reports")."""
+        if self.name in KERNEL_ROWS:
+            return KERNEL_ROWS[self.name]
         return row_property(self.name, info(self.name.split("|", 1)[0]).kind)
 
     @property
@@ -283,7 +292,8 @@ class ValidationTable:
         return bool(marked) and all(r.equivalence == "within" for r in marked)
 
     def __getitem__(self, stat: str) -> ValidationRow:
-        nm = stat if "|" in stat else info(stat).name  # "ENCE|x": an adaptivity row
+        # "ENCE|x": an adaptivity row; "SKCE": the kernel row
+        nm = stat if "|" in stat else stat.upper() if stat.upper() in KERNEL_ROWS else info(stat).name
         for r in self.rows:
             if r.name == nm:
                 return r
@@ -353,7 +363,9 @@ class ValidationTable:
         """The answer first: the joint verdict and what the rows found, property by property
         ("joint verdict: invalid (p = 0.004 <= 0.05): miscalibrated (ZMS, RCE); consistent up to
         scale (CC, ENCE, ZMSE)")."""
-        found = headline_parts([(r.name, r.tested, r.finding, r.test) for r in self.rows])
+        found = headline_parts([(r.name, r.tested, r.finding, r.test) for r in self.rows if r.name not in KERNEL_ROWS])
+        # the SKCE row is beside the joint verdict: said apart, so that it does not read as a scale error
+        found += [f"{r.name} (beside the joint verdict): {r.finding}" for r in self.rows if r.name in KERNEL_ROWS]
         if self.joint is None:
             head = "joint verdict: none (no statistic left to test)"
         else:
@@ -380,7 +392,8 @@ class ValidationTable:
 
 #: the short names of the deciding tests in the text table's ``test`` column
 _SHORT_TEST = {"zeta_BS": "zeta_BS", "permutation": "perm", "shape screen": "shape", "empirical": "emp",
-               "every D": "every D", "zeta_Sim": "zeta_Sim", "bootstrap-t": "boot-t"}
+               "every D": "every D", "zeta_Sim": "zeta_Sim", "bootstrap-t": "boot-t", "consistency": "consist",
+               "asymptotic_block": "block"}
 
 
 def _num(x, nd=4) -> str:
@@ -422,14 +435,15 @@ def _columns(tab: ValidationTable, wide: bool) -> tuple[list[str], list[list[str
                           ptxt(r.p_sim.get("empirical")), r.finding, r.verdict_paper])
             continue
         if not wide:
-            s = r.sim[dv]
-            lines.append([r.name, est, ci, f(r.reference), f"{s.mean:.4g}±{s.se:.1g}",
+            s = r.sim.get(dv)  # none: a row with no simulated reference (SKCE, not testable)
+            lines.append([r.name, est, ci, f(r.reference), f"{s.mean:.4g}±{s.se:.1g}" if s else "-",
                           ptxt(r.p_sim.get(dv)), r.finding, r.verdict_paper])
             continue
         row = [r.name, est, ci, f(r.reference), f(r.zeta_bs, 3)]
         for d in tab.dists:
-            s = r.sim[d]
-            row += [f"{s.mean:.4g}±{s.se:.1g}", ptxt(r.p_sim.get(d)), f(r.zeta_sim[d], 3), f(r.zeta_sim2[d], 3)]
+            s = r.sim.get(d)  # none: a row with no simulated reference (SKCE, not testable)
+            row += [f"{s.mean:.4g}±{s.se:.1g}" if s else "-", ptxt(r.p_sim.get(d)), f(r.zeta_sim.get(d), 3),
+                    f(r.zeta_sim2.get(d), 3)]
         row += ["yes" if r.d_sensitive else "no", _SHORT_TEST.get(r.test, r.test), r.finding, r.verdict_paper]
         lines.append(row)
     if tab.tolerance is not None:  # the equivalence column: within the margin, not shown, or no margin

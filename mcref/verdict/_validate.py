@@ -65,6 +65,7 @@ import numpy as np  # noqa: F401 - the docstring examples use np
 from .. import _progress
 from ..features import Feature, as_features, feature_bins
 from ..kernels.stats import finish_binned
+from ._kernel_row import kernel_row, split_kernel_rows
 from ._joint import (is_scale, row_feature, row_statistic, DEFAULT_COMBINE, JointVerdict, check_combine, conditional_joint_verdict, joint_verdict,
                      untestable)
 from ._scale_test import scale_tests
@@ -232,6 +233,12 @@ def validate(
         brings its u and name, not its x: ``validate(ds, x=ds.x)`` adds the rows of its
         covariate.
     stats : sequence of str, default: ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
+        Statistics of the registry (:data:`mcref.stats.STATISTICS`), and optionally ``"SKCE"``:
+        the kernel calibration error of (E, u) read as the predictions N(0, u²), a row that tests
+        the whole predictive law by :func:`mcref.skce_test` (its consistency test up to 20 000
+        rows, the block test beyond; its own seed), reported beside the joint verdict, not part
+        of it, and ``not testable`` with ``groups``/``order`` (docs/methods.md, "Kernel
+        calibration error (SKCE)").
     dists : sequence, optional
         Generative distributions for the simulated references (at least one). Default:
         ("normal", "t6", "empirical", "permutation") up to M = 10⁵ points, the permutation D
@@ -414,9 +421,12 @@ def validate(
     combine = check_combine(combine)
     if isinstance(stats, str):
         stats = [stats]
+    stats, kernel = split_kernel_rows(stats)  # "SKCE": a row beside the statistics (verdict/_kernel_row.py)
     infos = [info(s) for s in stats]
     if not infos:
-        raise ValueError("`stats` must name at least one statistic")
+        raise ValueError("`stats` must name at least one statistic" + (
+            " of the registry beside SKCE (e.g. ZMS; the SKCE row is reported beside the joint verdict of "
+            "those), or call mcref.skce_test(E, 0, u) alone" if kernel else ""))
     names = [i.name for i in infos]
     margins = check_tolerance(tolerance, names, alpha)
     dists = [dists] if isinstance(dists, str) else list(dists)
@@ -464,11 +474,16 @@ def validate(
     ss_boot, ss_sim, ss_ties = seed_seq.spawn(3)  # the first two as before a third child existed
     ss_fit = seed_seq.spawn(1)[0]  # the fourth child: the conditional rule's scale test
     ss_margin = seed_seq.spawn(1)[0] if margins is not None else None  # the fifth: sets at the margins
+    ss_kernel = seed_seq.spawn(1)[0] if kernel else None  # the last: the SKCE row (no other row's bits change)
     with _progress.session(progress, seconds=_validate_seconds(infos, E.size, n_boot, n_mc, len(dists), binning)):
         tab = _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
                             k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine,
                             auto_notes, added, ss_fit, features, dep, margins, sequential=bool(sequential),
                             skipped=skipped, ss_margin=ss_margin)
+    if kernel:  # beside the joint verdict, not in it (docs/methods.md, "Kernel calibration error (SKCE)")
+        row, note = kernel_row(E, u, ss_kernel, alpha=alpha,
+                               dependent=groups is not None or order is not None)
+        tab = replace(tab, rows=[*tab.rows, row], notes=(*tab.notes, note))
     return tab if margins is None else replace(tab, tolerance=margins)
 
 
