@@ -33,7 +33,7 @@ from .kernels.bootstrap import boot_indices_kernel, boot_kernel
 from .kernels.units import boot_units_kernel, jack_units_kernel
 from .kernels.rng import chunk_states, keyed_states, repeat_states
 from .parallel import batch_ranges, batch_size, map_chunks, record_tasks
-from ._dependence import FEW_UNITS, Units, bm_df, units_for
+from ._dependence import Units, few_units_note, unit_df, units_for
 from ._prepared import Prepared, prepare, prepare_for, tie_starts
 from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
 
@@ -59,9 +59,6 @@ TIE_STREAM = 0x7469  # "ti"
 TIE_RTOL = 1e-12
 #: fewest bootstrap replicates accepted for a BCa interval (about 1000 are needed for stable limits)
 MIN_BOOT_BCA = 100
-#: the statistics whose BCa interval by units (``groups``/``order``) takes the expanded t critical values
-#: (:func:`unit_crit`; docs/methods.md, "Dependent test sets")
-SMALL_G_STATS = ("ZMS", "RCE")
 
 
 @dataclass(frozen=True)
@@ -621,28 +618,6 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
             distribution=b, n_units=g, t_df=nu, note=note if used == "bca-t" else "",
         )
     return out
-
-
-def unit_df(name: str, prep: Prepared, units: Units | None) -> tuple[int, float]:
-    """(G, ν) of the small-G BCa interval of statistic ``name`` by ``units`` (:func:`unit_crit`;
-    docs/methods.md, "Dependent test sets"), (0, inf) where it does not apply (no units, or a
-    statistic other than :data:`SMALL_G_STATS`). ν = :func:`mcref._dependence.bm_df` of the units'
-    weights in the statistic's ratio of totals: their sizes (ZMS = ΣZ²/M), their Σu² (RCE = 1 − √R,
-    R = ΣE²/Σu²)."""
-    if units is None or name not in SMALL_G_STATS:
-        return 0, math.inf
-    w = units.sizes.astype(np.float64) if name == "ZMS" else np.bincount(units.gid, prep.u2, minlength=units.n_units)
-    return int(units.n_units), bm_df(w)
-
-
-def few_units_note(name: str, units: Units | None, g: int, nu: float) -> str:
-    """The row note of an interval whose coverage few units cannot promise: ν + 1 <
-    :data:`mcref._dependence.FEW_UNITS` effective units (docs/methods.md, "Dependent test sets"), or ""."""
-    if not g or round(nu + 1.0, 6) >= FEW_UNITS:  # rounded: equal sizes give ν = G − 1 up to the last bits
-        return ""
-    what = "clusters" if units.kind == "groups" else "blocks along order"
-    return (f"{name}: few {what} (G = {g}, effective {nu + 1:.1f}): interval coverage not assured (measured 82-92 % "
-            f"for a 95 % interval at 5-30 clusters with intra-group correlation 0.5)")
 
 
 def _finite_replicates(b: np.ndarray, name: str) -> np.ndarray:

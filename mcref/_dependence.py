@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.special import ndtri
@@ -50,7 +50,10 @@ from ._checks import (BLOCK_METHODS, check_block_length, check_choice, check_E_u
                           dataset_args)
 from .kernels.units import BLOCKS, GROUPS
 
-__all__ = ["Units", "units_for", "optimal_block_length", "order_block_length", "DependenceDiagnostics", "dependence",
+if TYPE_CHECKING:
+    from ._prepared import Prepared
+
+__all__ = ["Units", "units_for", "unit_df", "few_units_note", "SMALL_G_STATS", "optimal_block_length", "order_block_length", "DependenceDiagnostics", "dependence",
            "dependence_diagnostics", "icc", "design_effect"]
 
 
@@ -158,7 +161,10 @@ def order_block_length(x, method: str = "circular") -> tuple[int, float]:
     permutation and the block-studentized tests liberal (ENCE and ZMSE 13 % at α = 5 % with u
     cycling along the order, docs/methods.md). A test wants that bias small, so
 
-    .. math:: \ell = \min\Big(\maxig(\lceil b_{PW}ceil, \lceil \hat\kappa/\epsilonceilig), \lfloor M/10floor\Big),
+    .. math:: \ell = \min\Big(\maxig(\lceil b_{PW}
+ceil, \lceil \hat\kappa/\epsilon
+ceilig), \lfloor M/10
+floor\Big),
               \quad \epsilon = 0.02 \ (	ext{BLOCK\_MISS})
 
     (at least the Politis–White length, at least 10 blocks; at most M // 2). The second value
@@ -431,6 +437,33 @@ def bm_df(weights: np.ndarray) -> float:
     s = 1.0 / (1.0 - h)
     sh2 = s * h * h
     return float(1.0 / (np.sum(h * h) + np.sum(sh2) ** 2 - np.sum(sh2 * sh2)))
+
+
+#: the statistics whose BCa interval by units (``groups``/``order``) takes the expanded t critical values
+#: (:func:`mcref._bootstrap.unit_crit`; docs/methods.md, "Dependent test sets")
+SMALL_G_STATS = ("ZMS", "RCE")
+
+
+def unit_df(name: str, prep: Prepared, units: Units | None) -> tuple[int, float]:
+    """(G, ν) of the small-G BCa interval of statistic ``name`` by ``units`` (:func:`mcref._bootstrap.unit_crit`;
+    docs/methods.md, "Dependent test sets"), (0, inf) where it does not apply (no units, or a
+    statistic other than :data:`SMALL_G_STATS`). ν = :func:`bm_df` of the units'
+    weights in the statistic's ratio of totals: their sizes (ZMS = ΣZ²/M), their Σu² (RCE = 1 − √R,
+    R = ΣE²/Σu²)."""
+    if units is None or name not in SMALL_G_STATS:
+        return 0, math.inf
+    w = units.sizes.astype(np.float64) if name == "ZMS" else np.bincount(units.gid, prep.u2, minlength=units.n_units)
+    return int(units.n_units), bm_df(w)
+
+
+def few_units_note(name: str, units: Units | None, g: int, nu: float) -> str:
+    """The row note of an interval whose coverage few units cannot promise: ν + 1 <
+    :data:`FEW_UNITS` effective units (docs/methods.md, "Dependent test sets"), or ""."""
+    if not g or round(nu + 1.0, 6) >= FEW_UNITS:  # rounded: equal sizes give ν = G − 1 up to the last bits
+        return ""
+    what = "clusters" if units.kind == "groups" else "blocks along order"
+    return (f"{name}: few {what} (G = {g}, effective {nu + 1:.1f}): interval coverage not assured (measured 82-92 % "
+            f"for a 95 % interval at 5-30 clusters with intra-group correlation 0.5)")
 
 
 def icc(y: np.ndarray, gid: np.ndarray) -> float:

@@ -198,6 +198,9 @@ def _small(m, seed=0):
 
 
 @pytest.mark.filterwarnings("ignore::mcref.FewReplicatesWarning")  # small B and N_MC keep it fast
+# ENCE's 200 bootstrap replicates can all sit above its estimate at M = 500 (its upward bias): the
+# percentile fallback and its warning are not what this test is about
+@pytest.mark.filterwarnings("ignore::mcref.DegenerateBootstrapWarning")
 def test_default_bins_adapt_to_small_data_and_say_so():
     E, u = _small(500)
     tab = mcref.validate(E, u, n_boot=200, n_mc=200, seed=1)
