@@ -64,7 +64,29 @@ the first round of 64 permutation repeats alone), the scale tests (all rounds, a
 The first line prints the load average after the runs: on a shared machine the measured
 ratio is only as good as the quiet it was measured in.
 
-Measured 2026-11-27 on the 2-core machine shared with three other sessions (load average 12–14
+Measured 2026-11-27 16:07 UTC on the 2-core machine, quiet (nothing else running; load average
+after 1.62 and 1.51), ``--profile --ms 1e5 --n-boot 1000 --n-mc 500`` (medians of 3)::
+
+    phase                        tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                     1000    0.10%   15.6   62.5      1.23     0.609  2.02
+    jackknife                   200051   28.34%    3.0    3.4     0.102    0.0685  1.49
+    references                     628    0.18%   15.7   62.6      3.99      2.06  1.94
+    references, first round         64    1.56%   16.0   64.0    0.0968    0.0624  1.55
+    scale tests                    192    0.52%   16.0   64.0     0.142     0.115  1.24
+    t fit                        15640    0.01%   15.6   55.8     0.053     0.272  0.19
+
+and ``--ms 1e6`` (``--reps 1``)::
+
+    bootstrap                     1000    0.10%   15.9   62.5      18.1      9.58  1.89
+    jackknife                  2000491   32.18%    2.7    3.0      1.25     0.679  1.85
+    references                      64    1.56%   16.0   64.0      1.85      1.04  1.78
+    scale tests                    192    0.52%   16.0   64.0      1.52     0.859  1.77
+    t fit                       246141    0.00%   15.9   63.0     0.988     0.879  1.12
+
+The phases that carry the time reach 1.8–2.0 at 10⁶; the sub-second ones at 10⁵ (the t fit's
+0.05 s, the first round's 0.1 s) are their fixed costs, and the t fit's 1.12 at 10⁶ is one run.
+
+Earlier the same day, on the 2-core machine shared with three other sessions (load average 12–14
 throughout: the 1->2 column is the machine's contention as much as the code's; the first
 rounds, measured in the same runs, gave 1.97/1.81 at 10⁵ and 1.71/1.63 at 10⁶),
 ``--profile --ms 1e5 --n-boot 1000 --n-mc 500`` (load after: 12.38 12.47 12.15)::
