@@ -186,11 +186,12 @@ def _other_summaries() -> None:
     if ens.load():
         print("\n== from_samples' combined verdict (study_paths_ensemble.py)")
         print(ens.table(ens.load()))
-    if (HERE / "study_paths_clusters.py").exists():
+    log = HERE / "study_paths_clusters.jsonl"
+    if log.exists():
         clusters = importlib.import_module("study_paths_clusters")
-        if hasattr(clusters, "summary_text"):
-            print("\n== interval coverage with few or unequal clusters (study_paths_clusters.py)")
-            print(clusters.summary_text())
+        print("\n== interval coverage with few or unequal clusters (study_paths_clusters.py; bca: before, "
+              "bca_xbm: the shipped interval, 'bca-t')")
+        clusters.summary([json.loads(s) for s in log.read_text().splitlines() if s.strip()])
 
 
 if __name__ == "__main__":
