@@ -577,9 +577,9 @@ def test_order_does_not_depend_on_row_order(data, d, seed, ties, block, method):
 @given(data=st.data(), d=datasets(u_laws=("uniform", "lognormal"), max_m=400), seed=seeds,
        kind=st.sampled_from(("groups", "order")), k=st.integers(-4, 4))
 def test_margins_with_dependent_rows_are_free_of_scale_and_row_order(data, d, seed, kind, k):
-    """Issue 38: the margins of ENCE and ZMSE with ``groups``/``order`` (sets at the margin moved
-    by units) and the automatic block length of ``order`` (on Z²) do not depend on the unit of
-    E and u (×2^k: bit for bit) nor on the order of the rows (u without ties: bit for bit)."""
+    """Issue 38: the margins of ENCE and ZMSE with ``groups``/``order`` and the automatic block
+    length of ``order`` (on Z²) do not depend on the unit of E and u (×2^k: bit for bit) nor on
+    the order of the rows (u without ties: bit for bit)."""
     assume(np.unique(d.u).size == d.u.size)
     m = d.E.size
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))

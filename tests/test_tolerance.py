@@ -177,48 +177,6 @@ def test_sets_at_the_margin_have_errors_c_times_u(c):
     assert abs(ours.mean() - calib.mean()) > 10 * se
 
 
-
-def test_sets_at_the_margin_keep_the_dependence_of_ordered_rows():
-    """With ``order=`` the margin's sets move the data's blocks of Z (over its root mean square)
-    instead of drawing Z independently: their ENCE agrees with NumPy's block permutation of
-    c·Z/rms(Z) within 4 standard errors, and on strongly dependent errors (AR φ = 0.9) it sits
-    far above independent draws'."""
-    from mcref._dependence import units_for
-    from mcref.stats import info, prepare_for
-    from mcref.verdict._equivalence import margin_sampler
-
-    m = 2000
-    rng = np.random.default_rng(8)
-    e = rng.normal(size=m)
-    z = np.empty(m)
-    z[0] = e[0]
-    for t in range(1, m):
-        z[t] = 0.9 * z[t - 1] + math.sqrt(1 - 0.81) * e[t]
-    u = np.exp(0.4 * np.sin(np.arange(m) / 100))
-    E = 1.3 * u * z
-    infs = [info("ENCE")]
-    prep = prepare_for(infs, E, u, n_bins=20)
-    units = units_for(prep.order, order=np.arange(m), z2=prep.z2, us=prep.u)
-    ss = np.random.SeedSequence(5)
-    dep = margin_sampler(infs, prep, E, u, 1000, ss, units)
-    ind = margin_sampler(infs, prep, E, u, 1000, ss)
-    ell = units.block_length
-    zs = z * 1.3 / math.sqrt(np.mean((1.3 * z) ** 2))  # the data's Z over its rms, along the order
-    full = m // ell  # the blocks of ℓ rows trade places; a shorter last block stays
-    n = 1000
-    for c in (1.1, 0.9):
-        ours = dep("ENCE", c)
-        ref = np.empty(n)
-        for k in range(n):
-            order = np.concatenate([np.arange(j * ell, (j + 1) * ell) for j in rng.permutation(full)]
-                                   + [np.arange(full * ell, m)])
-            ref[k] = _numpy_ence(c * u * zs[order], u, 20)
-        se = math.sqrt(ours.var(ddof=1) / n + ref.var(ddof=1) / n)
-        assert abs(ours.mean() - ref.mean()) <= 4 * se, (c, ours.mean(), ref.mean(), se)
-    # dependent errors average over fewer independent pieces: ENCE's noise floor rises, and with
-    # it the margin's critical value (its 5 % quantile), which independent draws put far too low
-    assert np.quantile(dep("ENCE", 1.1), 0.05) > np.quantile(ind("ENCE", 1.1), 0.95)
-
 def test_the_decision_is_the_tost_p_value():
     E, u = _data(5000, 1.04, 6)
     for delta in (0.02, 0.04, 0.06, 0.1):

@@ -159,14 +159,11 @@ def _simulated_equivalent(row, b: BootstrapResult, delta: float, alpha: float, a
     return replace(row, margin=(-math.inf, crit), equiv_low=lo, equiv_high=hi, p_equiv=p, equivalence=res)
 
 
-def margin_sampler(infos, prep, E: np.ndarray, u: np.ndarray, n_mc: int, ss_margin, units=None):
+def margin_sampler(infos, prep, E: np.ndarray, u: np.ndarray, n_mc: int, ss_margin):
     """``at_margin(name, c)`` of :func:`with_margins`: statistic ``name`` on :func:`n_margin` sets
     with errors c·u·ε, ε from the data's own standardized Z (the empirical D), with the data's u
-    and bins (``prep``); the two sides of a margin share their random numbers. With ``units``
-    (``groups=``/``order=``) ε is the data's Z moved whole group by group (block by block) by the
-    permutation by units, over its root mean square, so that the sets at the margin keep the
-    rows' dependence (independent draws would make them too alike and "within" liberal): the
-    permutation D against u·s with s² = ⟨Z²⟩/c². None without ``ss_margin`` (no margins asked)."""
+    and bins (``prep``); the two sides of a margin share their random numbers. None without
+    ``ss_margin`` (no margins asked)."""
     if ss_margin is None:
         return None
     from ..generative import get_distribution
@@ -175,17 +172,11 @@ def margin_sampler(infos, prep, E: np.ndarray, u: np.ndarray, n_mc: int, ss_marg
 
     by_name = {i.name: i for i in infos}
     seeds = dict(zip(sorted(by_name), ss_margin.spawn(len(by_name))))
-    z = E / u
-    zms = float(np.mean(prep.z2))  # in u order: the same bits whatever the order of the rows
-    d = get_distribution("empirical" if units is None else "permutation", Z=z)
+    emp = get_distribution("empirical", Z=E / u)
 
     def at_margin(name: str, c: float) -> np.ndarray:
-        n = n_margin(E.size, n_mc)
-        if units is None:
-            sim = simulate_prepared([by_name[name]], prep, [d], n_mc=n, seed=fresh(seeds[name]), u_scale2=1.0 / (c * c))
-        else:
-            sim = simulate_prepared([by_name[name]], prep, [d], n_mc=n, seed=fresh(seeds[name]), units=units,
-                                    perm_scale=zms / (c * c))
+        sim = simulate_prepared([by_name[name]], prep, [emp], n_mc=n_margin(E.size, n_mc), seed=fresh(seeds[name]),
+                                u_scale2=1.0 / (c * c))
         return sim.samples[0, 0]
 
     return at_margin

@@ -733,8 +733,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     rows = [_stat_row(inf, boots[inf.name], prep, sim, labels, gen, centred, fit, screen, ties, rule=rule, alpha=alpha,
                       k_sensitivity=k_sensitivity, rounds=rounds) for inf in infos]
     # validate(tolerance=...): the equivalence tests, ENCE and ZMSE against sets simulated at the margin
-    rows = with_margins(rows, boots, margins, alpha, at_margin=margin_sampler(infos, prep, E, u, n_mc, ss_margin,
-                                                                                     units))
+    rows = with_margins(rows, boots, margins, alpha, at_margin=margin_sampler(infos, prep, E, u, n_mc, ss_margin))
     for xi, g in xrows:
         # summed in u order, as every other row: the same bits whatever the order of the input rows
         est = _binned_value(xi.code, labs[g], prep.u, prep.E, 1.0)
