@@ -104,7 +104,11 @@ def optimal_block_length(x) -> tuple[float, float]:
     >>> 5 < b_cb < 60
     True
     """
-    g, lr, b_max, n = _pw_terms(x)
+    return _pw_lengths(*_pw_terms(x))
+
+
+def _pw_lengths(g: float, lr: float, b_max: int, n: int) -> tuple[float, float]:
+    """Politis & White's (stationary, circular) lengths from :func:`_pw_terms`, capped at ``b_max``."""
     b_sb = ((2.0 * g * g) / (2.0 * lr * lr)) ** (1 / 3) * n ** (1 / 3)
     b_cb = ((2.0 * g * g) / (4 / 3 * lr * lr)) ** (1 / 3) * n ** (1 / 3)
     return float(min(b_sb, b_max)), float(min(b_cb, b_max))
@@ -179,9 +183,8 @@ floor\Big),
     True
     """
     g, lr, b_max, n = _pw_terms(x)
-    b_sb = ((2.0 * g * g) / (2.0 * lr * lr)) ** (1 / 3) * n ** (1 / 3)
-    b_cb = ((2.0 * g * g) / (4 / 3 * lr * lr)) ** (1 / 3) * n ** (1 / 3)
-    b_pw = math.ceil(min(b_sb if method == "stationary" else b_cb, b_max))
+    b_sb, b_cb = _pw_lengths(g, lr, b_max, n)
+    b_pw = math.ceil(b_sb if method == "stationary" else b_cb)
     kappa = max(g, 0.0) / lr if lr > 0 else 0.0
     ell = max(b_pw, math.ceil(kappa / BLOCK_MISS))
     ell = int(min(max(1, min(ell, max(b_pw, n // MIN_BLOCKS))), n // 2))
@@ -305,10 +308,12 @@ class Units:
                      f"{int(s.min())}-{int(s.max())} rows (median {float(np.median(s)):g})")
             return (f"groups: {s.size} groups of {sizes}; "
                     f"cluster bootstrap, delete-one-group jackknife, cluster-studentized scale tests; {perm}")
-        how = "automatic: missing at most 2 % of the errors' long-run variance" if self.auto else "given"
+        how = ("automatic: long enough to keep at least 98 % of the variance the errors' correlation adds"
+               if self.auto else "given")
         if self.auto and self.block_missed > BLOCK_MISS:
-            how = (f"automatic, capped at {MIN_BLOCKS} blocks: they miss {100 * self.block_missed:.0f} % of the "
-                   "errors' long-run variance, so the tests may be liberal (a dependence long against M)")
+            how = (f"automatic, but the errors stay correlated over more rows than {MIN_BLOCKS} blocks allow: "
+                   f"the blocks miss {100 * self.block_missed:.0f} % of the variance that correlation adds, so the "
+                   "tests may call a calibrated set invalid too often")
         return (f"order: {self.block_method} block bootstrap with blocks of {self.block_length} rows ({how}); "
                 f"jackknife and scale tests on {self.n_units} non-overlapping blocks; whole blocks permuted")
 

@@ -517,7 +517,7 @@ def test_a_dependence_long_against_m_is_said_on_the_table():
     u = np.exp(0.3 * np.sin(np.arange(400) / 40))
     tab = mcref.validate(u * z, u, order=np.arange(400), stats=["ZMS"], n_boot=1000, n_mc=1000, seed=1)
     assert tab.dependence.block_length == 40  # capped at 10 blocks
-    assert "capped at 10 blocks" in str(tab) and "may be liberal" in str(tab)
+    assert "more rows than 10 blocks allow" in str(tab) and "invalid too often" in str(tab)
 
 # --------------------------------------------------------------------------- determinism, no labels
 
