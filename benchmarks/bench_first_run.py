@@ -3,10 +3,19 @@ new, empty ``NUMBA_CACHE_DIR``: every kernel the demo calls compiles first) and 
 (the same directory again: the kernels load from disk). Prints every time and the medians.
 The README's figures for the demo come from this script (issue 40).
 
-Run: ``python benchmarks/bench_first_run.py [--cold N] [--warm N] [--tests] [-- DEMO OPTIONS]``
-(default: 1 cold run, 3 warm runs of ``mcref demo --no-progress --seed 0``, with its own
-defaults: B = 5000, sequential Monte Carlo tests). ``--tests`` times the test suite instead
-(``python -m pytest -q -p no:cacheprovider``, cold then warm): many minutes.
+Run: ``python benchmarks/bench_first_run.py [--cold N] [--warm N] [--what W ...] [-- DEMO OPTIONS]``
+(default: 1 cold run, 3 warm runs of each of ``--what demo validate groups``):
+
+- ``demo``: ``mcref demo --no-progress --seed 0``, with its own defaults (B = 5000,
+  sequential Monte Carlo tests, the nine built-in sets on every core);
+- ``validate``: a first ``mcref.validate(E, u)`` on 2000 synthetic rows (B = N_MC = 1000);
+- ``groups``: the same with ``groups=`` (200 groups of 10 rows: the unit bootstrap and the
+  unit permutations compile besides);
+- ``tests``: the test suite (``python -m pytest -q -p no:cacheprovider``): many minutes.
+
+Each cold run also prints what compiled (numba's compile events, in that process: not the
+demo's worker processes): how many functions and signatures, and the top-level kernels by
+compile time, so that a kernel that compiles twice or one the call does not need shows.
 
 Each run is ``python -m mcref ...`` in a new process with this checkout first on
 ``PYTHONPATH``, in a temporary working directory; a cold run gets its own empty cache
@@ -17,6 +26,7 @@ on a quiet machine and say which.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import subprocess
@@ -30,8 +40,41 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine  # noqa: E402
 
 
-def timed(cmd: list[str], cache: str, cwd: str) -> float:
-    """Wall seconds of ``cmd`` in a fresh process whose numba cache is ``cache``."""
+#: a first validate in a fresh process; argv[1]: "groups" or not; prints its compile events
+VALIDATE = r"""
+import sys, time, threading, warnings
+from numba.core import event
+events, depth = [], threading.local()
+class Compiles(event.Listener):
+    def on_start(self, e):
+        d = getattr(depth, "v", 0); depth.v = d + 1; e.data["_t"] = (time.perf_counter(), d)
+    def on_end(self, e):
+        depth.v -= 1; t0, d = e.data["_t"]; f = getattr(e.data["dispatcher"], "py_func", None)
+        events.append((time.perf_counter() - t0, d, getattr(f, "__qualname__", "?"), str(e.data["args"])))
+event.register("numba:compile", Compiles())
+import numpy as np
+import mcref
+rng = np.random.default_rng(0)
+u = rng.lognormal(-1.0, 0.4, 2000)
+E = u * rng.normal(size=2000)
+kw = {"groups": np.repeat(np.arange(200), 10)} if sys.argv[1] == "groups" else {}
+warnings.simplefilter("ignore")
+mcref.validate(E, u, seed=1, n_boot=1000, n_mc=1000, **kw)
+top = sorted((e for e in events if e[1] == 0), reverse=True)
+names = {e[2] for e in events}
+print(f"compiled: {len(events)} signatures of {len(names)} functions; top-level kernels "
+      f"{sum(e[0] for e in top):.1f} s:", file=sys.stderr)
+twice = {n for n in names if sum(e[2] == n for e in events) > 1}
+for t, _, n, _ in top[:8]:
+    print(f"  {t:6.1f} s  {n}", file=sys.stderr)
+if twice:
+    print("  compiled for several signatures: " + ", ".join(sorted(twice)), file=sys.stderr)
+"""
+
+
+def timed(cmd: list[str], cache: str, cwd: str, show: bool = False) -> float:
+    """Wall seconds of ``cmd`` in a fresh process whose numba cache is ``cache`` (``show``: print
+    what the process wrote to stderr)."""
     env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     env.pop("MCREF_NUMBA_CACHE", None)  # the default: the on-disk cache on
@@ -40,38 +83,54 @@ def timed(cmd: list[str], cache: str, cwd: str) -> float:
     seconds = time.perf_counter() - t0
     if r.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {r.returncode}:\n{r.stderr[-3000:]}")
+    if show and r.stderr.strip():
+        print(r.stderr.rstrip())
     return seconds
+
+
+def command(what: str, rest: list[str]) -> list[str]:
+    """The command line of one case of ``--what``."""
+    if what == "tests":
+        return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests"), str(ROOT / "mcref")]
+    if what == "demo":
+        return [sys.executable, "-m", "mcref", "demo", "--no-progress", "--seed", "0", *rest]
+    return [sys.executable, "-c", VALIDATE, what]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cold", type=int, default=1, help="cold runs, each on a new empty cache (default 1)")
     ap.add_argument("--warm", type=int, default=3, help="warm runs on the last cold run's cache (default 3)")
-    ap.add_argument("--tests", action="store_true", help="time the test suite instead of the demo")
+    ap.add_argument("--what", nargs="+", default=["demo", "validate", "groups"],
+                    choices=["demo", "validate", "groups", "tests"], help="what to time (default: demo validate groups)")
+    ap.add_argument("--tests", action="store_true", help="time the test suite only (as --what tests)")
     ap.add_argument("rest", nargs="*", help="options for mcref demo (after --)")
     a = ap.parse_args(argv)
     if a.cold < 1 or a.warm < 0:
         ap.error("--cold must be >= 1 and --warm >= 0")
-    if a.tests:
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests"), str(ROOT / "mcref")]
-        what = "python -m pytest (the default run)"
-    else:
-        cmd = [sys.executable, "-m", "mcref", "demo", "--no-progress", "--seed", "0", *a.rest]
-        what = "mcref " + " ".join(cmd[3:])
-    print(f"{what}; {machine()}; load average {os.getloadavg()[0]:.2f} at the start")
-    cold, warm = [], []
+    whats = ["tests"] if a.tests else a.what
+    print(f"{machine()}; load average {os.getloadavg()[0]:.2f} at the start")
+    summary = []
     with tempfile.TemporaryDirectory(prefix="mcref-first-run-") as tmp:
-        for i in range(a.cold):
-            cache = os.path.join(tmp, f"cache-{i}")
-            os.makedirs(cache)
-            cold.append(timed(cmd, cache, tmp))
-            print(f"cold run {i + 1}: {cold[-1]:.1f} s", flush=True)
-        for i in range(a.warm):
-            warm.append(timed(cmd, cache, tmp))
-            print(f"warm run {i + 1}: {warm[-1]:.1f} s", flush=True)
-    print(f"median cold: {statistics.median(cold):.1f} s ({len(cold)} run(s))")
-    if warm:
-        print(f"median warm: {statistics.median(warm):.1f} s ({len(warm)} run(s))")
+        for what in whats:
+            cmd = command(what, a.rest)
+            label = {"demo": "mcref " + " ".join(cmd[3:]), "validate": "first validate(E, u), M = 2000",
+                     "groups": "first validate(E, u, groups=...), M = 2000",
+                     "tests": "python -m pytest (the default run)"}[what]
+            print(f"\n{label}")
+            cold, warm = [], []
+            for i in range(a.cold):
+                cache = os.path.join(tmp, f"cache-{what}-{i}")
+                os.makedirs(cache)
+                cold.append(timed(cmd, cache, tmp, show=what in ("validate", "groups")))
+                print(f"cold run {i + 1}: {cold[-1]:.1f} s", flush=True)
+            for i in range(a.warm):
+                warm.append(timed(cmd, cache, tmp))
+                print(f"warm run {i + 1}: {warm[-1]:.1f} s", flush=True)
+            summary.append((label, statistics.median(cold), statistics.median(warm) if warm else math.nan))
+    print("\n| what | cold (median s) | warm (median s) |\n|---|---|---|")
+    for label, c, w in summary:
+        print(f"| {label} | {c:.1f} | {w:.1f} |")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 

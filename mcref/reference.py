@@ -40,7 +40,7 @@ from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted
 from .intervals import ConfidenceInterval
 from .kernels.fastrank import make_rank_scratch
 from .kernels.rng import chunk_states, keyed_seed, repeat_states, seed_state
-from .kernels.reference import mc_chunk_kernel
+from .kernels.reference import mc_chunk_kernel, mc_levels_kernel
 from .parallel import checkpoint, map_chunks, record_tasks
 from ._prepared import Prepared, tie_starts
 from .stats import StatInfo, info, user_kernels
@@ -471,7 +471,11 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     # the D drawn in the kernel share one normal draw per repeat (one kernel call for all of
     # them); a user statistic keeps ε per D, so then each D gets its own call (keep: per × M)
     drawn = [d for d, dist in enumerate(dlist) if dist.kind != "user"]
-    groups = [[d] for d in drawn] if user else ([drawn] if drawn else [])
+    # with u-levels the permutation D is its own group, run by its own kernel (mc_levels_kernel)
+    levelled = {d for d in drawn if units is not None and units.levels is not None
+                and dlist[d].kind == "permutation"}
+    rest = [d for d in drawn if d not in levelled]
+    groups = [[d] for d in drawn] if user else ([rest] if rest else []) + [[d] for d in sorted(levelled)]
     groups += [[d] for d, dist in enumerate(dlist) if dist.kind == "user"]
     vstates = np.zeros((len(dlist), r1 - r0, 4), dtype=np.uint64)  # a D's own stream (t mixing, shuffles)
     for d, dist in enumerate(dlist):
@@ -516,17 +520,20 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
             tmp = np.empty((len(group), codes.size, hi - lo))
             kept = keep[:, :hi - lo]
             dist = dlist[group[0]]
-            if dist.kind == "user":  # drawn by the user's Python function, one stream per repeat
+            if group[0] in levelled:  # the u-level exchange: its own stream, no normals
+                mc_levels_kernel(codes, grp_k, c2s[group[0]], hi - lo, vstates[group[0], lo:hi].copy(), perm,
+                                 fx.starts, fx.xlab, fx.xacc0, fx.xnb, a, scratch, tmp[0], *pu, pscr, *lv)
+            elif dist.kind == "user":  # drawn by the user's Python function, one stream per repeat
                 v = np.concatenate([np.ascontiguousarray(dist._user_draw(_mix_rng(ss, r0 + r, dist), (1, m)),
                                                          dtype=np.float64) for r in range(lo, hi)])
                 mc_chunk_kernel(codes, grp_k, dcodes, nus, c2s[gi], hi - lo, no_state, no_state.reshape(1, 0, 4), v,
                                 v, emp, perm, fx.u, fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu, fx.sxx, fx.xlab,
-                                fx.xacc0, fx.xnb, eps, a, scratch, kept, tmp, *pu, pscr, *lv)
+                                fx.xacc0, fx.xnb, eps, a, scratch, kept, tmp, *pu, pscr)
             else:  # every D of the group transforms the repeat's one normal stream; a t(ν) D adds its own χ² stream
                 mc_chunk_kernel(codes, grp_k, dcodes, nus, c2s[gi], hi - lo, zstates[lo:hi].copy(),
                                 vstates[gi, lo:hi].copy(), zrow, vrow, emp, perm, fx.u, fx.starts, fx.su2_bins, fx.su2,
                                 fx.slnu2, fx.xu, fx.sxx, fx.xlab, fx.xacc0, fx.xnb, eps, a, scratch, kept, tmp, *pu,
-                                pscr, *lv)
+                                pscr)
             for j, d in enumerate(group):
                 samples[d, bi, lo:hi] = tmp[j]
                 for k, uk in user:

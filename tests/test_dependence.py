@@ -262,7 +262,7 @@ def test_unequal_groups_move_z_vectors_then_exchange_levels(monkeypatch):
     assert un.levels is not None and un.n_classes < un.n_perm_units  # u-levels exchanged; some sizes shared
     lab = np.digitize(x, np.quantile(x, [0.25, 0.5, 0.75]))[prep.order]  # 4 bins of x, per u-sorted point
     seen = {}
-    real = R.mc_chunk_kernel
+    real = R.mc_levels_kernel  # the permutation D with u-levels runs in its own kernel
 
     def spy(*a):
         names = real.py_func.__code__.co_varnames[:real.py_func.__code__.co_argcount]
@@ -270,7 +270,7 @@ def test_unequal_groups_move_z_vectors_then_exchange_levels(monkeypatch):
             seen.update({k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in zip(names, a)})
         return real(*a)
 
-    monkeypatch.setattr(R, "mc_chunk_kernel", spy)
+    monkeypatch.setattr(R, "mc_levels_kernel", spy)
     z = prep.z
     c2 = float(np.mean(z * z))
     xi = info("ZMSE")
@@ -283,7 +283,7 @@ def test_unequal_groups_move_z_vectors_then_exchange_levels(monkeypatch):
     pi = np.empty(un.n_units, dtype=np.int64)
     got = sim.samples[0][1]
     for r in range(seen["n_rep"]):
-        s = seen["vstates"][0, r].copy()  # the repeat's own stream
+        s = seen["vstates"][r].copy()  # the repeat's own stream
         permute_units_into(s, z, un.members, un.ustart, un.cstart, uid, np.empty_like(uid), moved)
         o, *_ = exchange_levels(s, un.levels, un.ratios, un.gid, np.arange(un.n_units), pi, moved, ustar, us, eps, xu)
         zb = np.bincount(lab[o], eps ** 2, 4) / np.bincount(lab[o], None, 4) / c2

@@ -272,8 +272,7 @@ def test_kernel_split_into_calls_equals_one_call():
             mc_chunk_kernel(codes, np.full(codes.size, -1), dcodes, nus, np.ones(3), n, zs, vs, np.empty((1, m)),
                             np.empty((1, m)), fx.u[:1], perm, fx.u, fx.starts, fx.su2_bins, fx.su2, fx.slnu2, fx.xu,
                             fx.sxx, fy.xlab, fy.xacc0, fy.xnb, np.empty(m), np.empty(m), make_rank_scratch(m),
-                            np.empty((3, 0, m)), out, *([np.empty(0, dtype=np.int64)] * 5),
-                            np.empty(0), np.empty(0), np.empty(0, dtype=np.int64))
+                            np.empty((3, 0, m)), out, *([np.empty(0, dtype=np.int64)] * 5))
             outs.append(out)
         return np.concatenate(outs, axis=2)
 

@@ -24,7 +24,7 @@ from .stats import CC, N_SUMS, finish_binned, finish_mean, is_binned_code, is_me
 @njit(**NJIT)
 def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstates, vstates, zbuf, vbuf, emp, perm, u, starts, su2_bins,
                     su2, slnu2, xu, sxx, xlab, xacc0, xnb, eps, a, rank_scratch, keep, out, pmem, pust, pcst, puid,
-                    pscr, lev, rr, lgid):
+                    pscr):
     """Statistics ``codes`` for each repeat r of the chunk and each D: ε = D_d(z, v_d),
     E* = u·ε (u sorted), ``out[d, k, r]`` = statistic k on (E*, u) under D ``dcodes[d]``
     (t(ν) with ν = ``nus[d]``).
@@ -41,14 +41,9 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstates, vstates, zbuf,
     blocks along an order) the permutation D moves whole units of ``perm`` (the data's Z in
     u-sorted order) among the units of equal size instead
     (:func:`.units.permute_units_into`; ``pmem``, ``pust``, ``pcst``, ``puid`` the units,
-    ``pscr`` scratch); with u-levels (``lev`` non-empty: groups of unequal sizes) it then also
-    exchanges the groups' u-levels (:func:`.units.exchange_levels`: ``lev[g]`` the level of group
-    g, ``rr`` each point's u over its group's level, ``lgid`` its group) on those permuted Z, so u
-    changes per repeat and its sums, ranks and feature bins are recomputed. The two moves act on
-    different things (Z between groups of one size; u-levels between groups, each group's u-order
-    kept) and commute, so one repeat is a uniform draw from their product: exact when both
-    hypotheses hold (docs/methods.md, "Dependent test sets"); the Z moves are what let a row
-    binned on a feature x vary (the u-level exchange keeps each row's Z and x). ``zbuf``/``vbuf`` (one row each) are the scratch rows they are
+    ``pscr`` scratch). With u-levels (groups of unequal sizes) the permutation D is not run here
+    but by :func:`mc_levels_kernel`, so that a call without groups does not compile the level
+    exchange. ``zbuf``/``vbuf`` (one row each) are the scratch rows they are
     drawn into, so nothing of size repeats × M is materialised. The states advance in
     place. With an empty
     ``zstates`` (a user-supplied D, drawn in Python; one D) the rows r of ``zbuf`` are read
@@ -64,15 +59,7 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstates, vstates, zbuf,
     docs/methods.md, "Adaptivity").
     """
     draw = zstates.shape[0] > 0
-    m = u.shape[0]
-    nl = 0 if lev.shape[0] == 0 else m  # scratch of the u-level exchange, once per call
-    ustar, us, eps_l, xu_l = np.empty(nl), np.empty(nl), np.empty(nl), np.empty(nl)
-    luid = np.arange(lev.shape[0])
-    lpi = np.empty(lev.shape[0], dtype=np.int64)
-    su2b = np.empty(starts.shape[0] - 1)
-    xlab_l = np.empty((xlab.shape[0], nl), dtype=np.int64)
-    xacc_l = np.empty_like(xacc0)
-    plab, pcnt = permute_scratch(perm.shape[0] if pust.shape[0] == 0 and nl == 0 else 0)
+    plab, pcnt = permute_scratch(perm.shape[0] if pust.shape[0] == 0 else 0)
     need_z = False  # the permutation D alone draws no normals
     for d in range(dcodes.shape[0]):
         if dcodes[d] != PERMUTATION:
@@ -85,16 +72,6 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstates, vstates, zbuf,
         else:
             zr = zbuf[r]
         for d in range(dcodes.shape[0]):
-            if dcodes[d] == PERMUTATION and nl > 0:
-                src = perm
-                if pust.shape[0] > 0:  # the Z-vectors among the groups of equal size first (the same stream)
-                    permute_units_into(vstates[d, r], perm, pmem, pust, pcst, puid, pscr, eps)
-                    src = eps
-                o, s2, sl, sx = exchange_levels(vstates[d, r], lev, rr, lgid, luid, lpi, src, ustar, us, eps_l, xu_l)
-                _level_fixed(o, us, starts, su2b, xlab, xacc0, xlab_l, xacc_l)
-                _repeat_stats(codes, grp, c2s[d], eps_l, us, starts, su2b, s2, sl, xu_l, sx, xlab_l, xacc_l, xnb, a,
-                              rank_scratch, out[d], r)
-                continue
             if dcodes[d] == PERMUTATION:
                 if pust.shape[0] > 0:
                     permute_units_into(vstates[d, r], perm, pmem, pust, pcst, puid, pscr, eps)
@@ -109,9 +86,46 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstates, vstates, zbuf,
                         vr[i] *= 2.0
                 transform(dcodes[d], nus[d], zr, vr, emp, eps)
             if keep.shape[1] > 0:
-                keep[d, r, :] = eps
+                for i in range(eps.shape[0]):  # element by element: no shape-error path to compile
+                    keep[d, r, i] = eps[i]
             _repeat_stats(codes, grp, c2s[d], eps, u, starts, su2_bins, su2, slnu2, xu, sxx, xlab, xacc0, xnb, a,
                           rank_scratch, out[d], r)
+
+
+@njit(**NJIT)
+def mc_levels_kernel(codes, grp, c2, n_rep, vstates, perm, starts, xlab, xacc0, xnb, a, rank_scratch, out, pmem, pust,
+                     pcst, puid, pscr, lev, rr, lgid):
+    """The permutation D of :func:`mc_chunk_kernel` with u-levels (groups of unequal sizes):
+    ``out[k, r]`` = statistic ``codes[k]`` on repeat r, drawn from its own ``vstates[r]``.
+
+    With permutation units (``pust`` non-empty) the whole units' Z-vectors of ``perm`` (the
+    data's Z in u-sorted order) first move among the units of equal size
+    (:func:`.units.permute_units_into`), then the groups' u-levels are exchanged
+    (:func:`.units.exchange_levels`: ``lev[g]`` the level of group g, ``rr`` each point's u
+    over its group's level, ``lgid`` its group) on those permuted Z, so u changes per repeat
+    and its sums, ranks and feature bins are recomputed (:func:`_level_fixed`). The two moves
+    act on different things (Z between groups of one size; u-levels between groups, each
+    group's u-order kept) and commute, so one repeat is a uniform draw from their product:
+    exact when both hypotheses hold (docs/methods.md, "Dependent test sets"); the Z moves are
+    what let a row binned on a feature x vary (the u-level exchange keeps each row's Z and x).
+    ``c2``, ``grp``, ``starts``, ``xlab``, ``xacc0``, ``xnb``, ``a``, ``rank_scratch``: as in
+    :func:`mc_chunk_kernel`."""
+    m = perm.shape[0]
+    ustar, us, eps_l, xu_l, eps = np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    luid = np.arange(lev.shape[0])
+    lpi = np.empty(lev.shape[0], dtype=np.int64)
+    su2b = np.empty(starts.shape[0] - 1)
+    xlab_l = np.empty((xlab.shape[0], m), dtype=np.int64)
+    xacc_l = np.empty_like(xacc0)
+    for r in range(n_rep):
+        src = perm
+        if pust.shape[0] > 0:  # the Z-vectors among the groups of equal size first (the same stream)
+            permute_units_into(vstates[r], perm, pmem, pust, pcst, puid, pscr, eps)
+            src = eps
+        o, s2, sl, sx = exchange_levels(vstates[r], lev, rr, lgid, luid, lpi, src, ustar, us, eps_l, xu_l)
+        _level_fixed(o, us, starts, su2b, xlab, xacc0, xlab_l, xacc_l)
+        _repeat_stats(codes, grp, c2, eps_l, us, starts, su2b, s2, sl, xu_l, sx, xlab_l, xacc_l, xnb, a, rank_scratch,
+                      out, r)
 
 
 @njit(**NJIT)

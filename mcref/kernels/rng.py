@@ -147,11 +147,13 @@ def split_blocks(blocks, block, r0, r1, out):
     for r in range(r0, r1):
         c = r // block
         if c != c_prev:
-            s[:] = blocks[c]
+            for j in range(4):  # element by element: an array-to-row copy compiles numba's shape-error path
+                s[j] = blocks[c, j]
             for _ in range(r % block):
                 jump(s)
             c_prev = c
-        out[r - r0] = s
+        for j in range(4):
+            out[r - r0, j] = s[j]
         jump(s)
 
 
