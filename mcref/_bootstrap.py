@@ -32,7 +32,7 @@ from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
 from .kernels.units import boot_units_kernel, jack_units_kernel
 from .kernels.rng import chunk_states, keyed_states, repeat_states
-from .parallel import batch_ranges, batch_size, map_chunks, record_tasks
+from .parallel import batch_ranges, batch_size, map_chunks, over_tasks, record_tasks
 from ._dependence import Units, few_units_note, unit_df, units_for
 from ._prepared import Prepared, prepare, prepare_for, tie_starts
 from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
@@ -267,19 +267,12 @@ def _interval(theta_hat: float, boot: np.ndarray, jack_fn, method: str, alpha: f
     return float(lo), float(hi), method, z0, a
 
 
-def _record_jackknife(inf: StatInfo, m: int, n_bins: int) -> None:
-    """The tasks of the linear-time jackknife kernels, for the parallel profile
-    (:func:`mcref.parallel.record_tasks`): blocks of points (mean-type), one point each (binned),
-    or one serial O(M log M) pass (CC's Fenwick pass); sizes in point·operations (a binned
-    point N bins, a point of CC log₂ M)."""
-    T = numba.get_num_threads()
-    if inf.kind == "mean":
-        nb = -(-m // K.JACK_BLOCK)
-        record_tasks("jackknife", [float(min(K.JACK_BLOCK, m - i * K.JACK_BLOCK)) for i in range(nb)], T, "blocks")
-    elif inf.kind == "rank":
-        record_tasks("jackknife", [float(m) * max(1.0, np.log2(m))], T, "blocks")
-    else:
-        record_tasks("jackknife", [float(n_bins)] * m, T, "blocks")
+def _record_jackknife(m: int) -> None:
+    """The task of CC's linear-time jackknife, for the parallel profile
+    (:func:`mcref.parallel.record_tasks`): one serial O(M log M) pass (a Fenwick tree), in
+    point·operations (log₂ M per point). The other jackknives record their own tasks
+    (:func:`mcref.parallel.over_tasks`)."""
+    record_tasks("jackknife", [float(m) * max(1.0, np.log2(m))], numba.get_num_threads(), "blocks")
 
 
 def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray, phase: _progress.Phase | None = None) -> None:
@@ -380,10 +373,13 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
             _by_batches(call, out, 2.0 * prep.M, phase, min_per_batch=n_threads)
         return out
     if not _jackknife_quadratic(inf, prep):
-        _record_jackknife(inf, prep.M, prep.n_bins)
-        if inf.kind == "mean":
-            K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, out)
-        elif inf.kind == "rank":  # O(M log M): sums over the prepared tie runs and a Fenwick tree
+        if inf.kind == "mean":  # threads over ranges of points (mcref.parallel.over_tasks)
+            tot, szc, szc2 = K.jack_mean_totals(prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2)
+            over_tasks(lambda j0, j1: K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
+                                                         prep.lnu2, tot, szc, szc2, j0, j1, out),
+                       prep.M, K.JACK_MEAN_WORK, phase="jackknife")
+        elif inf.kind == "rank":
+            _record_jackknife(prep.M)  # O(M log M): sums over the prepared tie runs and a Fenwick tree
             if prep.eord.size == prep.M:  # the order and tie runs of |E| are prepared: no sort
                 K.jack_cc_fast_kernel(prep.ugs, prep.eord, prep.egs, out)
             else:  # prepared without them (ranks=False): the order and runs that prepare makes
@@ -391,7 +387,11 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
                 eord = np.argsort(ae, kind="stable").astype(np.int32)
                 K.jack_cc_fast_kernel(prep.ugs, eord, tie_starts(ae[eord]), out)
         else:
-            K.jack_binned_kernel(inf.code, bin_starts(prep.M - 1, prep.n_bins), prep.u2, prep.E2, prep.z2, out)
+            starts_m1 = bin_starts(prep.M - 1, prep.n_bins)
+            pu, pe, pz = K.prefix_sums(prep.u2, prep.E2, prep.z2)
+            over_tasks(lambda p0, p1: K.jack_binned_kernel(inf.code, starts_m1, prep.u2, prep.E2, prep.z2, pu, pe, pz,
+                                                           p0, p1, out),
+                       prep.M, 10.0 * prep.n_bins, phase="jackknife")
         return out
     sess = progress if progress is not None else _progress.Session(False)
     with sess.phase(f"jackknife {inf.name}", prep.M, "point") as phase:

@@ -52,7 +52,7 @@ from ._checks import dataset_args, as_float_array, check_E_u, check_int, check_p
 from .kernels import fit as KF
 from .kernels.rng import chunk_states
 from .kernels.special import FAMILY_F1, FAMILY_IG
-from .parallel import map_chunks, record_tasks
+from .parallel import map_chunks, over_tasks
 
 __all__ = ["DistFit", "TFit", "distfit", "fit_scaled", "fit_t", "ks_distance", "NU_BOUNDS"]
 
@@ -186,18 +186,17 @@ class TFit:
 
 
 def _t_loglik_grad(nu: float, mu: float, sigma: float, z: np.ndarray) -> tuple[float, np.ndarray]:
-    """Log-likelihood and its gradient in (ν, μ, σ); the sums over z in one parallel pass
-    (:func:`mcref.kernels.fit.t_loglik_sums`: no M-sized temporaries, the same bits on any
-    thread count)."""
-    import numba
-
+    """Log-likelihood and its gradient in (ν, μ, σ); the sums over z in one pass, threads over
+    ranges of blocks (:func:`mcref.kernels.fit.t_loglik_sums`: no M-sized temporaries), the
+    blocks' sums added in block order (the same bits on any thread count)."""
     from .kernels.fit import LL_BLOCK, t_loglik_sums
 
     n = z.size
     nb = -(-n // LL_BLOCK)
-    record_tasks("t fit", [float(min(LL_BLOCK, n - b * LL_BLOCK)) for b in range(nb)], numba.get_num_threads(),
-                 "blocks")
-    sq, sw, sr = t_loglik_sums(z, float(nu), float(mu), float(sigma))
+    part = np.empty((nb, 3))
+    nu, mu, sigma = float(nu), float(mu), float(sigma)
+    over_tasks(lambda b0, b1: t_loglik_sums(z, nu, mu, sigma, b0, b1, part), nb, 10.0 * LL_BLOCK, phase="t fit")
+    sq, sw, sr = (float(v) for v in part.sum(axis=0))  # axis 0: row after row, in block order
     ll = n * (special.gammaln(0.5 * (nu + 1)) - special.gammaln(0.5 * nu) - 0.5 * math.log(nu * math.pi)
               - math.log(sigma)) - 0.5 * (nu + 1) * sq
     g_nu = 0.5 * n * (special.digamma(0.5 * (nu + 1)) - special.digamma(0.5 * nu) - 1.0 / nu) \

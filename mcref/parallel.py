@@ -28,12 +28,15 @@ import threading
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-__all__ = ["map_chunks", "batch_ranges", "checkpoint", "task_profile", "record_tasks", "speedup_bound"]
+__all__ = ["map_chunks", "over_tasks", "batch_ranges", "checkpoint", "task_profile", "record_tasks", "speedup_bound"]
 
 #: seconds between checks of the main thread while it waits for the workers
 _POLL = 0.05
 #: work (≈ element operations, ~1–5 ns each) per call of a prange kernel between interrupt checks
 BATCH_WORK = 5e7
+#: work of one task of :func:`over_tasks` (≈ element operations): ~0.1–0.5 ms, enough to pay for the
+#: Python call of a serial kernel, small enough that M ≥ 10⁵ makes an item (a replicate) a task
+TASK_WORK = 100_000
 
 
 #: the task record of :func:`task_profile` (None: not recording, the default; recording costs nothing then)
@@ -268,3 +271,43 @@ def map_chunks(fn: Callable[[int, int], None], n_chunks: int, n_threads: int = 1
         raise
     if errors:
         raise errors[0]
+
+
+def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: float, *, phase: str,
+               n_threads: int | None = None, progress: Callable[[int], None] | None = None,
+               span: tuple[int, int] | None = None) -> None:
+    """Call ``fn(i0, i1)`` over consecutive ranges covering ``range(n_items)``, on threads.
+
+    The serial, GIL-free kernels of a phase (a bootstrap's replicates, a jackknife's points, a
+    scale test's samples) run this way instead of as numba ``prange`` kernels: a ``prange``
+    kernel costs seconds more to compile (numba's parfor passes: 7 s for the bootstrap's), and
+    tasks cut here are counted in the parallel profile (:func:`record_tasks`). A range holds
+    ``max(1, TASK_WORK // work_per_item)`` items (``work_per_item``: element operations), so
+    that its Python call is paid for; :func:`map_chunks` runs the ranges round-robin on
+    ``n_threads`` threads (default: numba's thread count), stoppable with Ctrl-C between
+    ranges. ``fn`` must write only the outputs of its items: then the result does not depend on
+    the threads. ``progress`` is called with the items done so far; ``span`` is recorded with
+    the tasks (:func:`record_tasks`).
+
+    Examples
+    --------
+    >>> out = [0] * 10
+    >>> def square(i0, i1):
+    ...     for i in range(i0, i1):
+    ...         out[i] = i * i
+    >>> over_tasks(square, 10, 50_000.0, phase="squares", n_threads=2)  # 2 items per task
+    >>> out[9]
+    81
+    """
+    if n_items <= 0:
+        return
+    per = max(1, int(TASK_WORK // max(float(work_per_item), 1.0)))
+    n_tasks = -(-n_items // per)
+    if n_threads is None:
+        import numba
+
+        n_threads = numba.get_num_threads()
+    T = max(1, min(int(n_threads), n_tasks))
+    record_tasks(phase, [float(min(per, n_items - c * per)) * work_per_item for c in range(n_tasks)], T, span=span)
+    map_chunks(lambda c, t: fn(c * per, min(n_items, (c + 1) * per)), n_tasks, T,
+               progress=None if progress is None else (lambda done: progress(min(n_items, done * per))))

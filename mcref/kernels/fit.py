@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ._config import NJIT_EXACT, NJIT_ORDERED_PARALLEL
+from ._config import NJIT_EXACT, NJIT_ORDERED
 from .rng import bounded_draws
 from .special import family_cdf, log_norm
 
@@ -268,15 +268,14 @@ def boot_fit_replicate(xs2d, orders, families, zvals, state, theta, lo, hi, bloc
 LL_BLOCK = 1 << 8
 
 
-@njit(**NJIT_ORDERED_PARALLEL)
-def t_loglik_sums(z, nu, mu, sigma):
-    """The sums of the Student-t log-likelihood and its gradient (:func:`mcref._distfit.fit_t`):
-    with r = (z − μ)/σ, ``(Σ ln(1 + r²/ν), Σ r²/(ν + r²), Σ r/(ν + r²))``, one pass over z,
-    blocks of :data:`LL_BLOCK` values in parallel."""
+@njit(**NJIT_ORDERED)
+def t_loglik_sums(z, nu, mu, sigma, b0, b1, part):
+    """The sums of the Student-t log-likelihood and its gradient (:func:`mcref._distfit.fit_t`)
+    over blocks b0 ≤ b < b1 of :data:`LL_BLOCK` values: with r = (z − μ)/σ, ``part[b]`` =
+    ``(Σ ln(1 + r²/ν), Σ r²/(ν + r²), Σ r/(ν + r²))`` over block b. A task of the fit
+    (:func:`mcref.parallel.over_tasks`); the caller adds the blocks in block order."""
     n = z.shape[0]
-    nb = (n + LL_BLOCK - 1) // LL_BLOCK
-    part = np.empty((nb, 3))
-    for b in prange(nb):
+    for b in range(b0, b1):
         s0 = 0.0
         s1 = 0.0
         s2 = 0.0
@@ -290,8 +289,3 @@ def t_loglik_sums(z, nu, mu, sigma):
         part[b, 0] = s0
         part[b, 1] = s1
         part[b, 2] = s2
-    out = np.zeros(3)
-    for b in range(nb):
-        for k in range(3):
-            out[k] += part[b, k]
-    return out[0], out[1], out[2]

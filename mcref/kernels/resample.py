@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ._config import NJIT_ORDERED, NJIT_ORDERED_PARALLEL
+from ._config import NJIT_ORDERED
 from .rng import LEAF_BITS, STACK_ROWS, leaf_counts, load_state, multinomial_split, multinomial_start, store_state
 from .variates import fill_normal, fill_t
 
@@ -47,21 +47,19 @@ def _chunk_sums(X, state, b0, b1, out):
             out[b, j] = acc[j]
 
 
-@njit(**NJIT_ORDERED_PARALLEL)
-def resampled_sums(X, states, chunk, n_boot):
-    """``out[b, k] = Σ_i w_{b,i}·X[i, k]`` for n_boot bootstrap resamples of the rows of X
-    (shape (M, K), M < 2³²); chunk c = replicates [c·chunk, (c+1)·chunk) uses ``states[c]``
-    (a copy: the caller's states are not advanced)."""
-    m, k = X.shape
-    out = np.empty((n_boot, k))
-    n_chunks = states.shape[0]
-    for c in prange(n_chunks):
+@njit(**NJIT_ORDERED)
+def resampled_sums(X, states, chunk, c0, c1, out):
+    """``out[b, k] = Σ_i w_{b,i}·X[i, k]`` for the bootstrap resamples of the rows of X (shape
+    (M, K), M < 2³²) of chunks c0 ≤ c < c1: chunk c = replicates [c·chunk, (c+1)·chunk) (of
+    ``out.shape[0]``) uses ``states[c]`` (a copy: the caller's states are not advanced). A task of
+    the scale tests (:func:`mcref.parallel.over_tasks`): the rows do not depend on the tasks."""
+    n_boot = out.shape[0]
+    for c in range(c0, c1):
         st = states[c].copy()
         b0 = c * chunk
         b1 = min(n_boot, b0 + chunk)
         if b0 < b1:
             _chunk_sums(X, st, b0, b1, out)
-    return out
 
 
 #: t variates drawn per call of the filling kernel (an L1-sized buffer)
@@ -103,16 +101,17 @@ def _chunk_t_sums(m, W, K, FL, FD, r, nu, state, b0, b1, out):
         out[b, 3] = s4
 
 
-@njit(**NJIT_ORDERED_PARALLEL)
-def t_power_sums(m, W, K, FL, FD, r, nu, states, chunk, n_mc):
-    """``out[k] = (Σz, Σz², Σz³, Σz⁴)`` of n_mc samples of m unit-variance t(ν) draws, the
-    tables ``W … nu`` of :func:`~mcref.kernels.variates.t_ziggurat` (ν) (ν = inf: normal draws);
-    chunk c of the samples uses a copy of ``states[c]`` (the result does not depend on the threads)."""
-    out = np.empty((n_mc, 4))
-    for c in prange(states.shape[0]):
+@njit(**NJIT_ORDERED)
+def t_power_sums(m, W, K, FL, FD, r, nu, states, chunk, c0, c1, out):
+    """``out[k] = (Σz, Σz², Σz³, Σz⁴)`` of the samples of m unit-variance t(ν) draws of chunks
+    c0 ≤ c < c1 (chunk c = samples [c·chunk, (c+1)·chunk) of ``out.shape[0]``), the tables
+    ``W … nu`` of :func:`~mcref.kernels.variates.t_ziggurat` (ν) (ν = inf: normal draws);
+    chunk c uses a copy of ``states[c]``. A task of the scale tests
+    (:func:`mcref.parallel.over_tasks`): the rows do not depend on the tasks."""
+    n_mc = out.shape[0]
+    for c in range(c0, c1):
         st = states[c].copy()
         b0 = c * chunk
         b1 = min(n_mc, b0 + chunk)
         if b0 < b1:
             _chunk_t_sums(m, W, K, FL, FD, r, nu, st, b0, b1, out)
-    return out

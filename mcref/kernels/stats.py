@@ -26,9 +26,9 @@ maps names to codes.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ._config import NJIT, NJIT_EXACT, NJIT_ORDERED, NJIT_PARALLEL
+from ._config import NJIT, NJIT_EXACT, NJIT_ORDERED
 
 ZMS, MZ, VARZ, MSE, MV, RCE, RCE2, NLL, CC, ENCE, ZMSE, UCE = range(12)
 N_CODES = 12
@@ -37,8 +37,7 @@ LN_2PI = float(np.log(2.0 * np.pi))
 # indices of the mean-pass sums
 _S0, _SZ, _SZC2, _SZ2, _SE2, _SU2, _SLNU2 = range(7)
 N_SUMS = 7
-#: points per parallel block of the O(M) jackknife
-JACK_BLOCK = 4096
+JACK_MEAN_WORK = 25.0  #: element operations per point of a mean-type jackknife (its tasks' size)
 
 
 @njit(**NJIT)
@@ -560,35 +559,37 @@ def moments_kernel(codes, E, u, out):
 # --------------------------------------------------------------------------- jackknife
 
 
-@njit(**NJIT_PARALLEL)
-def jack_mean_kernel(code, z, zshift, z2, E2, u2, lnu2, out):
-    """Leave-one-out values of a mean-type statistic in O(M) from the total sums."""
+@njit(**NJIT)
+def jack_mean_totals(z, zshift, z2, E2, u2, lnu2):
+    """The sums of :func:`jack_mean_kernel`: ``(tot, Σ(z − c), Σ(z − c)²)`` (:func:`mean_sums`; c = ``zshift``)."""
     m = z.shape[0]
-    w = np.ones(m, dtype=np.int64)
     tot = np.empty(N_SUMS)
-    mean_sums(w, z, zshift, z2, E2, u2, lnu2, tot)
-    # raw Σ(z-c) and Σ(z-c)^2 for the VarZ update
-    szc = 0.0
+    mean_sums(np.ones(m, dtype=np.int64), z, zshift, z2, E2, u2, lnu2, tot)
+    szc = 0.0  # raw Σ(z-c) and Σ(z-c)^2 for the VarZ update
     szc2 = 0.0
     for i in range(m):
         zc = z[i] - zshift
         szc += zc
         szc2 += zc * zc
-    # blocks of points, one scratch vector per block: no allocation per point
-    n_blocks = (m + JACK_BLOCK - 1) // JACK_BLOCK
-    for blk in prange(n_blocks):
-        s = np.empty(N_SUMS)
-        for j in range(blk * JACK_BLOCK, min((blk + 1) * JACK_BLOCK, m)):
-            zc = z[j] - zshift
-            s[_S0] = tot[_S0] - 1.0
-            s[_SZ] = tot[_SZ] - z[j]
-            a = szc - zc
-            s[_SZC2] = (szc2 - zc * zc) - a * a / s[_S0]
-            s[_SZ2] = tot[_SZ2] - z2[j]
-            s[_SE2] = tot[_SE2] - E2[j]
-            s[_SU2] = tot[_SU2] - u2[j]
-            s[_SLNU2] = tot[_SLNU2] - lnu2[j]
-            out[j] = finish_mean(code, s)
+    return tot, szc, szc2
+
+
+@njit(**NJIT)
+def jack_mean_kernel(code, z, zshift, z2, E2, u2, lnu2, tot, szc, szc2, j0, j1, out):
+    """Leave-one-out values ``out[j]``, j0 ≤ j < j1, of a mean-type statistic in O(1) each from the sums
+    of :func:`jack_mean_totals`: a task of the jackknife (:func:`mcref.parallel.over_tasks`)."""
+    s = np.empty(N_SUMS)
+    for j in range(j0, j1):
+        zc = z[j] - zshift
+        s[_S0] = tot[_S0] - 1.0
+        s[_SZ] = tot[_SZ] - z[j]
+        a = szc - zc
+        s[_SZC2] = (szc2 - zc * zc) - a * a / s[_S0]
+        s[_SZ2] = tot[_SZ2] - z2[j]
+        s[_SE2] = tot[_SE2] - E2[j]
+        s[_SU2] = tot[_SU2] - u2[j]
+        s[_SLNU2] = tot[_SLNU2] - lnu2[j]
+        out[j] = finish_mean(code, s)
 
 
 @njit(**NJIT)
@@ -606,20 +607,20 @@ def prefix_sums(u2, E2, z2):
     return pu, pe, pz
 
 
-@njit(**NJIT_PARALLEL)
-def jack_binned_kernel(code, starts_m1, u2, E2, z2, out):
-    """Leave-one-out values of a binned statistic in O(M·N).
+@njit(**NJIT)
+def jack_binned_kernel(code, starts_m1, u2, E2, z2, pu, pe, pz, p0, p1, out):
+    """Leave-one-out values ``out[p]``, p0 ≤ p < p1, of a binned statistic in O(N) each: a task of
+    the jackknife (:func:`mcref.parallel.over_tasks`).
 
     Removing sorted point p keeps the stable order of the others; the M−1 points are
     re-binned at ``starts_m1`` (equal-count starts for M−1) and each bin's sums are
-    read from prefix sums: reduced positions [a, b) are original positions
-    [a + (a ≥ p), b + (b > p)) minus p when p falls inside.
+    read from the prefix sums ``pu``, ``pe``, ``pz`` (:func:`prefix_sums`): reduced positions
+    [a, b) are original positions [a + (a ≥ p), b + (b > p)) minus p when p falls inside.
     """
     m = u2.shape[0]
     n_bins = starts_m1.shape[0] - 1
-    pu, pe, pz = prefix_sums(u2, E2, z2)
-    for p in prange(m):
-        acc = np.empty((n_bins, 4))
+    acc = np.empty((n_bins, 4))
+    for p in range(p0, p1):
         for b in range(n_bins):
             a = starts_m1[b]
             e = starts_m1[b + 1]

@@ -51,8 +51,8 @@ Several scale statistics are combined (the scale part of the joint verdict) by
 consistency part, the dependence between the statistics taken from the pool), and the
 maximum of the two joint p-values.
 
-The resampling is one numba kernel (:func:`mcref.kernels.resample.resampled_sums`) over
-the replicates, each one task with its own xoshiro256** stream (the state of its block of
+The resampling is one serial numba kernel (:func:`mcref.kernels.resample.resampled_sums`) run
+by threads over ranges of replicates, each replicate with its own xoshiro256** stream (the state of its block of
 :data:`CHUNK`, spawned from ``seed``, jumped: :func:`_streams`): the result depends on the seed
 only, never on the number of threads.
 
@@ -279,8 +279,8 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     sums = _round_sums(cache, "z", n_boot, lambda b, n: _resampled(X, ss_boot, b, n))
     nu_t = nu if nu < T_NORMAL_NU else np.inf
     tab = t_ziggurat(nu_t)
-    tsums = _round_sums(cache, "t", n_boot, lambda b, n: _recorded(
-        t_power_sums(m, *tab, _streams(ss_t, b, n), 1, n - b), m, (b, n)))
+    tsums = _round_sums(cache, "t", n_boot, lambda b, n: _tasks(
+        lambda states, c0, c1, out: t_power_sums(m, *tab, states, 1, c0, c1, out), _streams(ss_t, b, n), 4, m, (b, n)))
     return _finish(stats, lambda n, s: _z_stat(n, s, m, SCALE_TESTED[n]), obs, sums,
                    {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
 
@@ -323,14 +323,14 @@ def _streams(ss: np.random.SeedSequence, b: int, n: int) -> np.ndarray:
     return repeat_states(chunk_states(ss, -(-n // CHUNK))[b0:], CHUNK, b - b0 * CHUNK, n - b0 * CHUNK)
 
 
-def _recorded(out: np.ndarray, m: int, span: tuple[int, int]) -> np.ndarray:
-    """``out`` (one row per replicate, each a task of ``m`` elements), its tasks recorded for the
-    parallel profile (:func:`mcref.parallel.record_tasks`)."""
-    import numba
+def _tasks(kernel, states: np.ndarray, k: int, m: int, span: tuple[int, int]) -> np.ndarray:
+    """The rows (one per replicate, ``k`` sums each) of ``kernel(states, c0, c1, out)`` over the
+    replicates' ``states``, threads over ranges of replicates (:func:`mcref.parallel.over_tasks`,
+    a replicate ``m`` elements of work; recorded for the parallel profile with ``span``)."""
+    from ..parallel import over_tasks
 
-    from ..parallel import record_tasks
-
-    record_tasks("scale tests", [float(m)] * out.shape[0], numba.get_num_threads(), "blocks", span=span)
+    out = np.empty((states.shape[0], k))
+    over_tasks(lambda c0, c1: kernel(states, c0, c1, out), states.shape[0], float(m), phase="scale tests", span=span)
     return out
 
 
@@ -339,7 +339,8 @@ def _resampled(X: np.ndarray, ss: np.random.SeedSequence, b: int, n: int) -> np.
     from ..kernels.resample import resampled_sums
 
     X = np.ascontiguousarray(X, dtype=np.float64)
-    return _recorded(resampled_sums(X, _streams(ss, b, n), 1, n - b), X.shape[0], (b, n))
+    return _tasks(lambda states, c0, c1, out: resampled_sums(X, states, 1, c0, c1, out), _streams(ss, b, n),
+                  X.shape[1], X.shape[0], (b, n))
 
 
 def _round_sums(cache: dict | None, key: str, n: int, compute) -> np.ndarray:
