@@ -316,6 +316,43 @@ def test_same_state_same_sequence_and_fill_equals_next():
         np.testing.assert_array_equal(g1, g2)
 
 
+@njit(**NJIT)
+def _t_fast_loop(s, W, K, FL, FD, r, nu, out):
+    """One :func:`V.t_fast` call per value, on the state tuple, a normal word in between."""
+    st = V._load(s)
+    for n in range(out.shape[0]):
+        x, st = V.t_fast(st, W, K, FL, FD, r, nu)
+        out[n] = x
+        if n % 7 == 3:
+            _z, st = V.normal_fast(st)
+    V._store(s, st)
+
+
+@pytest.mark.parametrize("nu", (2.5, 5.0))
+def test_fill_t_equals_t_fast_per_draw(nu):
+    """fill_t is repeated t_fast: the same values and final state; a per-draw caller may
+    interleave other draws on the same stream (the cluster references do)."""
+    tab = V.t_ziggurat(nu)
+    s = state(16)
+    s1, s2 = s.copy(), s.copy()
+    a = np.empty(20_000)
+    V.fill_t(s1, *tab, a)
+    b = np.empty(20_000)
+    _t_fast_loop(s2, *tab, b)
+    assert not np.array_equal(a, b)  # the interleaved normals move the stream
+    s3 = s.copy()
+    pieces = []
+    for n in range(b.size):
+        one = np.empty(1)
+        V.fill_t(s3, *tab, one)
+        pieces.append(one[0])
+        if n % 7 == 3:
+            V.next_normal(s3)
+    np.testing.assert_array_equal(b, pieces)
+    np.testing.assert_array_equal(s2, s3)
+    np.testing.assert_array_equal(a[:4], b[:4])
+
+
 def test_fill_2d_is_row_major_flat_fill():
     s = state(12)
     m, f = np.empty((40, 25)), np.empty(1000)

@@ -34,7 +34,7 @@ from .bootstrap import split_ties
 from .rng import (STACK_ROWS, bounded_one, load_state, multinomial_leaf, multinomial_start, next_double,
                   permute_into, store_state)
 from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, mean_acc, needs, prefix_counts
-from .variates import next_gamma, next_normal
+from .variates import normal_fast, t_fast
 
 #: unit kinds of :func:`unit_weights`
 ROWS, GROUPS, BLOCKS = 0, 1, 2
@@ -262,9 +262,11 @@ def permute_units_into(s, src, members, ustart, cstart, uid, pscratch, out):
 
 
 @njit(**NJIT_ORDERED)
-def _chunk_t_cluster(sizes, nu, state, b0, b1, out):
+def _chunk_t_cluster(sizes, W, K, FL, FD, r, nu, state, b0, b1, out):
     """Rows b0 … b1 − 1 of ``out``: the cluster sums of :func:`t_cluster_sums`."""
     normal = not (nu < np.inf)
+    scale = 1.0 if normal else math.sqrt((nu - 2.0) / nu)
+    st = load_state(state)
     for b in range(b0, b1):
         for j in range(9):
             out[b, j] = 0.0
@@ -272,9 +274,11 @@ def _chunk_t_cluster(sizes, nu, state, b0, b1, out):
             s1 = 0.0
             s2 = 0.0
             for _ in range(sizes[g]):
-                z = next_normal(state)
-                if not normal:
-                    z *= math.sqrt((nu - 2.0) / (2.0 * next_gamma(state, 0.5 * nu)))
+                if normal:
+                    z, st = normal_fast(st)
+                else:
+                    z, st = t_fast(st, W, K, FL, FD, r, nu)
+                    z *= scale
                 s1 += z
                 s2 += z * z
             n = np.float64(sizes[g])
@@ -287,42 +291,53 @@ def _chunk_t_cluster(sizes, nu, state, b0, b1, out):
             out[b, 6] += n * s1
             out[b, 7] += n * s2
             out[b, 8] += s1 * s2
+    store_state(state, st)
 
 
 @njit(**NJIT_ORDERED_PARALLEL)
-def t_cluster_sums(sizes, nu, states, chunk, n_mc):
+def t_cluster_sums(sizes, W, K, FL, FD, r, nu, states, chunk, n_mc):
     r"""``out[k]`` = the cluster moments :math:`(\sum n_g, \sum S_{1g}, \sum S_{2g}, \sum n_g^2,
     \sum S_{1g}^2, \sum S_{2g}^2, \sum n_g S_{1g}, \sum n_g S_{2g}, \sum S_{1g} S_{2g})` of n_mc
-    samples of independent unit-variance t(ν) rows (normal when ν = inf) laid out in clusters of
-    ``sizes`` (:math:`S_{pg}` = Σ z^p over cluster g): the law of the cluster-studentized scale
-    statistics under independent t(ν) errors. Chunk c uses a copy of ``states[c]``."""
+    samples of independent unit-variance t(ν) rows laid out in clusters of ``sizes``
+    (:math:`S_{pg}` = Σ z^p over cluster g): the law of the cluster-studentized scale statistics
+    under independent t(ν) errors. ``W … nu`` are the tables of
+    :func:`~mcref.kernels.variates.t_ziggurat` (ν): z = x·√((ν − 2)/ν), x ~ t(ν) by its ziggurat
+    (:func:`~mcref.kernels.variates.t_fast`, as :func:`~mcref.kernels.resample.t_power_sums`);
+    ν = inf: z ~ N(0, 1) (:func:`~mcref.kernels.variates.normal_fast`). Chunk c uses a copy of
+    ``states[c]`` (the result does not depend on the threads)."""
     out = np.empty((n_mc, 9))
     for c in prange(states.shape[0]):
         st = states[c].copy()
         b0 = c * chunk
         b1 = min(n_mc, b0 + chunk)
         if b0 < b1:
-            _chunk_t_cluster(sizes, nu, st, b0, b1, out)
+            _chunk_t_cluster(sizes, W, K, FL, FD, r, nu, st, b0, b1, out)
     return out
 
 
 @njit(**NJIT_ORDERED)
-def _chunk_t_rce(v, cstart, nu, rho, state, b0, b1, out):
+def _chunk_t_rce(v, cstart, W, K, FL, FD, r, nu, rho, state, b0, b1, out):
     """Rows b0 … b1 − 1 of ``out``: the cluster sums of :func:`t_rce_cluster_sums`."""
     normal = not (nu < np.inf)
+    scale = 1.0 if normal else math.sqrt((nu - 2.0) / nu)
+    a = math.sqrt(rho)
+    c = math.sqrt(1.0 - rho)
+    st = load_state(state)
     for b in range(b0, b1):
         for j in range(5):
             out[b, j] = 0.0
-        a = math.sqrt(rho)
-        c = math.sqrt(1.0 - rho)
         for g in range(cstart.shape[0] - 1):
             eg = 0.0
             vg = 0.0
-            eta = next_normal(state) if rho > 0.0 else 0.0
+            eta = 0.0
+            if rho > 0.0:
+                eta, st = normal_fast(st)
             for i in range(cstart[g], cstart[g + 1]):
-                z = next_normal(state)
-                if not normal:
-                    z *= math.sqrt((nu - 2.0) / (2.0 * next_gamma(state, 0.5 * nu)))
+                if normal:
+                    z, st = normal_fast(st)
+                else:
+                    z, st = t_fast(st, W, K, FL, FD, r, nu)
+                    z *= scale
                 z = a * eta + c * z
                 eg += v[i] * z * z
                 vg += v[i]
@@ -331,24 +346,27 @@ def _chunk_t_rce(v, cstart, nu, rho, state, b0, b1, out):
             out[b, 2] += eg * eg
             out[b, 3] += vg * vg
             out[b, 4] += eg * vg
+    store_state(state, st)
 
 
 @njit(**NJIT_ORDERED_PARALLEL)
-def t_rce_cluster_sums(v, cstart, nu, rho, states, chunk, n_mc):
+def t_rce_cluster_sums(v, cstart, W, K, FL, FD, r, nu, rho, states, chunk, n_mc):
     r"""``out[k]`` = :math:`(\sum_g e_g, \sum_g v_g, \sum_g e_g^2, \sum_g v_g^2, \sum_g e_g v_g)` of
     n_mc samples of E = u·z, e = E² and v = u² summed over the clusters (``v`` = u² with each
     cluster's points consecutive, cluster g at ``v[cstart[g]:cstart[g+1]]``), with the
     random-intercept errors :math:`z_i = \sqrt\rho\,\eta_g + \sqrt{1-\rho}\,t_i`, η_g standard
-    normal per cluster and t_i independent unit-variance t(ν) (normal when ν = inf): the law of
-    RCE's cluster-studentized T under errors correlated at ρ within the data's clusters, on the
-    data's u (ρ = 0: independent rows). Chunk c uses a copy of ``states[c]``."""
+    normal per cluster (:func:`~mcref.kernels.variates.normal_fast`) and t_i independent
+    unit-variance t(ν) drawn as in :func:`t_cluster_sums` from the tables ``W … nu`` of
+    :func:`~mcref.kernels.variates.t_ziggurat` (ν) (normal when ν = inf): the law of RCE's
+    cluster-studentized T under errors correlated at ρ within the data's clusters, on the data's
+    u (ρ = 0: independent rows). Chunk c uses a copy of ``states[c]``."""
     out = np.empty((n_mc, 5))
     for c in prange(states.shape[0]):
         st = states[c].copy()
         b0 = c * chunk
         b1 = min(n_mc, b0 + chunk)
         if b0 < b1:
-            _chunk_t_rce(v, cstart, nu, rho, st, b0, b1, out)
+            _chunk_t_rce(v, cstart, W, K, FL, FD, r, nu, rho, st, b0, b1, out)
     return out
 
 
