@@ -312,7 +312,8 @@ def permute_blocked(s, src, out, lab, cnt, bits):
     for b in range(k - 1):
         cnt[b + 1] += cnt[b]  # bucket b starts at cnt[b]
     pos = cnt[k:]
-    pos[:] = cnt[:k]
+    for b in range(k):  # element by element: an array-to-slice copy compiles numba's shape-error path
+        pos[b] = cnt[b]
     for i in range(n):
         b = lab[i]
         out[pos[b]] = src[i]
@@ -418,7 +419,7 @@ def multinomial_start(stack, m, n):
     stack[0, 0] = 0
     stack[0, 1] = m
     stack[0, 2] = n
-    return 1
+    return np.int64(1)  # not the literal 1: callers would compile a specialization for it
 
 
 @njit(**NJIT)

@@ -212,7 +212,7 @@ def mean_finish(raw, s):
 def mean_sums(w, z, zshift, z2, E2, u2, lnu2, s):
     """All the weighted sums of the mean pass into ``s`` (N_SUMS); ``w`` are multiplicities."""
     raw = np.zeros(N_RAW)
-    mean_acc(w, 0, w.shape[0], NEED_ALL, z, zshift, z2, E2, u2, lnu2, raw)
+    mean_acc(w, np.int64(0), w.shape[0], np.int64(NEED_ALL), z, zshift, z2, E2, u2, lnu2, raw)
     mean_finish(raw, s)
 
 
@@ -330,7 +330,7 @@ def bin_sums(w, starts, u2, E2, z2, acc, corr):
     multiset (sorted points, multiplicities ``w``): :func:`bin_acc` over all points, then
     :func:`bin_finish`."""
     acc[:, :] = 0.0
-    bin_acc(w, 0, w.shape[0], starts, u2, E2, z2, acc, 0, 0)
+    bin_acc(w, np.int64(0), w.shape[0], starts, u2, E2, z2, acc, np.int64(0), np.int64(0))  # no literals
     bin_finish(starts, acc, corr)
 
 
@@ -461,7 +461,7 @@ def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslo
     need, need_bins = needs(codes)
     raw[:] = 0.0
     if need:
-        mean_acc(w, 0, w.shape[0], need, z, zshift, z2, E2, u2, lnu2, raw)
+        mean_acc(w, np.int64(0), w.shape[0], need, z, zshift, z2, E2, u2, lnu2, raw)
     if need_bins:
         bin_sums(w, starts, u2, E2, z2, acc, corr)
     finish_codes(codes, raw, s, acc, np.float64(z.shape[0]), w, ugs, slot, eslot, egs, buf, out)
