@@ -335,11 +335,11 @@ def _profile_timers(V, first: int):
     return seconds, undo
 
 
-def profile_child(m: int, kw: dict, data_seed: int | None, reps: int = 3) -> dict:
+def profile_child(m: int, kw: dict, data_seed: int | None, reps: int = 3, threads=(1, 2)) -> dict:
     """The parallel profile of one M: the tasks of each phase (one run on this machine's threads,
     :func:`mcref.parallel.task_profile`), their speedup bounds at 16 and 64 threads
-    (:func:`mcref.parallel.speedup_bound`), and each phase's seconds on 1 and on 2 numba threads
-    (``reps`` runs of each, alternated; the medians)."""
+    (:func:`mcref.parallel.speedup_bound`), and each phase's seconds on each of ``threads`` numba
+    threads (``reps`` runs of each, alternated; the medians)."""
     import warnings
 
     import numba
@@ -365,12 +365,12 @@ def profile_child(m: int, kw: dict, data_seed: int | None, reps: int = 3) -> dic
         sizes = [x for d in ds for x in d["sizes"]]
         rows[row] = {"tasks": len(sizes), "largest": max(sizes) / sum(sizes) if sizes else float("nan"),
                      "bound16": speedup_bound(ds, 16) if ds else float("nan"),
-                     "bound64": speedup_bound(ds, 64) if ds else float("nan"), "s1": [], "s2": []}
+                     "bound64": speedup_bound(ds, 64) if ds else float("nan"), **{f"s{t}": [] for t in threads}}
     seconds, undo = _profile_timers(V, FIRST_ROUND)
     n0 = numba.get_num_threads()
     try:
         for _ in range(reps):
-            for t in (1, 2):
+            for t in threads:
                 numba.set_num_threads(min(t, numba.config.NUMBA_NUM_THREADS))
                 before = seconds()
                 V.validate(E, u, seed=1, **kw)
@@ -381,23 +381,25 @@ def profile_child(m: int, kw: dict, data_seed: int | None, reps: int = 3) -> dic
         numba.set_num_threads(n0)
         undo()
     for r in rows.values():
-        r["s1"] = statistics.median(r["s1"]) if r["s1"] else float("nan")
-        r["s2"] = statistics.median(r["s2"]) if r["s2"] else float("nan")
-    return {"M": m, "rows": rows, "load": os.getloadavg(), "threads": n0}
+        for t in threads:
+            r[f"s{t}"] = statistics.median(r[f"s{t}"]) if r[f"s{t}"] else float("nan")
+    return {"M": m, "rows": rows, "load": os.getloadavg(), "threads": n0, "thread_counts": list(threads)}
 
 
 def print_profile(p: dict) -> None:
     print(f"# parallel profile, M = {p['M']:.0e} (load average after: {p['load'][0]:.2f} {p['load'][1]:.2f} "
           f"{p['load'][2]:.2f})", flush=True)
-    print(f"{'phase':26s} {'tasks':>7s} {'largest':>8s} {'S(16)':>6s} {'S(64)':>6s} {'s, 1 thr':>9s} "
-          f"{'s, 2 thr':>9s} {'1->2':>5s}", flush=True)
+    ts = p.get("thread_counts", [1, 2])
+    print(f"{'phase':26s} {'tasks':>7s} {'largest':>8s} {'S(16)':>6s} {'S(64)':>6s} "
+          + " ".join(f"{f's, {t} thr':>9s}" for t in ts) + " " + " ".join(f"{f'1->{t}':>5s}" for t in ts[1:]),
+          flush=True)
     for name, r in p["rows"].items():
         if not r["tasks"]:
             print(f"{name:26s} {'(did not run)':>7s}", flush=True)
             continue
-        sp = r["s1"] / r["s2"] if r["s2"] > 0 else float("nan")  # NaN: not timed (--reps 0)
+        sp = [r["s1"] / r[f"s{t}"] if r[f"s{t}"] > 0 else float("nan") for t in ts[1:]]  # NaN: not timed
         print(f"{name:26s} {r['tasks']:7d} {r['largest']:8.2%} {r['bound16']:6.1f} {r['bound64']:6.1f} "
-              f"{r['s1']:9.3g} {r['s2']:9.3g} {sp:5.2f}", flush=True)
+              + " ".join(f"{r[f's{t}']:9.3g}" for t in ts) + " " + " ".join(f"{x:5.2f}" for x in sp), flush=True)
 
 
 def run_child(m: int, args) -> dict:
@@ -407,7 +409,7 @@ def run_child(m: int, args) -> dict:
         if v is not None:
             cmd += ["--" + opt.replace("_", "-"), str(v)]
     if args.profile:
-        cmd += ["--profile", "--reps", str(args.reps)]
+        cmd += ["--profile", "--reps", str(args.reps), "--threads", args.threads]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if res.returncode != 0:
@@ -504,6 +506,9 @@ def main() -> None:
                     help="the parallel profile of each M instead of the cost table (tasks, bounds, 1->2 threads)")
     ap.add_argument("--reps", type=int, default=3,
                     help="--profile: timed runs per thread count (0: the tasks and bounds only, one run)")
+    ap.add_argument("--threads", default="1,2",
+                    help="--profile: the numba thread counts timed, comma-separated, starting at 1 (default 1,2; "
+                         "on a many-core machine 1,2,4,8,16)")
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
@@ -511,8 +516,9 @@ def main() -> None:
         if args.profile:
             kw = {k: v for k, v in (("n_boot", args.n_boot), ("n_mc", args.n_mc), ("dists", dists)) if v is not None}
             # a given n_mc is the fixed test by default: the profile keeps validate's sequential rounds
+            threads = [int(t) for t in args.threads.split(",") if t]
             print(json.dumps(profile_child(args.child, {"progress": False, "sequential": True, **kw}, args.data_seed,
-                                           reps=args.reps)))
+                                           reps=args.reps, threads=threads)))
         else:
             print(json.dumps(child(args.child, args.n_boot, args.n_mc, dists, args.data_seed)))
         return

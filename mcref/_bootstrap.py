@@ -269,10 +269,10 @@ def _interval(theta_hat: float, boot: np.ndarray, jack_fn, method: str, alpha: f
 
 def _record_jackknife(m: int) -> None:
     """The task of CC's linear-time jackknife, for the parallel profile
-    (:func:`mcref.parallel.record_tasks`): one serial O(M log M) pass (a Fenwick tree), in
-    point·operations (log₂ M per point). The other jackknives record their own tasks
-    (:func:`mcref.parallel.over_tasks`)."""
-    record_tasks("jackknife", [float(m) * max(1.0, np.log2(m))], numba.get_num_threads(), "blocks")
+    (:func:`mcref.parallel.record_tasks`): one serial O(M log M) pass (a Fenwick tree), in element
+    operations (10·log₂ M per point, as the other jackknives count theirs: a mean-type point 25, a
+    binned one 10 per bin; they record their own tasks, :func:`mcref.parallel.over_tasks`)."""
+    record_tasks("jackknife", [10.0 * m * max(1.0, np.log2(m))], numba.get_num_threads(), "blocks")
 
 
 def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray, phase: _progress.Phase | None = None) -> None:
