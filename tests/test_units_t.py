@@ -12,16 +12,35 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 import pytest
 from scipy import stats
 
 from mcref.kernels import variates as V
 from mcref.kernels.rng import chunk_states
-from mcref.kernels.units import t_cluster_sums, t_rce_cluster_sums
+from mcref.kernels import units as U
 
 CHUNK = 500
+
+
+def _over(kernel, k: int, st: np.ndarray, n_mc: int, tasks=None) -> np.ndarray:
+    """``out`` (n_mc, k) of a task kernel run over ranges of chunks ``tasks`` (default: one range of all)."""
+    out = np.empty((n_mc, k))
+    for c0, c1 in tasks or [(0, st.shape[0])]:
+        kernel(c0, c1, out)
+    return out
+
+
+def t_cluster_sums(sizes, W, K, FL, FD, r, nu, st, chunk, n_mc, tasks=None):
+    """The cluster moments of n_mc samples (:func:`mcref.kernels.units.t_cluster_sums` over ``tasks``)."""
+    return _over(lambda c0, c1, out: U.t_cluster_sums(sizes, W, K, FL, FD, r, nu, st, chunk, c0, c1, out), 9, st,
+                 n_mc, tasks)
+
+
+def t_rce_cluster_sums(v, cstart, W, K, FL, FD, r, nu, rho, st, chunk, n_mc, tasks=None):
+    """The RCE cluster sums of n_mc samples (:func:`mcref.kernels.units.t_rce_cluster_sums` over ``tasks``)."""
+    return _over(lambda c0, c1, out: U.t_rce_cluster_sums(v, cstart, W, K, FL, FD, r, nu, rho, st, chunk, c0, c1,
+                                                          out), 5, st, n_mc, tasks)
 
 
 def states(seed: int, n_mc: int) -> np.ndarray:
@@ -148,25 +167,21 @@ def test_random_intercept_cluster_moments(rho):
     np.testing.assert_array_equal(out[:, 2], e * e)
 
 
-def test_same_bits_for_any_thread_count_and_number_of_samples():
-    """Chunk c draws from states[c] only: 1 and 2 threads give the same bits, and the first samples
-    do not depend on how many follow."""
+def test_same_bits_for_any_tasks_and_number_of_samples():
+    """Chunk c draws from states[c] only: one task of all chunks and one task per chunk (in any
+    order, as threads would run them) give the same bits, and the first samples do not depend on
+    how many follow."""
     rng = np.random.default_rng(1)
     sizes = rng.integers(1, 9, 60).astype(np.int64)
     cstart = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     v = rng.uniform(0.2, 3.0, cstart[-1])
     n_mc = 3 * CHUNK + 11
     st = states(10, n_mc)
-    old = numba.get_num_threads()
     runs = []
-    try:
-        for t in (1, max(1, min(2, numba.config.NUMBA_NUM_THREADS))):
-            numba.set_num_threads(t)
-            runs.append([f(*V.t_ziggurat(nu)) for nu in (4.5, math.inf) for f in (
-                lambda *tab: t_cluster_sums(sizes, *tab, st, CHUNK, n_mc),
-                lambda *tab: t_rce_cluster_sums(v, cstart, *tab, 0.4, st, CHUNK, n_mc))])
-    finally:
-        numba.set_num_threads(old)
+    for tasks in (None, [(c, c + 1) for c in reversed(range(st.shape[0]))]):  # one range; one task per chunk
+        runs.append([f(*V.t_ziggurat(nu)) for nu in (4.5, math.inf) for f in (
+            lambda *tab: t_cluster_sums(sizes, *tab, st, CHUNK, n_mc, tasks),
+            lambda *tab: t_rce_cluster_sums(v, cstart, *tab, 0.4, st, CHUNK, n_mc, tasks))])
     for a, b in zip(*runs):
         np.testing.assert_array_equal(a, b)
     short = t_cluster_sums(sizes, *V.t_ziggurat(4.5), st[:2], CHUNK, 2 * CHUNK)

@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ._config import NJIT, NJIT_ORDERED, NJIT_ORDERED_PARALLEL, NJIT_PARALLEL
+from ._config import NJIT, NJIT_ORDERED, NJIT_PARALLEL
 from .bootstrap import split_ties
 from .rng import (STACK_ROWS, bounded_one, load_state, multinomial_leaf, multinomial_start, next_double,
                   permute_into, store_state)
@@ -294,8 +294,8 @@ def _chunk_t_cluster(sizes, W, K, FL, FD, r, nu, state, b0, b1, out):
     store_state(state, st)
 
 
-@njit(**NJIT_ORDERED_PARALLEL)
-def t_cluster_sums(sizes, W, K, FL, FD, r, nu, states, chunk, n_mc):
+@njit(**NJIT_ORDERED)
+def t_cluster_sums(sizes, W, K, FL, FD, r, nu, states, chunk, c0, c1, out):
     r"""``out[k]`` = the cluster moments :math:`(\sum n_g, \sum S_{1g}, \sum S_{2g}, \sum n_g^2,
     \sum S_{1g}^2, \sum S_{2g}^2, \sum n_g S_{1g}, \sum n_g S_{2g}, \sum S_{1g} S_{2g})` of n_mc
     samples of independent unit-variance t(ν) rows laid out in clusters of ``sizes``
@@ -304,15 +304,15 @@ def t_cluster_sums(sizes, W, K, FL, FD, r, nu, states, chunk, n_mc):
     :func:`~mcref.kernels.variates.t_ziggurat` (ν): z = x·√((ν − 2)/ν), x ~ t(ν) by its ziggurat
     (:func:`~mcref.kernels.variates.t_fast`, as :func:`~mcref.kernels.resample.t_power_sums`);
     ν = inf: z ~ N(0, 1) (:func:`~mcref.kernels.variates.normal_fast`). Chunk c uses a copy of
-    ``states[c]`` (the result does not depend on the threads)."""
-    out = np.empty((n_mc, 9))
-    for c in prange(states.shape[0]):
+    ``states[c]``. Rows of chunks c0 ≤ c < c1 of ``out`` (n_mc, 9): a task of the scale tests
+    (:func:`mcref.parallel.over_tasks`); the rows do not depend on the tasks."""
+    n_mc = out.shape[0]
+    for c in range(c0, c1):
         st = states[c].copy()
         b0 = c * chunk
         b1 = min(n_mc, b0 + chunk)
         if b0 < b1:
             _chunk_t_cluster(sizes, W, K, FL, FD, r, nu, st, b0, b1, out)
-    return out
 
 
 @njit(**NJIT_ORDERED)
@@ -349,8 +349,8 @@ def _chunk_t_rce(v, cstart, W, K, FL, FD, r, nu, rho, state, b0, b1, out):
     store_state(state, st)
 
 
-@njit(**NJIT_ORDERED_PARALLEL)
-def t_rce_cluster_sums(v, cstart, W, K, FL, FD, r, nu, rho, states, chunk, n_mc):
+@njit(**NJIT_ORDERED)
+def t_rce_cluster_sums(v, cstart, W, K, FL, FD, r, nu, rho, states, chunk, c0, c1, out):
     r"""``out[k]`` = :math:`(\sum_g e_g, \sum_g v_g, \sum_g e_g^2, \sum_g v_g^2, \sum_g e_g v_g)` of
     n_mc samples of E = u·z, e = E² and v = u² summed over the clusters (``v`` = u² with each
     cluster's points consecutive, cluster g at ``v[cstart[g]:cstart[g+1]]``), with the
@@ -359,15 +359,15 @@ def t_rce_cluster_sums(v, cstart, W, K, FL, FD, r, nu, rho, states, chunk, n_mc)
     unit-variance t(ν) drawn as in :func:`t_cluster_sums` from the tables ``W … nu`` of
     :func:`~mcref.kernels.variates.t_ziggurat` (ν) (normal when ν = inf): the law of RCE's
     cluster-studentized T under errors correlated at ρ within the data's clusters, on the data's
-    u (ρ = 0: independent rows). Chunk c uses a copy of ``states[c]``."""
-    out = np.empty((n_mc, 5))
-    for c in prange(states.shape[0]):
+    u (ρ = 0: independent rows). Chunk c uses a copy of ``states[c]``. Rows of chunks
+    c0 ≤ c < c1 of ``out`` (n_mc, 5): a task of the scale tests (:func:`mcref.parallel.over_tasks`)."""
+    n_mc = out.shape[0]
+    for c in range(c0, c1):
         st = states[c].copy()
         b0 = c * chunk
         b1 = min(n_mc, b0 + chunk)
         if b0 < b1:
             _chunk_t_rce(v, cstart, W, K, FL, FD, r, nu, rho, st, b0, b1, out)
-    return out
 
 
 @njit(**NJIT)

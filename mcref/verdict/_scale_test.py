@@ -269,8 +269,9 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
         gid = np.asarray(clusters, dtype=np.int64)
         X = _cluster_columns(z, gid)
         G = X.shape[0]
-        tsums = t_cluster_sums(np.bincount(gid).astype(np.int64), *t_ziggurat(nu if nu < T_NORMAL_NU else np.inf),
-                               _streams(ss_t, 0, n_boot), 1, n_boot)
+        sizes, tab = np.bincount(gid).astype(np.int64), t_ziggurat(nu if nu < T_NORMAL_NU else np.inf)
+        tsums = _tasks(lambda states, c0, c1, out: t_cluster_sums(sizes, *tab, states, 1, c0, c1, out),
+                       _streams(ss_t, 0, n_boot), 9, m, (0, n_boot))
         return _finish(stats, lambda n, s: _cluster_z_stat(n, s, G), X.sum(axis=0), bootstrap_sums(X, n_boot, ss_boot),
                        {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
     # resampled in sorted order: the test is a function of the multiset of Z (the same p in any row order)
@@ -451,8 +452,9 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, so
     obs = X.sum(axis=0)
     sums = _round_sums(cache if clusters is None else None, "rce", n_boot, lambda b, n: _resampled(X, ss, b, n))
     if clusters is not None and nu > 2.0:  # the t(ν̂) reference in the same clusters (after the bootstrap's streams)
-        tsums = t_rce_cluster_sums(vpts, cstart, *t_ziggurat(nu if nu < T_NORMAL_NU else np.inf), rho,
-                                   _streams(ss.spawn(1)[0], 0, n_boot), 1, n_boot)
+        tab = t_ziggurat(nu if nu < T_NORMAL_NU else np.inf)
+        tsums = _tasks(lambda states, c0, c1, out: t_rce_cluster_sums(vpts, cstart, *tab, rho, states, 1, c0, c1, out),
+                       _streams(ss.spawn(1)[0], 0, n_boot), 5, vpts.size, (0, n_boot))
     return _finish(["RCE"], lambda n, s: _rce_stat(s), obs, sums, {"RCE": 1.0}, n_boot, tsums=tsums, nu=nu)
 
 
