@@ -63,3 +63,43 @@ def test_no_public_name_shadows_a_module():
         attr = getattr(mcref, info.name, None)
         if attr is not None and info.name not in known:
             assert isinstance(attr, types.ModuleType), f"mcref.{info.name} is a {type(attr).__name__}, not the module"
+
+
+_CACHE_PROBE = """
+import numpy as np
+from mcref.kernels import rng
+from mcref.kernels.rng import repeat_states
+repeat_states(np.zeros((2, 4), dtype=np.uint64) + 1, 4, 0, 8)
+s = rng.split_blocks.stats
+print(rng.__file__, s.cache_hits.get(rng.split_blocks.signatures[0], 0), sum(s.cache_misses.values()))
+"""
+
+
+def test_kernels_cached_from_an_installed_wheel(tmp_path):
+    """Issue 41: numba's on-disk cache works from a wheel installed outside the checkout, as it does
+    from an editable install: the first process compiles a kernel and writes it, a second process
+    loads it (a cache hit, no miss)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    wheels, site = tmp_path / "wheels", tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                    str(wheels), str(root)], check=True, capture_output=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", str(site),
+                    *map(str, wheels.glob("mcref-*.whl"))], check=True, capture_output=True, timeout=300)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "MCREF_NUMBA_CACHE", "NUMBA_DISABLE_JIT")}
+    env["PYTHONPATH"] = str(site)
+
+    def probe() -> tuple[str, int, int]:
+        r = subprocess.run([sys.executable, "-c", _CACHE_PROBE], env=env, cwd=tmp_path, capture_output=True,
+                           text=True, timeout=300, check=True)
+        path, hits, misses = r.stdout.split()
+        return path, int(hits), int(misses)
+
+    first, second = probe(), probe()
+    assert first[0].startswith(str(site)) and second[0] == first[0]  # the installed copy, not the checkout
+    assert first[1:] == (0, 1)  # compiled (and written) by the first process
+    assert second[1:] == (1, 0)  # loaded from disk by the second
+    assert any(site.rglob("rng.split_blocks-*.nbi"))  # beside the installed kernels (numba's __pycache__)
