@@ -538,13 +538,12 @@ def replicates_per_task(n_boot: int) -> int:
 
 
 def _by_tasks(call, n_boot: int, m: int, phase) -> None:
-    """``call(r0, r1, per)`` per batch of ~0.1 s of tasks of ``per`` replicates (:func:`mcref.parallel.batch_ranges`:
-    Ctrl-C, the bar), recorded for the parallel profile; integer ranges: one kernel signature."""
-    per = replicates_per_task(n_boot)
-    n_tasks = -(-n_boot // per)
-    record_tasks("bootstrap", [float(min(per, n_boot - t * per) * m) for t in range(n_tasks)],
-                 numba.get_num_threads(), "blocks", batch=batch_size(4.0 * per * m))
-    for t0, t1 in batch_ranges(n_tasks, 4.0 * per * m, progress=phase.chunks(per)):
+    """``call(r0, r1, per)`` per batch of ~0.1 s of tasks of ``per`` replicates, a multiple of T tasks
+    (:func:`mcref.parallel.batch_ranges`: Ctrl-C, the bar), recorded for the parallel profile."""
+    per, T = replicates_per_task(n_boot), numba.get_num_threads()
+    n_tasks, batch = -(-n_boot // per), -(-batch_size(4.0 * per * m) // T) * T  # whole rounds of the T threads
+    record_tasks("bootstrap", [float(min(per, n_boot - t * per) * m) for t in range(n_tasks)], T, "blocks", batch=batch)
+    for t0, t1 in batch_ranges(n_tasks, 4.0 * per * m, min_per_batch=batch, progress=phase.chunks(per)):
         call(t0 * per, min(t1 * per, n_boot), per)
 
 
