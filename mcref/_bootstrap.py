@@ -562,20 +562,21 @@ def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: in
     return part
 
 
-def replicate_states(ss: np.random.SeedSequence, n_boot: int) -> tuple[np.ndarray, np.ndarray]:
+def replicate_states(ss: np.random.SeedSequence, n_boot: int, ties: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The streams of the ``n_boot`` replicates, one multiplicity state and one tie-split state each
     (arrays (n_boot, 4)): block b of :data:`BLOCK` replicates is ``ss``'s child b and its tie key,
     replicate r of it their states jumped r times (:func:`mcref.kernels.rng.repeat_states`;
-    docs/methods.md, "Random numbers")."""
+    docs/methods.md, "Random numbers"). ``ties=False`` (no tie split will be drawn): the tie states
+    are not made and the multiplicity states stand in for them, unread."""
     n_blocks = -(-n_boot // BLOCK)
-    return (repeat_states(chunk_states(ss, n_blocks), BLOCK, 0, n_boot),
-            repeat_states(keyed_states(ss, n_blocks, TIE_STREAM), BLOCK, 0, n_boot))
+    states = repeat_states(chunk_states(ss, n_blocks), BLOCK, 0, n_boot)
+    return states, (repeat_states(keyed_states(ss, n_blocks, TIE_STREAM), BLOCK, 0, n_boot) if ties else states)
 
 
 def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: str, level: float,
                    sess: _progress.Session, units: Units | None = None) -> dict[str, BootstrapResult]:
     """The replicates (phase "bootstrap") and the intervals (phases "jackknife <stat>")."""
-    states, tstates = replicate_states(ss, n_boot)
+    states, tstates = replicate_states(ss, n_boot, ties=any(i.binned for i in infos) and prep.tie_groups.size > 0)
     boot = np.empty((len(infos), n_boot))
     bi = np.array([k for k, i in enumerate(infos) if not i.user], dtype=np.int64)
     codes = np.array([infos[k].code for k in bi], dtype=np.int64)

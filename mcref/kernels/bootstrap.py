@@ -185,7 +185,8 @@ def boot_kernel(codes, states, tstates, r0, r1, per, groups, z, zshift, z2, E2, 
             b = 0
             p = 0
             st = load_state(states[r])
-            tarr[:] = tstates[r]
+            if need_ties:  # without tie splits ``tstates`` is not read (may be any (B, 4) array)
+                tarr[:] = tstates[r]
             sp = multinomial_start(stack, m, m)
             while sp > 0:
                 lo, hi, sp, st = multinomial_leaf(st, stack, sp, w)

@@ -182,7 +182,8 @@ def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, ts
         stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
         for r in range(r0 + t * per, min(r0 + (t + 1) * per, r1)):
             sarr[:] = states[r]
-            tarr[:] = tstates[r]
+            if need_ties:  # without tie splits ``tstates`` is not read (may be any (B, 4) array)
+                tarr[:] = tstates[r]
             n = unit_weights(sarr, kind, scheme, block, gid, opos, cnt, cover, stack, w)
             if need_ties and row.shape[0] < n + 1:  # a cluster resample of unequal groups can exceed M points
                 row = np.empty(n + 1 + n // 2, dtype=np.int64)
