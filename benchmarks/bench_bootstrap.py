@@ -3,7 +3,10 @@
 ``batch`` set so scipy fits in memory. Prints median times, ratios and the peak memory
 increase of each call.
 
-Run: ``python benchmarks/bench_bootstrap.py [--quick]`` (--quick: B = 1000, 1 repeat).
+Run: ``python benchmarks/bench_bootstrap.py [--quick] [--before DIR]`` (--quick: B = 1000, 1 repeat;
+--before: also time the mcref of checkout DIR, in a child process whose calls are interleaved with
+this process's, and print its time and the after/before speedup beside each row: a change measured
+before and after in one run, under the same load).
 Targets (issue 2, 2 cores): >= 100x for CC, ENCE, ZMSE; >= 10x for ZMS; mcref peak
 memory O(M), under 100 MB.
 """
@@ -11,7 +14,11 @@ memory O(M), under 100 MB.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -66,11 +73,55 @@ def zmse(E, u, axis=-1):
 
 SCIPY = {"ZMS": zms, "CC": cc, "ENCE": ence, "ZMSE": zmse}
 
+#: the child of ``--before``: reads "name B" lines, answers the seconds of one bootstrap call
+_CHILD = """
+import json, sys, time, warnings
+warnings.simplefilter("ignore")
+import mcref
+ds = mcref.datasets.load("QM9_E")
+mcref.bootstrap("ZMS", ds.E[:500], ds.u[:500], n_boot=100, n_bins=5)
+print(json.dumps(mcref.__file__), flush=True)
+for line in sys.stdin:
+    name, b = line.split()
+    t0 = time.perf_counter()
+    mcref.bootstrap(name, ds.E, ds.u, n_boot=int(b), n_bins=%d, seed=1)
+    print(time.perf_counter() - t0, flush=True)
+""" % N_BINS
+
+
+class Before:
+    """The mcref of another checkout in a child process (``PYTHONPATH=root``): :meth:`time` runs
+    one bootstrap call there and returns its seconds."""
+
+    def __init__(self, root: str):
+        root = str(Path(root).resolve())  # also the child's directory: `-c` puts it first on sys.path
+        self.proc = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, env=dict(os.environ, PYTHONPATH=root), cwd=root)
+        self.where = json.loads(self.proc.stdout.readline())
+
+    def time(self, name: str, b: int) -> float:
+        self.proc.stdin.write(f"{name} {b}\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+
+def interleaved(run_mc, before: Before | None, name: str, b: int, reps: int) -> tuple[float, float | None]:
+    """Medians of ``reps`` calls of this mcref and, alternating with them, of the ``before`` one."""
+    now, old = [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        run_mc()
+        now.append(time.perf_counter() - t0)
+        if before is not None:
+            old.append(before.time(name, b))
+    return float(np.median(now)), (float(np.median(old)) if old else None)
+
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--batch", type=int, default=100)
+    ap.add_argument("--before", help="a checkout of mcref to time beside this one (interleaved)")
     args = ap.parse_args()
     B = 1000 if args.quick else 5000
     reps_mc, reps_sp = (1, 1) if args.quick else (7, 1)
@@ -81,27 +132,30 @@ def main() -> None:
           f"median of {reps_sp}")
     warnings.simplefilter("ignore")
     mcref.bootstrap("ZMS", E[:500], u[:500], n_boot=100, n_bins=5)  # compile / load the cache
+    before = Before(args.before) if args.before else None
+    print(f"# load average {os.getloadavg()[0]:.2f} (1 min) at the start; mcref from {Path(mcref.__file__).parent}"
+          + (f"; before: {Path(before.where).parent}" if before else ""))
     print(f"{'stat':5s} {'mcref s':>9s} {'scipy s':>9s} {'ratio':>8s} {'mcref MiB':>10s} {'scipy MiB':>10s}"
-          f"  mcref CI / scipy CI")
+          f"  mcref CI / scipy CI" + ("   before s, after/before speedup" if before else ""))
     for name, fn in SCIPY.items():
         # numerical agreement of the two estimates first (same statistic)
         assert abs(fn(E, u) - mcref.statistic(name, E, u, n_bins=N_BINS)) < 1e-10
         run_mc = lambda: mcref.bootstrap(name, E, u, n_boot=B, n_bins=N_BINS, seed=1)  # noqa: E731
         res, mem_mc = peak_rss_increase(run_mc)
-        t_mc, _ = median_time(run_mc, reps_mc)
+        t_mc, t_old = interleaved(run_mc, before, name, B, reps_mc)
         run_sp = lambda: stats.bootstrap((E, u), fn, paired=True, vectorized=True, n_resamples=B,  # noqa: E731
                                          method="BCa", batch=args.batch, rng=np.random.default_rng(1))
         sp, mem_sp = peak_rss_increase(run_sp)
         t_sp, _ = median_time(run_sp, reps_sp - 1) if reps_sp > 1 else (None, None)
         if t_sp is None:  # the memory run was the one timed run
-            import time
-
             t0 = time.perf_counter()
             sp = run_sp()
             t_sp = time.perf_counter() - t0
         ci = sp.confidence_interval
         print(f"{name:5s} {t_mc:9.3f} {t_sp:9.2f} {t_sp / t_mc:7.0f}x {mem_mc:10.1f} {mem_sp:10.1f}  "
-              f"[{res.low:.5g}, {res.high:.5g}] / [{ci.low:.5g}, {ci.high:.5g}]", flush=True)
+              f"[{res.low:.5g}, {res.high:.5g}] / [{ci.low:.5g}, {ci.high:.5g}]"
+              + (f"   {t_old:.3f} s, {t_old / t_mc:.2f}x" if t_old is not None else ""), flush=True)
+    print(f"# load average {os.getloadavg()[0]:.2f} (1 min) at the end")
 
 
 if __name__ == "__main__":

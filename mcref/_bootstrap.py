@@ -8,7 +8,8 @@ The resampling kernel and the O(M²) jackknife kernel are called in batches of a
 of work (:func:`mcref.parallel.batch_ranges`): Ctrl-C is raised between batches, and the
 progress bars of the phases "bootstrap" and "jackknife <stat>" advance there
 (:mod:`mcref._progress`). Batching changes no result: every replicate owns its stream
-(:func:`replicate_states`; one task per replicate) and every left-out point its output slot.
+(:func:`replicate_states`; tasks of :func:`replicates_per_task` replicates) and every left-out
+point its output slot.
 """
 
 from __future__ import annotations
@@ -43,13 +44,12 @@ __all__ = ["BootstrapResult", "bootstrap", "bootstrap_many", "bca_levels", "bca_
 
 Method = Literal["bca", "percentile", "basic"]
 METHODS = ("bca", "percentile", "basic")
-#: replicates per stream block: one ``SeedSequence`` child per block (and one tie-split key), each
-#: replicate of the block its own stream, the block's state jumped (:func:`replicate_states`); fixed,
-#: so that results do not depend on the thread count
+#: replicates per stream block: one ``SeedSequence`` child per block (and one tie-split key), each replicate
+#: of the block its own stream, the block's state jumped (:func:`replicate_states`); fixed, for the bits
 BLOCK = 64
-#: replicates per task of the resampling kernels: 1, every replicate its own task (B ≥ 1000 replicates
-#: are ≥ 1000 tasks); the kernels take the per-replicate streams with ``chunk`` = CHUNK
-CHUNK = 1
+#: fewest tasks of a resampling phase where B allows (4 per thread at 64 threads; :func:`replicates_per_task`):
+#: a task's replicates share its scratch, each starts from its own streams (same bits for any task size)
+MIN_TASKS = 256
 #: element operations per task of the thread pool that runs a user statistic's serial kernel
 TASK_WORK = 100_000
 #: the key of the chunks' tie-split streams (:func:`mcref.kernels.rng.keyed_states`): apart from the
@@ -303,8 +303,8 @@ def _boot_rebinned(infos: Sequence[StatInfo], E: np.ndarray, u: np.ndarray, prep
                    boot: np.ndarray, progress=None) -> None:
     """Bootstrap with the bins of each resample re-cut by the adaptive rule (docs/methods.md,
     "Diagnostics"): O(M log M) per replicate in NumPy, slower than the equal-count kernel.
-    Chunk c draws from a generator seeded by its xoshiro state, so results do not depend on
-    anything but the seed."""
+    Replicate r draws from a generator seeded by its xoshiro state ``states[r]``, so results
+    do not depend on anything but the seed."""
     from .binning import adaptive_starts
 
     m = E.size
@@ -313,23 +313,22 @@ def _boot_rebinned(infos: Sequence[StatInfo], E: np.ndarray, u: np.ndarray, prep
     user = np.array([i.user for i in infos])
     other = ~binned & ~user
     other_codes = np.array([i.code for i, o in zip(infos, other) if o], dtype=np.int64)
-    for c in range(states.shape[0]):
-        rng = np.random.default_rng(np.random.SeedSequence(states[c].tolist()))
-        for r in range(c * CHUNK, min((c + 1) * CHUNK, n_boot)):
-            idx = rng.integers(0, m, m)
-            o = idx[np.argsort(u[idx], kind="stable")]  # the resample sorted by u, copies in draw order
-            us, Es = u[o], E[o]
-            st = adaptive_starts(us, prep.n_bins_requested, min_count=prep.min_count, log=prep.log)
-            acc = np.column_stack([np.diff(st).astype(float)]
-                                  + [np.add.reduceat(a, st[:-1]) for a in (us * us, Es * Es, (Es / us) ** 2)])
-            for k in np.flatnonzero(binned):
-                boot[k, r] = K.finish_binned(infos[k].code, acc, float(m))  # the kernels' own formulas
-            if other_codes.size:
-                boot[other, r] = evaluate(prepare(Es, us, None), other_codes)
-            for k in np.flatnonzero(user):
-                boot[k, r] = evaluate_user(infos[k], Es, us)
+    for r in range(n_boot):
+        rng = np.random.default_rng(np.random.SeedSequence(states[r].tolist()))
+        idx = rng.integers(0, m, m)
+        o = idx[np.argsort(u[idx], kind="stable")]  # the resample sorted by u, copies in draw order
+        us, Es = u[o], E[o]
+        st = adaptive_starts(us, prep.n_bins_requested, min_count=prep.min_count, log=prep.log)
+        acc = np.column_stack([np.diff(st).astype(float)]
+                              + [np.add.reduceat(a, st[:-1]) for a in (us * us, Es * Es, (Es / us) ** 2)])
+        for k in np.flatnonzero(binned):
+            boot[k, r] = K.finish_binned(infos[k].code, acc, float(m))  # the kernels' own formulas
+        if other_codes.size:
+            boot[other, r] = evaluate(prepare(Es, us, None), other_codes)
+        for k in np.flatnonzero(user):
+            boot[k, r] = evaluate_user(infos[k], Es, us)
         if progress is not None:
-            progress(c + 1)
+            progress(r + 1)
 
 
 def _jackknife_quadratic(inf: StatInfo, prep: Prepared) -> bool:
@@ -532,37 +531,52 @@ def unit_jackknife(infos: Sequence[StatInfo], prep: Prepared, units: Units) -> n
     return out
 
 
+def replicates_per_task(n_boot: int) -> int:
+    """Replicates per task of the resampling kernels, ``max(1, B // MIN_TASKS)``: ≥ :data:`MIN_TASKS` equal
+    tasks (the last shorter) where B allows. Scheduling only: every replicate owns its streams."""
+    return max(1, n_boot // MIN_TASKS)
+
+
+def _by_tasks(call, n_boot: int, m: int, phase) -> None:
+    """``call(r0, r1, per)`` per batch of ~0.1 s of tasks of ``per`` replicates, a multiple of T tasks
+    (:func:`mcref.parallel.batch_ranges`: Ctrl-C, the bar), recorded for the parallel profile."""
+    per, T = replicates_per_task(n_boot), numba.get_num_threads()
+    n_tasks, batch = -(-n_boot // per), -(-batch_size(4.0 * per * m) // T) * T  # whole rounds of the T threads
+    record_tasks("bootstrap", [float(min(per, n_boot - t * per) * m) for t in range(n_tasks)], T, "blocks", batch=batch)
+    for t0, t1 in batch_ranges(n_tasks, 4.0 * per * m, min_per_batch=batch, progress=phase.chunks(per)):
+        call(t0 * per, min(t1 * per, n_boot), per)
+
+
 def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: int, phase) -> np.ndarray:
-    """The replicates of ``codes`` resampled by units (:func:`mcref.kernels.units.boot_units_kernel`),
-    in batches of chunks (Ctrl-C, progress)."""
+    """The replicates of ``codes`` resampled by units (:func:`mcref.kernels.units.boot_units_kernel`)."""
     part = np.empty((codes.size, n_boot))
     ties = prep.tie_groups if np.any(codes >= K.ENCE) else np.empty((0, 2), dtype=np.int64)
     slot, eslot = prep.slots()
-    record_tasks("bootstrap", [float(CHUNK * prep.M)] * states.shape[0], numba.get_num_threads(), "blocks",
-                 batch=batch_size(4.0 * CHUNK * prep.M))
-    for c0, c1 in batch_ranges(states.shape[0], 4.0 * CHUNK * prep.M, progress=phase.chunks(CHUNK)):
+
+    def call(r0: int, r1: int, per: int) -> None:
         boot_units_kernel(codes, units.kernel_kind, units.scheme, units.block_length, units.gid, units.opos,
-                          units.n_units, states[c0:c1], tstates[c0:c1], CHUNK, ties, prep.z, prep.zshift, prep.z2,
-                          prep.E2, prep.u2, prep.lnu2, prep.n_bins, prep.ugs, slot, eslot, prep.egs,
-                          part[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
+                          units.n_units, states, tstates, r0, r1, per, ties, prep.z, prep.zshift, prep.z2,
+                          prep.E2, prep.u2, prep.lnu2, prep.n_bins, prep.ugs, slot, eslot, prep.egs, part)
+
+    _by_tasks(call, n_boot, prep.M, phase)
     return part
 
 
-def replicate_states(ss: np.random.SeedSequence, n_boot: int) -> tuple[np.ndarray, np.ndarray]:
+def replicate_states(ss: np.random.SeedSequence, n_boot: int, ties: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The streams of the ``n_boot`` replicates, one multiplicity state and one tie-split state each
     (arrays (n_boot, 4)): block b of :data:`BLOCK` replicates is ``ss``'s child b and its tie key,
     replicate r of it their states jumped r times (:func:`mcref.kernels.rng.repeat_states`;
-    docs/methods.md, "Random numbers")."""
+    docs/methods.md, "Random numbers"). ``ties=False`` (no tie split will be drawn): the tie states
+    are not made and the multiplicity states stand in for them, unread."""
     n_blocks = -(-n_boot // BLOCK)
-    return (repeat_states(chunk_states(ss, n_blocks), BLOCK, 0, n_boot),
-            repeat_states(keyed_states(ss, n_blocks, TIE_STREAM), BLOCK, 0, n_boot))
+    states = repeat_states(chunk_states(ss, n_blocks), BLOCK, 0, n_boot)
+    return states, (repeat_states(keyed_states(ss, n_blocks, TIE_STREAM), BLOCK, 0, n_boot) if ties else states)
 
 
 def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: str, level: float,
                    sess: _progress.Session, units: Units | None = None) -> dict[str, BootstrapResult]:
     """The replicates (phase "bootstrap") and the intervals (phases "jackknife <stat>")."""
-    n_chunks = -(-n_boot // CHUNK)
-    states, tstates = replicate_states(ss, n_boot)
+    states, tstates = replicate_states(ss, n_boot, ties=any(i.binned for i in infos) and prep.tie_groups.size > 0)
     boot = np.empty((len(infos), n_boot))
     bi = np.array([k for k, i in enumerate(infos) if not i.user], dtype=np.int64)
     codes = np.array([infos[k].code for k in bi], dtype=np.int64)
@@ -573,25 +587,23 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
         if units is not None:  # whole groups or blocks (no user statistics: check_units_support)
             boot[bi] = _boot_units(codes, prep, units, states, tstates, n_boot, phase)
         elif prep.binning == "adaptive" and any(i.binned for i in infos):
-            _boot_rebinned(infos, E, u, prep, states, boot, phase.chunks(CHUNK))
+            _boot_rebinned(infos, E, u, prep, states, boot, phase.chunks(1))
         else:
             # returns to Python (Ctrl-C, progress) between batches
             if codes.size:
                 args, ties = prep.kernel_args(), prep.tie_groups  # once, not once per batch
                 part = np.empty((codes.size, n_boot))
-                record_tasks("bootstrap", [float(CHUNK * E.size)] * n_chunks, numba.get_num_threads(), "blocks",
-                             batch=batch_size(4.0 * CHUNK * E.size))
-                for c0, c1 in batch_ranges(n_chunks, 4.0 * CHUNK * E.size, progress=phase.chunks(CHUNK)):
-                    boot_kernel(codes, states[c0:c1], tstates[c0:c1], CHUNK, ties, *args,
-                                part[:, c0 * CHUNK:min(c1 * CHUNK, n_boot)])
+                _by_tasks(lambda r0, r1, per: boot_kernel(codes, states, tstates, r0, r1, per, ties, *args, part),
+                          n_boot, E.size, phase)
                 boot[bi] = part
                 del args  # the rank slots: not through the jackknife
             per = max(1, TASK_WORK // E.size)  # replicates per task: scheduling only (each owns its streams)
             for k, uk in user:  # threads over tasks (serial kernels: fast to compile), same resamples
-                def one(c: int, t: int, k=k, uk=uk) -> None:
-                    r0, r1 = c * per, min((c + 1) * per, n_boot)
-                    uk.boot(states[r0:r1], tstates[r0:r1], CHUNK, prep.E, prep.u, groups, prep.starts,
-                            boot[k, r0:r1])
+                out_k = boot[k]  # a contiguous row (the kernel writes its slots r0 … r1 − 1)
+
+                def one(c: int, t: int, uk=uk, out_k=out_k) -> None:
+                    uk.boot(states, tstates, c * per, min((c + 1) * per, n_boot), prep.E, prep.u, groups,
+                            prep.starts, out_k)
 
                 map_chunks(one, -(-n_boot // per), numba.get_num_threads(),
                            progress=None if codes.size else phase.chunks(per))
@@ -735,10 +747,10 @@ def bootstrap(name: str, E, u, **options) -> BootstrapResult:
     needs a sort: every statistic, CC included, costs O(M) per replicate. Their
     multiplicities are drawn left to right by conditional binomial splitting, exactly
     distributed as M i.i.d. index draws, so memory is walked in order and the cost per
-    point stays flat up to M = 10⁶ (docs/methods.md, "Bootstrap"). Replicates are
-    drawn in chunks of 64 from streams spawned by one ``SeedSequence``. The kernels are
-    called in batches of about 0.1 s, between which Ctrl-C is raised and the progress bar
-    advances (docs/methods.md, "Parallelism").
+    point stays flat up to M = 10⁶ (docs/methods.md, "Bootstrap"). Every replicate owns
+    its streams (blocks of 64 spawned by one ``SeedSequence``, jumped); the kernels run tasks
+    of several replicates in batches of about 0.1 s, between which Ctrl-C is raised and the
+    progress bar advances (docs/methods.md, "Parallelism").
 
     References
     ----------
@@ -784,5 +796,5 @@ def resample_indices(u, n_boot: int, seed=None, *, n_bins: int | None = None) ->
     prep = prepare(np.zeros_like(u), u, n_bins)
     groups = prep.tie_groups if n_bins is not None else np.empty((0, 2), dtype=np.int64)
     idx = np.empty((n_boot, u.size), dtype=np.int64)
-    boot_indices_kernel(states, tstates, CHUNK, u.size, groups, prep.starts, idx)
+    boot_indices_kernel(states, tstates, replicates_per_task(n_boot), u.size, groups, prep.starts, idx)
     return order[idx]

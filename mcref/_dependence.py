@@ -361,13 +361,15 @@ def units_for(prep_order: np.ndarray, *, groups=None, order=None, block_length=N
     point in ascending (u, Z²) and ties in ``order`` are broken by (u, Z²): the units do not depend
     on the row order (unless rows tie in both u and Z²) nor on how the labels are spelled."""
     m = prep_order.size
-    # the u-sorted points in a canonical order: ascending u, ties in u by ascending Z² (then by
-    # position): it numbers the groups and breaks ties in ``order`` whatever the row order
-    canon = np.lexsort((np.zeros(m) if z2 is None else z2, us)) if us is not None else np.arange(m)
     if groups is not None and order is not None:
         raise ValueError("give `groups` or `order`, not both: mcref resamples either whole groups (clustered rows) "
                          "or blocks along the order (serial dependence), not both at once")
     method = check_choice(block_method, "block_method", BLOCK_METHODS)
+    if groups is None and order is None and block_length is None:  # independent rows: no sort (0.45 s at 10⁶)
+        return None
+    # the u-sorted points in a canonical order: ascending u, ties in u by ascending Z² (then by
+    # position): it numbers the groups and breaks ties in ``order`` whatever the row order
+    canon = np.lexsort((np.zeros(m) if z2 is None else z2, us)) if us is not None else np.arange(m)
     if groups is not None:
         codes = check_groups(groups, m)[prep_order]  # per u-sorted point
         first = np.full(int(codes.max()) + 1, m, dtype=np.int64)

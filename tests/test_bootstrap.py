@@ -408,6 +408,37 @@ def test_results_do_not_depend_on_thread_count_subprocess(tmp_path):
     np.testing.assert_array_equal(np.load(tmp_path / "idx.npy"), BS.resample_indices(u, 70, seed=11))
 
 
+def test_results_do_not_depend_on_task_size_or_thread_count(monkeypatch):
+    """Every replicate starts from its own streams, so the replicates per task of the resampling
+    kernels (``MIN_TASKS``: B // MIN_TASKS replicates per task; 1 = one task for all B, 10⁹ = one
+    replicate per task) and the thread count change no bit: i.i.d. rows with ties split at the cuts,
+    groups (the units kernel) and the resamples of ``resample_indices``."""
+    import numba
+
+    E, u = _case("tied_both")
+    g = np.arange(E.size) // 5
+
+    def run():
+        a = BS.bootstrap_many(ALL, E, u, n_boot=301, n_bins=10, seed=11, method="percentile")
+        b = BS.bootstrap_many(["ZMS", "CC", "ENCE"], E, u, n_boot=203, n_bins=10, seed=12, groups=g,
+                              method="percentile")
+        return ([r.distribution for r in a.values()] + [r.distribution for r in b.values()]
+                + [BS.resample_indices(u, 70, seed=11, n_bins=10)])
+
+    n0 = numba.get_num_threads()
+    outs = []
+    try:
+        for tasks, threads in ((10**9, 1), (10**9, 2), (7, 2), (7, 1), (1, 2), (40, 2)):
+            monkeypatch.setattr(BS, "MIN_TASKS", tasks)
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+            outs.append(run())
+    finally:
+        numba.set_num_threads(n0)
+    for o in outs[1:]:
+        for x, y in zip(outs[0], o):
+            np.testing.assert_array_equal(x, y)
+
+
 # --------------------------------------------------------------------------- 7. degenerate, bad input
 
 

@@ -20,7 +20,8 @@ import pytest
 import mcref
 from mcref._dependence import design_effect, icc, optimal_block_length, units_for
 from mcref._prepared import prepare
-from mcref.kernels.rng import bounded_one, chunk_states, keyed_states, multinomial_counts, next_double
+from mcref.kernels.rng import (bounded_one, chunk_states, keyed_states, multinomial_counts, next_double,
+                              repeat_states)
 from mcref.kernels.rng import STACK_ROWS
 from mcref.kernels.stats import CC, ENCE, RCE, UCE, ZMS, ZMSE
 from mcref.kernels.units import (BLOCKS, CIRCULAR, GROUPS, MOVING, ROWS, STATIONARY, boot_units_kernel,
@@ -112,15 +113,16 @@ def test_resample_statistics_equal_the_statistic_on_the_expanded_data(labels):
     lab = {"groups": g} if labels == "groups" else {"order": np.arange(E.size), "block_length": 9}
     n_bins = 4
     prep, un = _units(E, u, **lab)
-    states = chunk_states(np.random.SeedSequence(11), 1)
-    tstates = keyed_states(np.random.SeedSequence(11), 1, 7)
+    # one state per replicate (the kernel's convention), tasks of 4 replicates
+    states = repeat_states(chunk_states(np.random.SeedSequence(11), 1), 64, 0, 6)
+    tstates = repeat_states(keyed_states(np.random.SeedSequence(11), 1, 7), 64, 0, 6)
     out = np.empty((CODES.size, 6))
     boot_units_kernel(CODES, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, states,
-                      tstates, 64, np.empty((0, 2), np.int64), prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
+                      tstates, 0, 6, 4, np.empty((0, 2), np.int64), prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
                       prep.lnu2, n_bins, prep.ugs, *prep.slots(), prep.egs, out)
     w = np.empty((6, E.size), dtype=np.int64)
     n = np.empty(6, dtype=np.int64)
-    unit_weights_into(states, 64, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, w, n)
+    unit_weights_into(states, 1, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, w, n)
     for r in range(6):
         idx = np.repeat(np.arange(E.size), w[r])  # u-sorted positions, copies adjacent: the stable order
         Ex, ux = prep.E[idx], prep.u[idx]

@@ -1,8 +1,9 @@
 """The bootstrap resampling loop: one numba-parallel kernel (docs/methods.md, "Bootstrap").
 
-Replicates are split into fixed-size chunks; chunk ``c`` draws from its own
-xoshiro256** state ``states[c]`` and writes only its own columns of ``out``, so the
-result does not depend on the number of threads (docs/methods.md, "Random numbers",
+Every replicate ``r`` draws from its own xoshiro256** states ``states[r]``,
+``tstates[r]`` and writes only its own column of ``out``; the parallel tasks are runs of
+several replicates (scratch allocated once per task), so the result depends neither on the
+task size nor on the number of threads (docs/methods.md, "Random numbers",
 "Code conventions").
 A resample is drawn as multiplicities over the data pre-sorted by u (no sort per
 resample), generated in order, leaf by leaf, by conditional binomial splitting
@@ -18,8 +19,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._config import NJIT, NJIT_PARALLEL
-from .rng import (STACK_ROWS, bounded_one, load_state, multinomial_counts, multinomial_leaf, multinomial_start,
-                  store_state)
+from .rng import STACK_ROWS, bounded_one, load_state, multinomial_leaf, multinomial_start
 from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, mean_acc, needs, prefix_counts
 
 
@@ -35,7 +35,7 @@ def split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, emit, row):
 
     For such a run, its K copies are laid out in input order in ``row[p0:p1]`` (each
     point written at its first position, a running maximum fills its other copies: no
-    branch per copy), then a partial Fisher–Yates shuffle (chunk stream ``st``) makes
+    branch per copy), then a partial Fisher–Yates shuffle (the replicate's tie stream ``st``) makes
     the split at every cut that of a uniform random permutation: forward over the
     positions below the last cut or, for a single cut above the middle, backward over
     the fewer positions above it. The sums that cross each cut are updated swap by swap.
@@ -137,9 +137,10 @@ def split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, emit, row):
 
 
 @njit(**NJIT_PARALLEL)
-def boot_kernel(codes, states, tstates, chunk, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslot, egs,
-                out):
-    """Fill ``out[k, r]`` with statistic ``codes[k]`` on bootstrap resample ``r``.
+def boot_kernel(codes, states, tstates, r0, r1, per, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslot,
+                egs, out):
+    """Fill ``out[k, r]`` with statistic ``codes[k]`` on bootstrap resample ``r``, for
+    ``r0 ≤ r < r1``.
 
     A resample is drawn directly as multiplicities ``w`` over the data sorted by u, leaf
     by leaf in order (:func:`mcref.kernels.rng.multinomial_leaf`); each leaf's mean sums
@@ -148,23 +149,25 @@ def boot_kernel(codes, states, tstates, chunk, groups, z, zshift, z2, E2, u2, ln
     (:func:`split_ties`), and CC its rank pass (:func:`rank_corr`): no index array, no
     sort, O(M) per replicate with sequential memory access.
 
-    Chunk ``ch`` draws its multiplicities from ``states[ch]`` and its tie splits from its own
-    ``tstates[ch]``: the resamples of a statistic do not depend on whether a binned
-    statistic (and which bins) shares the call.
+    Replicate ``r`` draws its multiplicities from ``states[r]`` and its tie splits from its
+    own ``tstates[r]`` (arrays (B, 4), whole): the resamples of a statistic do not depend on
+    whether a binned statistic (and which bins) shares the call. The prange tasks are runs of
+    ``per`` consecutive replicates (t: ``r0 + t·per`` up to ``r1``), each allocating its scratch
+    once; since every replicate starts from its own states, ``out`` (the whole (K, B) array)
+    is the same bits for any ``per`` and any thread count. Whole arrays and integer ranges:
+    every call has the same types, one compiled signature.
     """
     m = z.shape[0]
     n_codes = codes.shape[0]
-    n_boot = out.shape[1]
-    n_chunks = states.shape[0]
     n_bins = starts.shape[0] - 1
     need, need_bins = needs(codes)
     need_ties = need_bins and groups.shape[0] > 0
     need_cc = False
     for c in codes:
         need_cc |= c == CC
-    for ch in prange(n_chunks):
-        sarr = states[ch].copy()
-        tarr = tstates[ch].copy()
+    n_tasks = (r1 - r0 + per - 1) // per
+    for t in prange(n_tasks):
+        tarr = np.empty(4, dtype=np.uint64)
         w = np.empty(m, dtype=np.int64)
         stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
         raw = np.empty(N_RAW)
@@ -176,12 +179,14 @@ def boot_kernel(codes, states, tstates, chunk, groups, z, zshift, z2, E2, u2, ln
         row = np.empty(m + 1 if need_ties else 0, dtype=np.int64)
         buf = np.empty((m if need_cc else 0, 2))
         res = np.empty(n_codes)
-        for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
+        for r in range(r0 + t * per, min(r0 + (t + 1) * per, r1)):
             raw[:] = 0.0
             acc[:, :] = 0.0
             b = 0
             p = 0
-            st = load_state(sarr)
+            st = load_state(states[r])
+            if need_ties:  # without tie splits ``tstates`` is not read (may be any (B, 4) array)
+                tarr[:] = tstates[r]
             sp = multinomial_start(stack, m, m)
             while sp > 0:
                 lo, hi, sp, st = multinomial_leaf(st, stack, sp, w)
@@ -189,7 +194,6 @@ def boot_kernel(codes, states, tstates, chunk, groups, z, zshift, z2, E2, u2, ln
                     mean_acc(w, lo, hi, need, z, zshift, z2, E2, u2, lnu2, raw)
                 if need_bins:
                     b, p = bin_acc(w, lo, hi, starts, u2, E2, z2, acc, b, p)
-            store_state(sarr, st)
             if need_ties:
                 prefix_counts(w, cs)
                 split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
@@ -203,39 +207,43 @@ def boot_kernel(codes, states, tstates, chunk, groups, z, zshift, z2, E2, u2, ln
 @njit(**NJIT)
 def resample_scratch(m, n_bins):
     """Scratch arrays of :func:`draw_resample` for M points and ``n_bins`` bins:
-    ``(w, stack, cuts, corr, cs)``, allocated once per chunk."""
+    ``(w, stack, cuts, corr, cs)``, allocated once per task."""
     return (np.empty(m, dtype=np.int64), np.empty((STACK_ROWS, 3), dtype=np.int64),
             np.empty(n_bins + 1, dtype=np.int64), np.empty((n_bins + 1, 2)), np.empty(m + 1, dtype=np.int64))
 
 
 @njit(**NJIT)
-def draw_resample(st, tst, m, groups, starts, w, stack, cuts, corr, cs, row):
-    """Resample r of :func:`boot_kernel` from the chunk's states ``st`` (multiplicities) and
-    ``tst`` (tie splits), as the row of point
+def draw_resample(state, tstate, m, groups, starts, w, stack, cuts, corr, cs, tarr, row):
+    """Resample r of :func:`boot_kernel` from its states ``state`` = ``states[r]``
+    (multiplicities) and ``tstate`` = ``tstates[r]`` (tie splits; neither is modified,
+    ``tarr`` is a 4-word scratch for the tie stream), as the row of point
     indices (u-sorted positions) in the order the kernel walks them: ascending u, tied copies
     in input order except in the tied runs that straddle a bin cut, which :func:`split_ties`
-    orders segment by segment (empty ``groups``: no binned statistic). Advances ``st`` and
-    ``tst`` as :func:`boot_kernel` does, so replicate r + 1 is the kernel's too."""
-    multinomial_counts(st, m, m, w, stack)
+    orders segment by segment (empty ``groups``: no binned statistic)."""
+    st = load_state(state)
+    sp = multinomial_start(stack, m, m)
+    while sp > 0:
+        _lo, _hi, sp, st = multinomial_leaf(st, stack, sp, w)
     k = 0
     for i in range(m):
         for _ in range(w[i]):
             row[k] = i
             k += 1
     if groups.shape[0] > 0:
+        tarr[:] = tstate
         prefix_counts(w, cs)
         dummy = np.empty(1)
-        split_ties(tst, w, cs, groups, starts, dummy, dummy, cuts, corr, True, row)
+        split_ties(tarr, w, cs, groups, starts, dummy, dummy, cuts, corr, True, row)
 
 
 @njit(**NJIT_PARALLEL)
-def boot_indices_kernel(states, tstates, chunk, m, groups, starts, out):
+def boot_indices_kernel(states, tstates, per, m, groups, starts, out):
     """The resamples that :func:`boot_kernel` draws (:func:`draw_resample`), one row of
-    ``out`` each."""
+    ``out`` (B, M) each; tasks of ``per`` replicates, each its own states (same bits for any
+    ``per``)."""
     n_boot = out.shape[0]
-    for ch in prange(states.shape[0]):
-        st = states[ch].copy()
-        tst = tstates[ch].copy()
+    for t in prange((n_boot + per - 1) // per):
         w, stack, cuts, corr, cs = resample_scratch(m, starts.shape[0] - 1)
-        for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
-            draw_resample(st, tst, m, groups, starts, w, stack, cuts, corr, cs, out[r])
+        tarr = np.empty(4, dtype=np.uint64)
+        for r in range(t * per, min((t + 1) * per, n_boot)):
+            draw_resample(states[r], tstates[r], m, groups, starts, w, stack, cuts, corr, cs, tarr, out[r])

@@ -17,9 +17,9 @@ works over the data sorted by u, as the i.i.d. kernels do (:mod:`.bootstrap`):
 * the permutation by units (:func:`permute_units_into`) moves whole units' Z-vectors among
   the units of equal size; with one row per unit it is a row permutation.
 
-Every kernel is a pure function of arrays; chunk c draws only from its own states (the
-caller's ``states[c]``, ``tstates[c]`` rows, keyed per chunk), writes only its own output
-columns, and allocates its scratch once per chunk: results do not depend on the thread count.
+Every kernel is a pure function of arrays; replicate (or chunk) r draws only from its own
+states (the caller's ``states[r]``, ``tstates[r]`` rows), writes only its own output columns,
+and scratch is allocated once per parallel task: results do not depend on the thread count.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def unit_weights(s, kind, scheme, block, gid, opos, cnt, cover, stack, w):
 
 @njit(**NJIT)
 def _eval_scratch(m, n_bins, n_codes, ties, cc):
-    """Scratch of :func:`_eval_units`, once per chunk: ``(w, starts, raw, sums, acc, cs, corr, cuts,
+    """Scratch of :func:`_eval_units`, once per task: ``(w, starts, raw, sums, acc, cs, corr, cuts,
     row, buf, res)``; ``row`` and ``cs`` only for tie splits, ``buf`` only for CC."""
     return (np.empty(m, dtype=np.int64), np.empty(n_bins + 1, dtype=np.int64), np.empty(N_RAW), np.empty(N_SUMS),
             np.empty((n_bins, 4)), np.empty(m + 1 if ties else 0, dtype=np.int64), np.zeros((n_bins + 1, 2)),
@@ -155,31 +155,35 @@ def _eval_units(codes, need, need_bins, need_ties, w, n, tarr, groups, z, zshift
 
 
 @njit(**NJIT_PARALLEL)
-def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, tstates, chunk, groups, z, zshift,
-                      z2, E2, u2, lnu2, n_bins, ugs, slot, eslot, egs, out):
-    """Fill ``out[k, r]`` with statistic ``codes[k]`` on bootstrap resample r drawn by units
-    (:func:`unit_weights`; ``n_units`` groups for ``GROUPS``). The bins of each resample are
-    its own equal-count bins of n = Σw points (:func:`unit_starts`); the statistics divide
-    by n. Tied runs of u that straddle a cut are split at random from the chunk's tie
-    stream ``tstates[ch]`` (:func:`mcref.kernels.bootstrap.split_ties`), as in the i.i.d.
-    kernel. Chunk ``ch`` draws its units from ``states[ch]`` only."""
+def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, tstates, r0, r1, per, groups, z,
+                      zshift, z2, E2, u2, lnu2, n_bins, ugs, slot, eslot, egs, out):
+    """Fill ``out[k, r]`` (the whole (K, B) array) with statistic ``codes[k]`` on bootstrap
+    resample r, r0 ≤ r < r1, drawn by units (:func:`unit_weights`; ``n_units`` groups for
+    ``GROUPS``). The bins of each resample are its own equal-count bins of n = Σw points
+    (:func:`unit_starts`); the statistics divide by n. Replicate r draws its units from
+    ``states[r]`` and splits the tied runs of u that straddle a cut from its own tie stream
+    ``tstates[r]`` (:func:`mcref.kernels.bootstrap.split_ties`), as in the i.i.d. kernel.
+    The prange tasks are runs of ``per`` replicates with their scratch allocated once: the
+    same bits for any ``per`` and thread count."""
     m = z.shape[0]
     n_codes = codes.shape[0]
-    n_boot = out.shape[1]
     need, need_bins = needs(codes)
     need_ties = need_bins and groups.shape[0] > 0
     need_cc = False
     for c in codes:
         need_cc |= c == CC
-    for ch in prange(states.shape[0]):
-        sarr = states[ch].copy()
-        tarr = tstates[ch].copy()
+    for t in prange((r1 - r0 + per - 1) // per):
+        sarr = np.empty(4, dtype=np.uint64)
+        tarr = np.empty(4, dtype=np.uint64)
         w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, need_ties,
                                                                                   need_cc)
         cnt = np.empty(max(n_units, 1), dtype=np.int64)
         cover = np.empty(m + 1, dtype=np.int64)
         stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
-        for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
+        for r in range(r0 + t * per, min(r0 + (t + 1) * per, r1)):
+            sarr[:] = states[r]
+            if need_ties:  # without tie splits ``tstates`` is not read (may be any (B, 4) array)
+                tarr[:] = tstates[r]
             n = unit_weights(sarr, kind, scheme, block, gid, opos, cnt, cover, stack, w)
             if need_ties and row.shape[0] < n + 1:  # a cluster resample of unequal groups can exceed M points
                 row = np.empty(n + 1 + n // 2, dtype=np.int64)

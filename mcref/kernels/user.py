@@ -30,29 +30,27 @@ class UserKernels(NamedTuple):
 def make_user_kernels(func) -> UserKernels:
     """The three kernels of the numba function ``func(E, u) -> float``.
 
-    ``boot(states, tstates, chunk, E, u, groups, starts, out)``: ``out[r]`` = func on resample r
-    (E, u sorted by u; ``states``/``tstates``/``chunk``/``groups``/``starts`` as in ``boot_kernel``).
+    ``boot(states, tstates, r0, r1, E, u, groups, starts, out)``: ``out[r]`` = func on resample r
+    for r0 ≤ r < r1, scratch allocated once per call (E, u sorted by u; ``states``/``tstates``
+    (B, 4) and ``out`` (B,) whole, ``groups``/``starts`` as in ``boot_kernel``).
     ``jack(E, u, j0, out)``: ``out[k]`` = func without point j0 + k (leave-one-out).
     ``sim(eps, u, out)``: ``out[r]`` = func(u·eps[r], u) for the kept ε of a chunk.
     """
 
     @njit(**NJIT_USER)
-    def boot(states, tstates, chunk, E, u, groups, starts, out):
+    def boot(states, tstates, r0, r1, E, u, groups, starts, out):
         m = E.shape[0]
-        n_boot = out.shape[0]
-        for ch in range(states.shape[0]):
-            st = states[ch].copy()
-            tst = tstates[ch].copy()
-            w, stack, cuts, corr, cs = resample_scratch(m, starts.shape[0] - 1)
-            row = np.empty(m, dtype=np.int64)
-            Eb = np.empty(m)
-            ub = np.empty(m)
-            for r in range(ch * chunk, min((ch + 1) * chunk, n_boot)):
-                draw_resample(st, tst, m, groups, starts, w, stack, cuts, corr, cs, row)
-                for k in range(m):
-                    Eb[k] = E[row[k]]
-                    ub[k] = u[row[k]]
-                out[r] = func(Eb, ub)
+        w, stack, cuts, corr, cs = resample_scratch(m, starts.shape[0] - 1)
+        tarr = np.empty(4, dtype=np.uint64)
+        row = np.empty(m, dtype=np.int64)
+        Eb = np.empty(m)
+        ub = np.empty(m)
+        for r in range(r0, r1):
+            draw_resample(states[r], tstates[r], m, groups, starts, w, stack, cuts, corr, cs, tarr, row)
+            for k in range(m):
+                Eb[k] = E[row[k]]
+                ub[k] = u[row[k]]
+            out[r] = func(Eb, ub)
 
     @njit(**NJIT_USER)
     def jack(E, u, j0, out):
