@@ -1,15 +1,15 @@
 """Bootstrap confidence intervals of the calibration statistics (docs/methods.md, "Bootstrap").
 
-Pipeline: validate → prepare (sort by u, bins, tie groups; once) → one numba-parallel
-resampling kernel → jackknife kernel (O(M) mean-type, O(M·N) binned, O(M log M) CC,
-O(M²)/parallel for adaptive bins) → :func:`bca_levels` → quantiles.
+Pipeline: validate → prepare (sort by u, bins, tie groups; once) → one serial resampling kernel on
+threads over tasks of replicates → jackknife kernel (O(M) mean-type, O(M·N) binned, O(M log M)
+CC, O(M²)/parallel for adaptive bins) → :func:`bca_levels` → quantiles.
 
-The resampling kernel and the O(M²) jackknife kernel are called in batches of about 0.1 s
-of work (:func:`mcref.parallel.batch_ranges`): Ctrl-C is raised between batches, and the
-progress bars of the phases "bootstrap" and "jackknife <stat>" advance there
-(:mod:`mcref._progress`). Batching changes no result: every replicate owns its stream
-(:func:`replicate_states`; tasks of :func:`replicates_per_task` replicates) and every left-out
-point its output slot.
+The resampling tasks run on threads (:func:`mcref.parallel.map_chunks`) and the O(M²)
+jackknife kernel in batches of about 0.1 s of work (:func:`mcref.parallel.batch_ranges`):
+Ctrl-C is raised between tasks or batches, and the progress bars of the phases "bootstrap"
+and "jackknife <stat>" advance there (:mod:`mcref._progress`). The cut changes no result:
+every replicate owns its stream (:func:`replicate_states`; tasks of
+:func:`replicates_per_task` replicates) and every left-out point its output slot.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
 from .kernels.units import boot_units_kernel, jack_units_kernel
 from .kernels.rng import chunk_states, keyed_states, repeat_states
-from .parallel import batch_ranges, batch_size, map_chunks, over_tasks, record_tasks
+from .parallel import batch_ranges, map_chunks, over_tasks, record_tasks
 from ._dependence import Units, few_units_note, unit_df, units_for
 from ._prepared import Prepared, prepare, prepare_for, tie_starts
 from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
@@ -50,8 +50,7 @@ BLOCK = 64
 #: fewest tasks of a resampling phase where B allows (4 per thread at 64 threads; :func:`replicates_per_task`):
 #: a task's replicates share its scratch, each starts from its own streams (same bits for any task size)
 MIN_TASKS = 256
-#: element operations per task of the thread pool that runs a user statistic's serial kernel
-TASK_WORK = 100_000
+TASK_WORK = 100_000  #: fewest element operations per task of the resampling kernels (pays for its call)
 #: the key of the chunks' tie-split streams (:func:`mcref.kernels.rng.keyed_states`): apart from the
 #: multiplicities' streams, so a statistic's resamples do not depend on its company or on the bins
 TIE_STREAM = 0x7469  # "ti"
@@ -526,8 +525,9 @@ def unit_jackknife(infos: Sequence[StatInfo], prep: Prepared, units: Units) -> n
     codes = np.array([i.code for i in infos], dtype=np.int64)
     out = np.empty((codes.size, units.n_units))
     slot, eslot = prep.slots()
-    jack_units_kernel(codes, units.gid, units.sizes, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2,
-                      prep.n_bins, prep.ugs, slot, eslot, prep.egs, out)
+    over_tasks(lambda j0, j1: jack_units_kernel(codes, units.gid, units.sizes, prep.z, prep.zshift, prep.z2, prep.E2,
+                                                prep.u2, prep.lnu2, prep.n_bins, prep.ugs, slot, eslot, prep.egs, j0,
+                                                j1, out), units.n_units, 2.0 * prep.M, phase="jackknife")
     return out
 
 
@@ -538,13 +538,12 @@ def replicates_per_task(n_boot: int) -> int:
 
 
 def _by_tasks(call, n_boot: int, m: int, phase) -> None:
-    """``call(r0, r1, per)`` per batch of ~0.1 s of tasks of ``per`` replicates, a multiple of T tasks
-    (:func:`mcref.parallel.batch_ranges`: Ctrl-C, the bar), recorded for the parallel profile."""
-    per, T = replicates_per_task(n_boot), numba.get_num_threads()
-    n_tasks, batch = -(-n_boot // per), -(-batch_size(4.0 * per * m) // T) * T  # whole rounds of the T threads
-    record_tasks("bootstrap", [float(min(per, n_boot - t * per) * m) for t in range(n_tasks)], T, "blocks", batch=batch)
-    for t0, t1 in batch_ranges(n_tasks, 4.0 * per * m, min_per_batch=batch, progress=phase.chunks(per)):
-        call(t0 * per, min(t1 * per, n_boot), per)
+    """``call(r0, r1)`` per task: ≥ :data:`MIN_TASKS` runs of replicates where B allows, none under
+    ~:data:`TASK_WORK` elements, on threads (:func:`mcref.parallel.map_chunks`: Ctrl-C, the bar), recorded."""
+    per, T = max(replicates_per_task(n_boot), TASK_WORK // max(m, 1)), numba.get_num_threads()
+    n_tasks = -(-n_boot // per)
+    record_tasks("bootstrap", [float(min(per, n_boot - t * per) * m) for t in range(n_tasks)], min(T, n_tasks))
+    map_chunks(lambda t, _: call(t * per, min((t + 1) * per, n_boot)), n_tasks, T, progress=phase.chunks(per))
 
 
 def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: int, phase) -> np.ndarray:
@@ -553,9 +552,9 @@ def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: in
     ties = prep.tie_groups if np.any(codes >= K.ENCE) else np.empty((0, 2), dtype=np.int64)
     slot, eslot = prep.slots()
 
-    def call(r0: int, r1: int, per: int) -> None:
+    def call(r0: int, r1: int) -> None:
         boot_units_kernel(codes, units.kernel_kind, units.scheme, units.block_length, units.gid, units.opos,
-                          units.n_units, states, tstates, r0, r1, per, ties, prep.z, prep.zshift, prep.z2,
+                          units.n_units, states, tstates, r0, r1, ties, prep.z, prep.zshift, prep.z2,
                           prep.E2, prep.u2, prep.lnu2, prep.n_bins, prep.ugs, slot, eslot, prep.egs, part)
 
     _by_tasks(call, n_boot, prep.M, phase)
@@ -593,7 +592,7 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
             if codes.size:
                 args, ties = prep.kernel_args(), prep.tie_groups  # once, not once per batch
                 part = np.empty((codes.size, n_boot))
-                _by_tasks(lambda r0, r1, per: boot_kernel(codes, states, tstates, r0, r1, per, ties, *args, part),
+                _by_tasks(lambda r0, r1: boot_kernel(codes, states, tstates, r0, r1, ties, *args, part),
                           n_boot, E.size, phase)
                 boot[bi] = part
                 del args  # the rank slots: not through the jackknife
@@ -796,5 +795,6 @@ def resample_indices(u, n_boot: int, seed=None, *, n_bins: int | None = None) ->
     prep = prepare(np.zeros_like(u), u, n_bins)
     groups = prep.tie_groups if n_bins is not None else np.empty((0, 2), dtype=np.int64)
     idx = np.empty((n_boot, u.size), dtype=np.int64)
-    boot_indices_kernel(states, tstates, replicates_per_task(n_boot), u.size, groups, prep.starts, idx)
+    over_tasks(lambda r0, r1: boot_indices_kernel(states, tstates, r0, r1, u.size, groups, prep.starts, idx), n_boot,
+               float(u.size), phase="bootstrap indices")
     return order[idx]

@@ -118,7 +118,7 @@ def test_resample_statistics_equal_the_statistic_on_the_expanded_data(labels):
     tstates = repeat_states(keyed_states(np.random.SeedSequence(11), 1, 7), 64, 0, 6)
     out = np.empty((CODES.size, 6))
     boot_units_kernel(CODES, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, states,
-                      tstates, 0, 6, 4, np.empty((0, 2), np.int64), prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
+                      tstates, 0, 6, np.empty((0, 2), np.int64), prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
                       prep.lnu2, n_bins, prep.ugs, *prep.slots(), prep.egs, out)
     w = np.empty((6, E.size), dtype=np.int64)
     n = np.empty(6, dtype=np.int64)

@@ -16,9 +16,9 @@ array (the previous generator) missed the cache (docs/methods.md, "Bootstrap").
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ._config import NJIT, NJIT_PARALLEL
+from ._config import NJIT
 from .rng import STACK_ROWS, bounded_one, load_state, multinomial_leaf, multinomial_start
 from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, mean_acc, needs, prefix_counts
 
@@ -136,11 +136,11 @@ def split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, emit, row):
                     corr[j + c, 1] += f * vz
 
 
-@njit(**NJIT_PARALLEL)
-def boot_kernel(codes, states, tstates, r0, r1, per, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslot,
-                egs, out):
+@njit(**NJIT)
+def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslot, egs,
+                out):
     """Fill ``out[k, r]`` with statistic ``codes[k]`` on bootstrap resample ``r``, for
-    ``r0 ≤ r < r1``.
+    ``r0 ≤ r < r1``: one task of the bootstrap (threads run the tasks, :func:`mcref._bootstrap._by_tasks`).
 
     A resample is drawn directly as multiplicities ``w`` over the data sorted by u, leaf
     by leaf in order (:func:`mcref.kernels.rng.multinomial_leaf`); each leaf's mean sums
@@ -151,11 +151,11 @@ def boot_kernel(codes, states, tstates, r0, r1, per, groups, z, zshift, z2, E2, 
 
     Replicate ``r`` draws its multiplicities from ``states[r]`` and its tie splits from its
     own ``tstates[r]`` (arrays (B, 4), whole): the resamples of a statistic do not depend on
-    whether a binned statistic (and which bins) shares the call. The prange tasks are runs of
-    ``per`` consecutive replicates (t: ``r0 + t·per`` up to ``r1``), each allocating its scratch
-    once; since every replicate starts from its own states, ``out`` (the whole (K, B) array)
-    is the same bits for any ``per`` and any thread count. Whole arrays and integer ranges:
-    every call has the same types, one compiled signature.
+    whether a binned statistic (and which bins) shares the call. The task's scratch is
+    allocated once; since every replicate starts from its own states, ``out`` (the whole (K, B)
+    array) is the same bits however the replicates are cut into tasks and whatever the thread
+    count. Whole arrays and integer ranges: every call has the same types, one compiled
+    signature; a serial kernel, not a ``prange`` one (seconds less to compile).
     """
     m = z.shape[0]
     n_codes = codes.shape[0]
@@ -165,43 +165,42 @@ def boot_kernel(codes, states, tstates, r0, r1, per, groups, z, zshift, z2, E2, 
     need_cc = False
     for c in codes:
         need_cc |= c == CC
-    n_tasks = (r1 - r0 + per - 1) // per
-    for t in prange(n_tasks):
-        tarr = np.empty(4, dtype=np.uint64)
-        w = np.empty(m, dtype=np.int64)
-        stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
-        raw = np.empty(N_RAW)
-        s = np.empty(N_SUMS)
-        acc = np.empty((n_bins, 4))
-        cs = np.empty(m + 1 if need_ties else 0, dtype=np.int64)
-        corr = np.zeros((n_bins + 1, 2))
-        cuts = np.empty(n_bins + 1, dtype=np.int64)
-        row = np.empty(m + 1 if need_ties else 0, dtype=np.int64)
-        buf = np.empty((m if need_cc else 0, 2))
-        res = np.empty(n_codes)
-        for r in range(r0 + t * per, min(r0 + (t + 1) * per, r1)):
-            raw[:] = 0.0
-            acc[:, :] = 0.0
-            b = 0
-            p = 0
-            st = load_state(states[r])
-            if need_ties:  # without tie splits ``tstates`` is not read (may be any (B, 4) array)
-                tarr[:] = tstates[r]
-            sp = multinomial_start(stack, m, m)
-            while sp > 0:
-                lo, hi, sp, st = multinomial_leaf(st, stack, sp, w)
-                if need:
-                    mean_acc(w, lo, hi, need, z, zshift, z2, E2, u2, lnu2, raw)
-                if need_bins:
-                    b, p = bin_acc(w, lo, hi, starts, u2, E2, z2, acc, b, p)
-            if need_ties:
-                prefix_counts(w, cs)
-                split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
+    tarr = np.empty(4, dtype=np.uint64)
+    w = np.empty(m, dtype=np.int64)
+    stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+    raw = np.empty(N_RAW)
+    s = np.empty(N_SUMS)
+    acc = np.empty((n_bins, 4))
+    cs = np.empty(m + 1 if need_ties else 0, dtype=np.int64)
+    corr = np.zeros((n_bins + 1, 2))
+    cuts = np.empty(n_bins + 1, dtype=np.int64)
+    row = np.empty(m + 1 if need_ties else 0, dtype=np.int64)
+    buf = np.empty((m if need_cc else 0, 2))
+    res = np.empty(n_codes)
+    for r in range(r0, r1):
+        raw[:] = 0.0
+        acc[:, :] = 0.0
+        b = 0
+        p = 0
+        st = load_state(states[r])
+        if need_ties:  # without tie splits ``tstates`` is not read (may be any (B, 4) array)
+            for j in range(4):
+                tarr[j] = tstates[r, j]
+        sp = multinomial_start(stack, m, m)
+        while sp > 0:
+            lo, hi, sp, st = multinomial_leaf(st, stack, sp, w)
+            if need:
+                mean_acc(w, lo, hi, need, z, zshift, z2, E2, u2, lnu2, raw)
             if need_bins:
-                bin_finish(starts, acc, corr)
-            finish_codes(codes, raw, s, acc, np.float64(m), w, ugs, slot, eslot, egs, buf, res)
-            for k in range(n_codes):
-                out[k, r] = res[k]
+                b, p = bin_acc(w, lo, hi, starts, u2, E2, z2, acc, b, p)
+        if need_ties:
+            prefix_counts(w, cs)
+            split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
+        if need_bins:
+            bin_finish(starts, acc, corr)
+        finish_codes(codes, raw, s, acc, np.float64(m), w, ugs, slot, eslot, egs, buf, res)
+        for k in range(n_codes):
+            out[k, r] = res[k]
 
 
 @njit(**NJIT)
@@ -230,20 +229,18 @@ def draw_resample(state, tstate, m, groups, starts, w, stack, cuts, corr, cs, ta
             row[k] = i
             k += 1
     if groups.shape[0] > 0:
-        tarr[:] = tstate
+        for j in range(4):  # element by element: no shape-error path to compile
+            tarr[j] = tstate[j]
         prefix_counts(w, cs)
         dummy = np.empty(1)
         split_ties(tarr, w, cs, groups, starts, dummy, dummy, cuts, corr, True, row)
 
 
-@njit(**NJIT_PARALLEL)
-def boot_indices_kernel(states, tstates, per, m, groups, starts, out):
-    """The resamples that :func:`boot_kernel` draws (:func:`draw_resample`), one row of
-    ``out`` (B, M) each; tasks of ``per`` replicates, each its own states (same bits for any
-    ``per``)."""
-    n_boot = out.shape[0]
-    for t in prange((n_boot + per - 1) // per):
-        w, stack, cuts, corr, cs = resample_scratch(m, starts.shape[0] - 1)
-        tarr = np.empty(4, dtype=np.uint64)
-        for r in range(t * per, min((t + 1) * per, n_boot)):
-            draw_resample(states[r], tstates[r], m, groups, starts, w, stack, cuts, corr, cs, tarr, out[r])
+@njit(**NJIT)
+def boot_indices_kernel(states, tstates, r0, r1, m, groups, starts, out):
+    """The resamples r0 ≤ r < r1 that :func:`boot_kernel` draws (:func:`draw_resample`), one row of
+    ``out`` (B, M) each, each from its own states: a task (the same bits however cut)."""
+    w, stack, cuts, corr, cs = resample_scratch(m, starts.shape[0] - 1)
+    tarr = np.empty(4, dtype=np.uint64)
+    for r in range(r0, r1):
+        draw_resample(states[r], tstates[r], m, groups, starts, w, stack, cuts, corr, cs, tarr, out[r])

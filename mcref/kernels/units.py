@@ -27,9 +27,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ._config import NJIT, NJIT_ORDERED, NJIT_PARALLEL
+from ._config import NJIT, NJIT_ORDERED
 from .bootstrap import split_ties
 from .rng import (STACK_ROWS, bounded_one, load_state, multinomial_leaf, multinomial_start, next_double,
                   permute_into, store_state)
@@ -154,8 +154,8 @@ def _eval_units(codes, need, need_bins, need_ties, w, n, tarr, groups, z, zshift
     finish_codes(codes, raw, sums, acc, np.float64(n), w, ugs, slot, eslot, egs, buf, res)
 
 
-@njit(**NJIT_PARALLEL)
-def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, tstates, r0, r1, per, groups, z,
+@njit(**NJIT)
+def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, tstates, r0, r1, groups, z,
                       zshift, z2, E2, u2, lnu2, n_bins, ugs, slot, eslot, egs, out):
     """Fill ``out[k, r]`` (the whole (K, B) array) with statistic ``codes[k]`` on bootstrap
     resample r, r0 ≤ r < r1, drawn by units (:func:`unit_weights`; ``n_units`` groups for
@@ -163,8 +163,8 @@ def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, ts
     (:func:`unit_starts`); the statistics divide by n. Replicate r draws its units from
     ``states[r]`` and splits the tied runs of u that straddle a cut from its own tie stream
     ``tstates[r]`` (:func:`mcref.kernels.bootstrap.split_ties`), as in the i.i.d. kernel.
-    The prange tasks are runs of ``per`` replicates with their scratch allocated once: the
-    same bits for any ``per`` and thread count."""
+    One task of the bootstrap (threads run the tasks), its scratch allocated once: the same bits
+    however the replicates are cut into tasks and whatever the thread count."""
     m = z.shape[0]
     n_codes = codes.shape[0]
     need, need_bins = needs(codes)
@@ -172,26 +172,25 @@ def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, ts
     need_cc = False
     for c in codes:
         need_cc |= c == CC
-    for t in prange((r1 - r0 + per - 1) // per):
-        sarr = np.empty(4, dtype=np.uint64)
-        tarr = np.empty(4, dtype=np.uint64)
-        w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, need_ties,
-                                                                                  need_cc)
-        cnt = np.empty(max(n_units, 1), dtype=np.int64)
-        cover = np.empty(m + 1, dtype=np.int64)
-        stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
-        for r in range(r0 + t * per, min(r0 + (t + 1) * per, r1)):
-            sarr[:] = states[r]
+    sarr = np.empty(4, dtype=np.uint64)
+    tarr = np.empty(4, dtype=np.uint64)
+    w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, need_ties, need_cc)
+    cnt = np.empty(max(n_units, 1), dtype=np.int64)
+    cover = np.empty(m + 1, dtype=np.int64)
+    stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+    for r in range(r0, r1):
+        for j in range(4):  # element by element: no shape-error path to compile
+            sarr[j] = states[r, j]
             if need_ties:  # without tie splits ``tstates`` is not read (may be any (B, 4) array)
-                tarr[:] = tstates[r]
-            n = unit_weights(sarr, kind, scheme, block, gid, opos, cnt, cover, stack, w)
-            if need_ties and row.shape[0] < n + 1:  # a cluster resample of unequal groups can exceed M points
-                row = np.empty(n + 1 + n // 2, dtype=np.int64)
-            unit_starts(n, n_bins, starts)
-            _eval_units(codes, need, need_bins, need_ties, w, n, tarr, groups, z, zshift, z2, E2, u2, lnu2, starts,
-                        ugs, slot, eslot, egs, raw, sums, acc, cs, corr, cuts, row, buf, res)
-            for k in range(n_codes):
-                out[k, r] = res[k]
+                tarr[j] = tstates[r, j]
+        n = unit_weights(sarr, kind, scheme, block, gid, opos, cnt, cover, stack, w)
+        if need_ties and row.shape[0] < n + 1:  # a cluster resample of unequal groups can exceed M points
+            row = np.empty(n + 1 + n // 2, dtype=np.int64)
+        unit_starts(n, n_bins, starts)
+        _eval_units(codes, need, need_bins, need_ties, w, n, tarr, groups, z, zshift, z2, E2, u2, lnu2, starts,
+                    ugs, slot, eslot, egs, raw, sums, acc, cs, corr, cuts, row, buf, res)
+        for k in range(n_codes):
+            out[k, r] = res[k]
 
 
 @njit(**NJIT)
@@ -209,36 +208,30 @@ def unit_weights_into(states, chunk, kind, scheme, block, gid, opos, n_units, ou
             sizes[r] = unit_weights(sarr, kind, scheme, block, gid, opos, cnt, cover, stack, out[r])
 
 
-#: units per parallel block of :func:`jack_units_kernel`
-_JACK_UNITS = 16
-
-
-@njit(**NJIT_PARALLEL)
-def jack_units_kernel(codes, gid, sizes, z, zshift, z2, E2, u2, lnu2, n_bins, ugs, slot, eslot, egs, out):
-    """Delete-one-unit jackknife: ``out[k, j]`` = statistic ``codes[k]`` on the data without
-    unit j (w = 1 but 0 on the points with ``gid == j``), its M − n_j points re-binned at
-    ⌊(M − n_j)·b/N + ½⌋ in the stable u order. O(M) per unit."""
+@njit(**NJIT)
+def jack_units_kernel(codes, gid, sizes, z, zshift, z2, E2, u2, lnu2, n_bins, ugs, slot, eslot, egs, j0, j1, out):
+    """Delete-one-unit jackknife: ``out[k, j]``, j0 ≤ j < j1, = statistic ``codes[k]`` on the data
+    without unit j (w = 1 but 0 on the points with ``gid == j``), its M − n_j points re-binned at
+    ⌊(M − n_j)·b/N + ½⌋ in the stable u order. O(M) per unit; one task of the jackknife
+    (:func:`mcref.parallel.over_tasks`)."""
     m = z.shape[0]
-    n_units = sizes.shape[0]
     n_codes = codes.shape[0]
     need, need_bins = needs(codes)
     need_cc = False
     for c in codes:
         need_cc |= c == CC
     no_groups = np.empty((0, 2), dtype=np.int64)
-    n_blocks = (n_units + _JACK_UNITS - 1) // _JACK_UNITS
-    for blk in prange(n_blocks):
-        w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, False, need_cc)
-        tarr = np.empty(4, dtype=np.uint64)
-        for j in range(blk * _JACK_UNITS, min((blk + 1) * _JACK_UNITS, n_units)):
-            for i in range(m):
-                w[i] = 0 if gid[i] == j else 1
-            n = m - sizes[j]
-            unit_starts(n, n_bins, starts)
-            _eval_units(codes, need, need_bins, False, w, n, tarr, no_groups, z, zshift, z2, E2, u2, lnu2, starts,
-                        ugs, slot, eslot, egs, raw, sums, acc, cs, corr, cuts, row, buf, res)
-            for k in range(n_codes):
-                out[k, j] = res[k]
+    w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, False, need_cc)
+    tarr = np.empty(4, dtype=np.uint64)
+    for j in range(j0, j1):
+        for i in range(m):
+            w[i] = 0 if gid[i] == j else 1
+        n = m - sizes[j]
+        unit_starts(n, n_bins, starts)
+        _eval_units(codes, need, need_bins, False, w, n, tarr, no_groups, z, zshift, z2, E2, u2, lnu2, starts,
+                    ugs, slot, eslot, egs, raw, sums, acc, cs, corr, cuts, row, buf, res)
+        for k in range(n_codes):
+            out[k, j] = res[k]
 
 
 @njit(**NJIT)
