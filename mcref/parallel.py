@@ -10,9 +10,13 @@ waits in short slices, so a ``KeyboardInterrupt`` is raised in the caller within
 slice; the workers then stop taking chunks and are joined (each finishes at most the
 chunk in hand) before the interrupt propagates. No orphan threads are left running.
 
-:func:`batch_ranges` serves the numba ``prange`` kernels (the bootstrap): Python cannot raise ``KeyboardInterrupt`` while a compiled kernel runs, so such
-a kernel is called once per batch of chunks, each batch about 0.1 s of work; the interrupt
-is raised when the batch in hand returns.
+:func:`over_tasks` cuts a phase's items (replicates, points, samples) into tasks of a serial
+kernel and runs them with :func:`map_chunks`: mcref has no numba ``prange`` kernel on
+``validate``'s path (a ``prange`` kernel costs seconds of numba's parfor passes to compile).
+:func:`batch_ranges` serves the kernels that loop over many items in one call (the O(M²)
+jackknives): Python cannot raise ``KeyboardInterrupt`` while a compiled kernel runs, so such
+a kernel is called once per batch, each batch about 0.1 s of work; the interrupt is raised
+when the batch in hand returns.
 
 Both take an optional ``progress`` callback, called in the calling thread with the number of
 chunks done so far (after each batch; every ~50 ms while threads run): the progress bars of
