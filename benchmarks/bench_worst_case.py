@@ -1,0 +1,68 @@
+"""The worst case of ``validate`` at large M (issue 41): a set built so that a p-value sits near α.
+
+u ~ lognormal(0, 0.5), E = s·u·N(0, 1) with s² = 1 + 1.96·√(2/M): the data's ZMS sits about
+1.96 standard errors above 1, so the scale test's p is near α = 0.05 and its sequential rounds run
+towards their cap (the typical set decides in its first round). Prints the seconds of the call,
+the peak resident memory of the process (VmHWM, Linux; E and u included), each row's p and the
+repeats its test used.
+
+Run: ``python benchmarks/bench_worst_case.py [--m 1e7] [--seed 0]`` (M = 10⁷: minutes and ~2 GB).
+The issue's target: 10⁷ rows in ≤ 5 min, ≤ 2 GB, on the 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import machine  # noqa: E402
+
+import mcref  # noqa: E402
+
+
+def peak_mib() -> float:
+    """VmHWM of this process in MiB (NaN where /proc is missing)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return math.nan
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--m", type=float, default=1e7)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    m = int(a.m)
+    print(f"{machine()}; M = {m}; load average {os.getloadavg()[0]:.2f} at the start", flush=True)
+    warnings.simplefilter("ignore")
+    rng0 = np.random.default_rng(1)
+    u0 = rng0.lognormal(0.0, 0.5, 2000)
+    mcref.validate(u0 * rng0.standard_normal(2000), u0, seed=0, n_boot=200, n_mc=200, progress=False)  # compile
+    rng = np.random.default_rng([m, a.seed])
+    u = rng.lognormal(0.0, 0.5, m)
+    E = math.sqrt(1.0 + 1.96 * math.sqrt(2.0 / m)) * u * rng.standard_normal(m)
+    t0 = time.perf_counter()
+    tab = mcref.validate(E, u, seed=a.seed, progress=False)
+    seconds = time.perf_counter() - t0
+    print(f"validate: {seconds:.1f} s, peak {peak_mib():.0f} MiB (the process, E and u included); "
+          f"load average {os.getloadavg()[0]:.2f} at the end")
+    for r in tab.rows:
+        print(f"  {r.name:6s} {r.verdict:10s} p = {r.p_test:.4g}  test {r.test}  repeats {r.n_test}")
+    print(f"  joint: {tab.joint.verdict} (p = {tab.joint.p:.4g})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
