@@ -50,7 +50,6 @@ BLOCK = 64
 #: fewest tasks of a resampling phase where B allows (4 per thread at 64 threads; :func:`replicates_per_task`):
 #: a task's replicates share its scratch, each starts from its own streams (same bits for any task size)
 MIN_TASKS = 256
-TASK_WORK = 100_000  #: fewest element operations per task of the resampling kernels (pays for its call)
 #: the key of the chunks' tie-split streams (:func:`mcref.kernels.rng.keyed_states`): apart from the
 #: multiplicities' streams, so a statistic's resamples do not depend on its company or on the bins
 TIE_STREAM = 0x7469  # "ti"
@@ -538,12 +537,10 @@ def replicates_per_task(n_boot: int) -> int:
 
 
 def _by_tasks(call, n_boot: int, m: int, phase) -> None:
-    """``call(r0, r1)`` per task: ≥ :data:`MIN_TASKS` runs of replicates where B allows, none under
-    ~:data:`TASK_WORK` elements, on threads (:func:`mcref.parallel.map_chunks`: Ctrl-C, the bar), recorded."""
-    per, T = max(replicates_per_task(n_boot), TASK_WORK // max(m, 1)), numba.get_num_threads()
-    n_tasks = -(-n_boot // per)
-    record_tasks("bootstrap", [float(min(per, n_boot - t * per) * m) for t in range(n_tasks)], min(T, n_tasks))
-    map_chunks(lambda t, _: call(t * per, min((t + 1) * per, n_boot)), n_tasks, T, progress=phase.chunks(per))
+    """``call(r0, r1)`` per task of the resampling kernels, on threads (:func:`mcref.parallel.over_tasks`:
+    tasks of ≥ :func:`replicates_per_task` replicates and ≥ ``TASK_WORK`` elements; Ctrl-C, the bar)."""
+    over_tasks(call, n_boot, float(m), phase="bootstrap", min_per=replicates_per_task(n_boot),
+               progress=phase.chunks(1))
 
 
 def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: int, phase) -> np.ndarray:
@@ -596,16 +593,14 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
                           n_boot, E.size, phase)
                 boot[bi] = part
                 del args  # the rank slots: not through the jackknife
-            per = max(1, TASK_WORK // E.size)  # replicates per task: scheduling only (each owns its streams)
             for k, uk in user:  # threads over tasks (serial kernels: fast to compile), same resamples
                 out_k = boot[k]  # a contiguous row (the kernel writes its slots r0 … r1 − 1)
 
-                def one(c: int, t: int, uk=uk, out_k=out_k) -> None:
-                    uk.boot(states, tstates, c * per, min((c + 1) * per, n_boot), prep.E, prep.u, groups,
-                            prep.starts, out_k)
+                def one(r0: int, r1: int, uk=uk, out_k=out_k) -> None:
+                    uk.boot(states, tstates, r0, r1, prep.E, prep.u, groups, prep.starts, out_k)
 
-                map_chunks(one, -(-n_boot // per), numba.get_num_threads(),
-                           progress=None if codes.size else phase.chunks(per))
+                over_tasks(one, n_boot, float(E.size), phase="bootstrap",
+                           progress=None if codes.size else phase.chunks(1))
     alpha = 1.0 - level
     out = {}
     ujack = unit_jackknife(infos, prep, units) if units is not None and method == "bca" else None
@@ -665,7 +660,7 @@ def bootstrap(name: str, E, u, **options) -> BootstrapResult:
     Nonparametric pairs bootstrap: B resamples of the (E, u) pairs with replacement, the
     statistic recomputed on each, with the bins of u re-formed on every resample.
 
-    1. θ̂ = statistic on the data; θ*_b on B resamples (one numba-parallel kernel).
+    1. θ̂ = statistic on the data; θ*_b on B resamples (one serial kernel, threads over tasks of replicates).
     2. dist = (θ*_1, …, θ*_B, θ̂); bias = mean(dist) − θ̂; se = sd(dist).
     3. ``bca``: levels α₁,₂ from :func:`bca_levels` (z0 from the fraction of dist strictly
        below θ̂, acceleration from the jackknife); limits = type-7 quantiles of dist.

@@ -279,15 +279,15 @@ def map_chunks(fn: Callable[[int, int], None], n_chunks: int, n_threads: int = 1
 
 def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: float, *, phase: str,
                n_threads: int | None = None, progress: Callable[[int], None] | None = None,
-               span: tuple[int, int] | None = None) -> None:
+               span: tuple[int, int] | None = None, min_per: int = 1) -> None:
     """Call ``fn(i0, i1)`` over consecutive ranges covering ``range(n_items)``, on threads.
 
     The serial, GIL-free kernels of a phase (a bootstrap's replicates, a jackknife's points, a
     scale test's samples) run this way instead of as numba ``prange`` kernels: a ``prange``
     kernel costs seconds more to compile (numba's parfor passes: 7 s for the bootstrap's), and
     tasks cut here are counted in the parallel profile (:func:`record_tasks`). A range holds
-    ``max(1, TASK_WORK // work_per_item)`` items (``work_per_item``: element operations), so
-    that its Python call is paid for; :func:`map_chunks` runs the ranges round-robin on
+    ``max(min_per, TASK_WORK // work_per_item)`` items (``work_per_item``: element operations), so
+    that its Python call is paid for (``min_per``: a phase's own floor, e.g. B // 256 replicates); :func:`map_chunks` runs the ranges round-robin on
     ``n_threads`` threads (default: numba's thread count), stoppable with Ctrl-C between
     ranges. ``fn`` must write only the outputs of its items: then the result does not depend on
     the threads. ``progress`` is called with the items done so far; ``span`` is recorded with
@@ -305,7 +305,7 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
     """
     if n_items <= 0:
         return
-    per = max(1, int(TASK_WORK // max(float(work_per_item), 1.0)))
+    per = max(1, int(min_per), int(TASK_WORK // max(float(work_per_item), 1.0)))
     n_tasks = -(-n_items // per)
     if n_threads is None:
         import numba

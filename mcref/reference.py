@@ -41,7 +41,7 @@ from .intervals import ConfidenceInterval
 from .kernels.fastrank import make_rank_scratch
 from .kernels.rng import chunk_states, keyed_seed, repeat_states, seed_state
 from .kernels.reference import mc_chunk_kernel, mc_levels_kernel
-from .parallel import checkpoint, map_chunks, record_tasks
+from .parallel import TASK_WORK, checkpoint, map_chunks, record_tasks  # TASK_WORK: element·D per task
 from ._prepared import Prepared, tie_starts
 from .stats import StatInfo, info, user_kernels
 
@@ -54,9 +54,6 @@ K_SENSITIVITY = 2.0
 #: block's state (its own stream: :func:`mcref.kernels.rng.repeat_states`); fixed, so results do not
 #: depend on the thread count
 CHUNK = 32
-#: element·D of work per task of the thread pool: a task is one repeat from M·n_D ≥ TASK_WORK on
-#: (M ≥ 10⁵ with one D), so that the first round of 64 repeats is 64 tasks (scheduling only)
-TASK_WORK = 100_000
 Method = Literal["mc", "exact", "asymptotic"]
 
 

@@ -411,14 +411,13 @@ def test_results_do_not_depend_on_thread_count_subprocess(tmp_path):
 def test_results_do_not_depend_on_task_size_or_thread_count(monkeypatch):
     """Every replicate starts from its own streams, so the replicates per task of the resampling
     kernels (``MIN_TASKS``: B // MIN_TASKS replicates per task; 1 = one task for all B, 10⁹ = one
-    replicate per task; ``TASK_WORK`` 1: no floor on a task's size) and the thread count change no
+    replicate per task; ``mcref.parallel.TASK_WORK`` 1: no floor on a task's size, 10¹²: one task) and the thread count change no
     bit: i.i.d. rows with ties split at the cuts, groups (the units kernel) and the resamples of
     ``resample_indices`` (tasks of ``mcref.parallel.over_tasks``)."""
     import numba
 
     import mcref.parallel as P
 
-    monkeypatch.setattr(BS, "TASK_WORK", 1)
 
     E, u = _case("tied_both")
     g = np.arange(E.size) // 5
@@ -433,9 +432,10 @@ def test_results_do_not_depend_on_task_size_or_thread_count(monkeypatch):
     n0 = numba.get_num_threads()
     outs = []
     try:
-        for tasks, threads in ((10**9, 1), (10**9, 2), (7, 2), (7, 1), (1, 2), (40, 2)):
+        for tasks, work, threads in ((10**9, 1, 1), (10**9, 1, 2), (7, 1, 2), (7, 1, 1), (1, 1, 2), (40, 1, 2),
+                                     (256, 10**12, 2)):  # work 10**12: every phase one task
             monkeypatch.setattr(BS, "MIN_TASKS", tasks)
-            monkeypatch.setattr(P, "TASK_WORK", 10**12 if tasks == 1 else tasks)  # resample_indices' tasks vary too
+            monkeypatch.setattr(P, "TASK_WORK", work)
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
             outs.append(run())
     finally:

@@ -57,7 +57,7 @@ def test_validate_same_bits_for_any_thread_count_and_task_size(monkeypatch):
     import numba
 
     import mcref
-    import mcref._bootstrap as B
+    import mcref.parallel as P
     import mcref.reference as R
 
     rng = np.random.default_rng(5)
@@ -68,7 +68,7 @@ def test_validate_same_bits_for_any_thread_count_and_task_size(monkeypatch):
     try:
         for work, threads in ((1, 1), (1, 2), (10**9, 2), (10**9, 1)):
             monkeypatch.setattr(R, "TASK_WORK", work)
-            monkeypatch.setattr(B, "TASK_WORK", work)
+            monkeypatch.setattr(P, "TASK_WORK", work)  # the bootstrap's tasks (over_tasks)
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
             t = mcref.validate(E, u, stats=["ZMS", "RCE", "CC", "ENCE", "ZMSE"], n_boot=300, n_mc=300, seed=4,
                                progress=False)

@@ -1,7 +1,8 @@
-"""The bootstrap resampling loop: one numba-parallel kernel (docs/methods.md, "Bootstrap").
+"""The bootstrap resampling loop: one serial kernel over a task's replicates, run by threads
+(docs/methods.md, "Bootstrap", "Parallelism").
 
 Every replicate ``r`` draws from its own xoshiro256** states ``states[r]``,
-``tstates[r]`` and writes only its own column of ``out``; the parallel tasks are runs of
+``tstates[r]`` and writes only its own column of ``out``; the tasks are runs of
 several replicates (scratch allocated once per task), so the result depends neither on the
 task size nor on the number of threads (docs/methods.md, "Random numbers",
 "Code conventions").
