@@ -312,6 +312,7 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
 
         n_threads = numba.get_num_threads()
     T = max(1, min(int(n_threads), n_tasks))
-    record_tasks(phase, [float(min(per, n_items - c * per)) * work_per_item for c in range(n_tasks)], T, span=span)
+    if _profile is not None:  # the sizes are built only while a profile is recorded
+        record_tasks(phase, [float(min(per, n_items - c * per)) * work_per_item for c in range(n_tasks)], T, span=span)
     map_chunks(lambda c, t: fn(c * per, min(n_items, (c + 1) * per)), n_tasks, T,
                progress=None if progress is None else (lambda done: progress(min(n_items, done * per))))
