@@ -15,6 +15,15 @@ N(1.96, 1) on these sets, so a seed decides how far the rounds go:
 - ``--seed 0``: 345.5 s, peak 1857 MiB; ZMS p = 0.0020 after 1024 bootstrap-t replicates, RCE's
   screen 2000, the permutation rows 64 each;
 - ``--seed 1``: 186.1 s, peak 1858 MiB; every row decided in its first round (64).
+
+After a row the shape screen flags stops its test at the first round (RCE is flagged on these
+sets: β(E²) > 0.8; its verdict is ``unreliable`` whatever its p), same machine, quiet, one run:
+
+- ``--seed 0``: **242.3 s**, peak 1856 MiB; ZMS p = 0.0020 after 1024 replicates, RCE 64.
+- ``--m 1e6 --seed 2`` (ZMS near α and CC's permutation test at its cap, 2000): 50.6 → 44.7 s.
+
+A permutation row at the cap costs 2000 repeats of the permutation D: at 10⁷ about 0.22 s each
+(docs/guide/performance.md), so a set whose CC sits at α would still take over 5 min.
 """
 
 from __future__ import annotations

@@ -89,6 +89,26 @@ def test_a_decided_test_keeps_its_counts():
     assert (t.n, t.n_ge) == (32, 16)
 
 
+def test_settle_stops_without_a_sequential_decision():
+    """A test whose row's verdict is fixed elsewhere (the shape screen) is settled on the repeats run:
+    decided, marked moot, ``reject`` the Monte Carlo decision of those repeats, not early; a
+    decided test is left as it is."""
+    t = SequentialTest("two-sided", 0.05, 2000)
+    t.settle(1, 63, 64)  # p = 2·(1 + 1)/65 = 0.0615 > α
+    assert t.decided and t.moot and not t.early and t.reject is False and t.n == 64
+    assert t.p == pytest.approx(4 / 65)
+    t.update(0, 64, 64)  # later batches are ignored
+    assert t.n == 64
+    u = SequentialTest("greater", 0.05, 2000)
+    u.settle(0, 64, 64)
+    assert u.reject is True and u.p == 1 / 65
+    d = SequentialTest("greater", 0.05, 10_000)
+    d.update(16, 16, 32)  # decided by the CSM
+    d.settle(0, 64, 64)
+    assert not d.moot and d.n == 32 and d.reject is False
+    assert SequentialTest("two-sided", 0.05, 100).counts_of_p(4 / 65, 64) == (1, 1)
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="`alternative` must be one of"):
         SequentialTest("both", 0.05, 100)
@@ -288,3 +308,75 @@ def test_a_row_does_not_depend_on_its_company_under_the_sequential_rule():
     cc, rce = big["CC"], big["RCE"]
     assert cc.sim["permutation"].n_mc == cc.n_test == big.rounds.n_info("CC")
     assert rce.sim["permutation"].n_mc == big.rounds.n_info("RCE") == 64 and rce.test == "bootstrap-t"
+
+
+def test_a_row_the_screen_flags_stops_after_the_round_that_flags_it():
+    """RCE's row is unreliable whenever the shape screen flags it, whatever its bootstrap-t p: its
+    test is settled on the first round (moot) and its stream runs no further replicates, even while
+    ZMS's test beside it runs on. Before, a flagged RCE near α ran its replicates to the cap
+    (2000 of them at 10⁷ rows: a third of the worst case's time)."""
+    from mcref.verdict._rounds import scale_rounds
+    from mcref.verdict._scale_test import ScaleTests
+
+    calls = []
+
+    def run(b, names):
+        calls.append((b, set(names)))
+        p = {n: 0.05 for n in names}  # both at α: without the screen both would run to the cap
+        return ScaleTests(p=p, unreliable={"RCE": True}, scale=None, label=f"B={b}")
+
+    _, tests, _ = scale_rounds(run, n_max=1024, rows=["ZMS", "RCE"], joint=None, joint_alpha=0.05, alpha=0.05,
+                               moot=lambda fit: {n for n, bad in fit.unreliable.items() if bad})
+    assert calls[0] == (64, {"ZMS", "RCE"}) and all(names == {"ZMS"} for _, names in calls[1:])
+    assert tests["RCE"].moot and tests["RCE"].n == 64 and tests["ZMS"].n == 1024 and not tests["ZMS"].moot
+
+    # end to end: lognormal u, errors 3 % too large: E² heavy enough for the screen to flag RCE
+    rng = np.random.default_rng([3000, 5, 0])
+    m = 3000
+    u = rng.lognormal(0.0, 0.5, m)
+    E = math.sqrt(1.06) * u * rng.standard_normal(m) * (1 + 0.05 * rng.standard_normal(m))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tab = mcref.validate(E, u, n_boot=300, seed=0)
+    rce = tab["RCE"]
+    assert rce.verdict == "unreliable" and rce.shape_flag and rce.n_test == 64
+    assert tab.rounds.tests["RCE"].moot and tab.rounds.n_scale > 64  # ZMS's test ran on
+    assert "1 stopped after the round whose shape screen makes its row unreliable" in tab.rounds.note()
+
+
+def test_later_permutation_rounds_simulate_only_the_rows_still_read(monkeypatch):
+    """After the first round the permutation D simulates only the rows an undecided test reads: here
+    ENCE (far from α) and ZMSE (p = 1) are decided early and CC (its value at its reference's 2.5 %
+    point: p near α) runs on alone. The decided rows' repeats past their decision are NaN, and every
+    repeat that was simulated equals the full run's, bit for bit."""
+    import mcref.reference as R
+    from mcref._prepared import prepare_for
+    from mcref.generative import get_distribution
+    from mcref.kernels.rng import fresh
+    from mcref.stats import info
+    from mcref.verdict._rounds import permutation_rounds
+
+    E, u = _data(500, "calibrated", 1)
+    infos = [info(s) for s in ("ZMS", "CC", "ENCE", "ZMSE")]
+    prep = prepare_for(infos, E, u, n_bins=10, min_count=30, shrink=False, binning="equal", log=None)
+    perm = get_distribution("permutation", Z=prep.z)
+    ss = np.random.SeedSequence(5)
+    full = R.simulate_prepared(infos, prep, [perm], n_mc=512, seed=fresh(ss)).samples[0]
+    tested = {"CC": (1, float(np.quantile(full[1], 0.025)), "two-sided"),
+              "ENCE": (2, float(full[2].max()) * 2, "greater"), "ZMSE": (3, float(full[3].min()) / 2, "greater")}
+    seen = []
+    real = R.simulate_prepared
+
+    def spy(infos, *a, **k):
+        seen.append((k["repeats"], [i.name for i in infos]))
+        return real(infos, *a, **k)
+
+    monkeypatch.setattr(R, "simulate_prepared", spy)
+    samples, tests = permutation_rounds(infos, prep, perm, n_mc=512, seed=ss, tested=tested, joint=None,
+                                        joint_alpha=0.05, alpha=0.05)
+    assert tests["ZMSE"].n == 64 and tests["ENCE"].n == 256 and tests["CC"].n == 512
+    assert seen[0] == ((0, 64), ["ZMS", "CC", "ENCE", "ZMSE"])
+    assert seen[1:] == [((64, 128), ["CC", "ENCE"]), ((128, 256), ["CC", "ENCE"]), ((256, 512), ["CC"])]
+    for k, n in ((0, 64), (1, 512), (2, 256), (3, 64)):
+        np.testing.assert_array_equal(samples[k, :n], full[k, :n])
+        assert np.isnan(samples[k, n:]).all()

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Collection
 
 import numpy as np
 
@@ -57,21 +57,28 @@ def round_ends(n_max: int, first: int = FIRST_ROUND) -> list[int]:
 
 
 def run_rounds(n_max: int, tests: dict[str, SequentialTest],
-               advance: Callable[[int, int, list[str]], dict[str, object]]) -> int:
+               advance: Callable[[int, int, list[str]], dict[str, object]],
+               moot: Callable[[], Collection[str]] = tuple) -> int:
     """Run rounds until every test of ``tests`` is decided; returns the repeats run.
 
     ``advance(r0, r1, undecided)`` runs repeats r0 ≤ r < r1 and returns, for each key of
     ``undecided`` it can observe, the cumulative counts ``(n_ge, n_le)`` of its r1 repeats or
     their p-value (:meth:`SequentialTest.observe_p`). A key it does not return is decided as
-    it stands (no observation: e.g. a test that could not run)."""
+    it stands (no observation: e.g. a test that could not run). ``moot()``, asked after each
+    round, names the tests whose row's verdict does not depend on them (the rows the shape screen
+    flags unreliable): they are settled on that round's repeats (:meth:`SequentialTest.settle`)
+    and run no further repeats."""
     n = 0
     for end in round_ends(n_max):
         todo = [k for k, t in tests.items() if not t.decided]
         obs = advance(n, end, todo)
+        stop = set(moot())
         for k in todo:
             o = obs.get(k)
             if o is None or (isinstance(o, float) and not math.isfinite(o)):
                 tests[k].reject = False  # nothing to test: left to the caller's own rule
+            elif k in stop:
+                tests[k].settle(*(o if isinstance(o, tuple) else tests[k].counts_of_p(float(o), end)), end)
             elif isinstance(o, tuple):
                 tests[k].observe(o[0], o[1], end)
             else:
@@ -127,13 +134,16 @@ class Rounds:
     def note(self) -> str:
         """The table's note: how many repeats the rounds used against the cap."""
         early = sum(t.early for t in self.tests.values())
+        moot = sum(t.moot for t in self.tests.values())
         parts = []
         if self.n_perm:
             parts.append(f"permutation D {self.n_perm}")
         if self.n_scale:
             parts.append(f"scale tests {self.n_scale}")
         return (f"sequential Monte Carlo tests (risk {self.eps:g} each, docs/methods.md \"Sequential Monte Carlo "
-                f"tests\"): {early} of {len(self.tests)} decided before the cap N_MC={self.n_max}; repeats run: "
+                f"tests\"): {early} of {len(self.tests)} decided before the cap N_MC={self.n_max}"
+                + (f", {moot} stopped after the round whose shape screen makes its row unreliable" if moot else "")
+                + "; repeats run: "
                 f"{', '.join(parts)}; n_mc=N for the fixed test")
 
 
@@ -144,13 +154,17 @@ def counts(x: np.ndarray, value: float) -> tuple[int, int]:
 
 def permutation_rounds(sim_infos, prep, perm, *, n_mc: int, seed: np.random.SeedSequence, tested: dict,
                        joint: tuple[list[int], list[float], list[str]] | None, joint_alpha: float, alpha: float,
-                       features=(), grp=None, perm_scale: float = 1.0, units=None) -> tuple[np.ndarray, dict]:
+                       features=(), grp=None, perm_scale: float = 1.0, units=None,
+                       moot: Collection[str] = ()) -> tuple[np.ndarray, dict]:
     """The permutation D of :func:`mcref.validate` in rounds: returns ``(samples, tests)``,
-    samples (K, n) of the n repeats run and the frozen :class:`SequentialTest` of each row of
+    samples (K, n) of the n repeats run (after the first round only the rows an undecided test
+    reads are simulated: a row's repeats past its own decision, and past the first round for a row
+    no test reads, are NaN; :meth:`Rounds.n_info` gives each row's own) and the frozen :class:`SequentialTest` of each row of
     ``tested`` (row name → (index in ``sim_infos``, the data's value tested, alternative)) and of
     the joint test's pairing part (``joint``: the rows' indices, tested values and alternatives,
-    tested at ``joint_alpha``; None when there is none). The other arguments are those of
-    :func:`mcref.reference.simulate_prepared`, ``seed`` unspawned."""
+    tested at ``joint_alpha``; None when there is none); ``moot``: the rows of ``tested`` whose
+    verdict the shape screen fixes (unreliable), settled on the first round (:func:`run_rounds`).
+    The other arguments are those of :func:`mcref.reference.simulate_prepared`, ``seed`` unspawned."""
     from ._joint import joint_test
     from ..kernels.rng import fresh
     from ..reference import simulate_prepared
@@ -161,9 +175,17 @@ def permutation_rounds(sim_infos, prep, perm, *, n_mc: int, seed: np.random.Seed
         tests["joint: pairing"] = SequentialTest("greater", joint_alpha, n_mc)
 
     def advance(r0: int, r1: int, todo: list[str]) -> dict[str, object]:
-        s = simulate_prepared(sim_infos, prep, [perm], n_mc=n_mc, seed=fresh(seed), features=features, grp=grp,
+        rows = range(len(sim_infos))  # the first round: every row (the informational columns read it)
+        if r0 > 0:  # later rounds: only the rows an undecided test reads; the others' repeats stay NaN
+            need = {tested[nm][0] for nm in todo if nm in tested}
+            if "joint: pairing" in todo:
+                need.update(joint[0])
+            rows = sorted(need)
+            samples[:, r0:r1] = np.nan
+        s = simulate_prepared([sim_infos[k] for k in rows], prep, [perm], n_mc=n_mc, seed=fresh(seed),
+                              features=features, grp=[grp[k] for k in rows] if grp is not None else None,
                               perm_scale=perm_scale, units=units, repeats=(r0, r1))
-        samples[:, r0:r1] = s.samples[0]
+        samples[list(rows), r0:r1] = s.samples[0]
         obs: dict[str, object] = {nm: counts(samples[tested[nm][0], :r1], tested[nm][1])
                                   for nm in todo if nm in tested}
         if "joint: pairing" in todo:
@@ -171,13 +193,13 @@ def permutation_rounds(sim_infos, prep, perm, *, n_mc: int, seed: np.random.Seed
             obs["joint: pairing"] = joint_test(samples[idx, :r1], values, alts).p
         return obs
 
-    n = run_rounds(n_mc, tests, advance)
+    n = run_rounds(n_mc, tests, advance, moot=lambda: moot)
     return samples[:, :n], tests
 
 
 def scale_rounds(run: Callable[[int, set], object], *, n_max: int, rows: list[str],
                  joint: Callable[[object], list[str]] | None, joint_alpha: float,
-                 alpha: float) -> tuple[object, dict, object]:
+                 alpha: float, moot: Callable[[object], Collection[str]] | None = None) -> tuple[object, dict, object]:
     """The scale tests of :func:`mcref.validate` in rounds. ``run(B, names)`` gives the
     :class:`mcref.verdict._scale_test.ScaleTests` of the statistics ``names`` on their first B replicates
     (the same streams for every B and whatever else is run: the replicates of a smaller B are
@@ -186,7 +208,9 @@ def scale_rounds(run: Callable[[int, set], object], *, n_max: int, rows: list[st
     tests still undecided (RCE's stream stops once its row is decided, the Z statistics' once
     theirs and the scale part are). Returns the scale tests with each row's p replaced by the p
     it was decided with (the rest from the last round that ran the Z statistics), the frozen
-    tests, and the :class:`ScaleTests` at the scale part's decision (for the joint verdict)."""
+    tests, and the :class:`ScaleTests` at the scale part's decision (for the joint verdict).
+    ``moot(fit)``: the rows whose verdict the screens fix (unreliable), settled on the round that
+    flags them (:func:`run_rounds`): a flagged RCE row runs no replicates past the first round."""
     tests = {nm: SequentialTest("two-sided", alpha, n_max) for nm in rows}
     if joint is not None:
         tests["joint: scale"] = SequentialTest("greater", joint_alpha, n_max)
@@ -214,7 +238,7 @@ def scale_rounds(run: Callable[[int, set], object], *, n_max: int, rows: list[st
                 seen[nm] = fit.p[nm]
         return obs
 
-    run_rounds(n_max, tests, advance)
+    run_rounds(n_max, tests, advance, moot=lambda: moot(seen["last"]) if moot is not None else ())
     last = seen["last"]
     p = {nm: (seen[nm] if nm in seen else v) for nm, v in latest.items()}
     from dataclasses import replace
@@ -225,13 +249,15 @@ def scale_rounds(run: Callable[[int, set], object], *, n_max: int, rows: list[st
 def validate_rounds(sim_infos, prep, dists, *, n_mc: int, seed: np.random.SeedSequence, tested: dict,
                     pairing: list[str], alpha: float, scale_run: Callable[[int], object] | None,
                     scale_rows: list[str], scale_joint: Callable[[object], list[str]] | None,
-                    features=(), grp=None, perm_scale: float = 1.0, units=None):
+                    features=(), grp=None, perm_scale: float = 1.0, units=None, moot_perm: Collection[str] = (),
+                    scale_moot: Callable[[object], Collection[str]] | None = None):
     """The Monte Carlo work of :func:`mcref.validate` under the sequential rule: the D that do not
     decide (normal, t(6), empirical: the comparison columns) at the fixed ``n_mc``, the
     permutation D and the scale tests in rounds (:func:`permutation_rounds`,
     :func:`scale_rounds`). ``tested``: the pairing rows (name → (index in ``sim_infos``, value
     tested, alternative, whether the permutation test decides the row)); ``pairing``: the names
-    of the joint test's pairing part.
+    of the joint test's pairing part; ``moot_perm``, ``scale_moot(fit)``: the rows whose verdict the
+    shape screens fix (their tests stop after the round that flags them: :func:`run_rounds`).
 
     Returns ``(sim, sim_joint, fit, fit_joint, rounds)``: the :class:`mcref.Simulation` of every
     D (its permutation D with the repeats run), the same with the permutation D cut at the
@@ -254,13 +280,13 @@ def validate_rounds(sim_infos, prep, dists, *, n_mc: int, seed: np.random.SeedSe
     ptested = {nm: v for nm, v in tested.items() if v[3]}
     psamples, ptests = permutation_rounds(sim_infos, prep, perm, n_mc=n_mc, seed=seed,
                                           tested={nm: v[:3] for nm, v in ptested.items()}, joint=jspec,
-                                          joint_alpha=joint_alpha, alpha=alpha, **kw)
+                                          joint_alpha=joint_alpha, alpha=alpha, moot=moot_perm, **kw)
     fit = fit_joint = None
     stests: dict[str, SequentialTest] = {}
     n_scale = 0
     if scale_run is not None:
         fit, stests, fit_joint = scale_rounds(scale_run, n_max=n_mc, rows=scale_rows, joint=scale_joint,
-                                              joint_alpha=joint_alpha, alpha=alpha)
+                                              joint_alpha=joint_alpha, alpha=alpha, moot=scale_moot)
         n_scale = max((t.n for t in stests.values()), default=0)
     n_bins = comp.n_bins if comp is not None else prep.n_bins
 
@@ -298,9 +324,13 @@ def sequential_work(sim_infos, prep, dists, n_mc: int, ss_sim, values: dict, boo
     def scale_joint(fit) -> list[str]:  # the scale statistics the screens leave (as _joint_of)
         return [n for n in zs if not fit.unreliable.get(n, screen.unreliable(n))]
 
+    def scale_moot(fit) -> set[str]:  # the scale rows the screens flag: unreliable whatever their p
+        return {n for n in scale_rows if fit.unreliable.get(n, screen.unreliable(n))}
+
+    moot_perm = {n for n in tested if row_feature(n) is None and screen.unreliable(n)}
     return validate_rounds(sim_infos, prep, dists, n_mc=n_mc, seed=ss_sim, tested=tested, pairing=list(tested),
                            alpha=alpha, scale_run=fit_run if scale_rows else None, scale_rows=scale_rows,
-                           scale_joint=scale_joint if zs else None, **kw)
+                           scale_joint=scale_joint if zs else None, moot_perm=moot_perm, scale_moot=scale_moot, **kw)
 
 
 def row_simulation(sim, rounds: Rounds | None, name: str):

@@ -89,6 +89,10 @@ class SequentialTest:
         The decision p ≤ α, None while undecided.
     early : bool
         The CSM stopped before ``n_max`` (False: the fixed-N decision at ``n_max``).
+    moot : bool
+        Stopped by :meth:`settle`: the row's verdict does not depend on this test, which was
+        not run to a decision of its own (``reject`` is then the Monte Carlo decision of the
+        repeats run, for information).
     """
 
     alternative: str
@@ -100,6 +104,7 @@ class SequentialTest:
     n_le: int = 0
     reject: bool | None = None
     early: bool = False
+    moot: bool = False
 
     def __post_init__(self) -> None:
         if self.alternative not in ALTERNATIVES:
@@ -144,14 +149,27 @@ class SequentialTest:
 
     def observe_p(self, p: float, n: int) -> bool:
         """:meth:`observe` from a p-value of ``n`` repeats written as :meth:`p` writes it (a test
-        that gives its p, not its counts): the count of the side that p reads,
-        S = p(1 + n) − 1 (two-sided: p/2 for the smaller side, both sides at least that)."""
+        that gives its p, not its counts; :meth:`counts_of_p`)."""
+        return self.observe(*self.counts_of_p(p, n), n)
+
+    def counts_of_p(self, p: float, n: int) -> tuple[int, int]:
+        """The counts ``(n_ge, n_le)`` of a p-value of ``n`` repeats written as :meth:`p` writes it:
+        the count of the side that p reads, S = p(1 + n) − 1 (two-sided: p/2 for the smaller side,
+        both sides at least that)."""
         half = p / 2.0 if self.alternative == "two-sided" else p
         s = max(0, int(round(half * (1.0 + n) - 1.0)))
         big = int(n)  # the other side(s), when p tells only the smaller one
-        n_ge = s if self.alternative != "less" else big
-        n_le = s if self.alternative != "greater" else big
-        return self.observe(n_ge, n_le, n)
+        return (s if self.alternative != "less" else big), (s if self.alternative != "greater" else big)
+
+    def settle(self, n_ge: int, n_le: int, n: int) -> None:
+        """Stop at the cumulative counts of ``n`` repeats without a sequential decision: the row's
+        verdict does not depend on this test (a row the shape screen flags unreliable), so no
+        further repeats are run for it. ``reject`` is the Monte Carlo decision p ≤ α of those
+        repeats, :attr:`moot` True; a decided test is left as it is."""
+        if self.decided:
+            return
+        self.n, self.n_ge, self.n_le = int(n), int(n_ge), int(n_le)
+        self.reject, self.moot = self.p <= self.alpha, True
 
     @property
     def p(self) -> float:

@@ -84,10 +84,11 @@ def degenerate(x: np.ndarray, tol: float = DEGENERATE_TOLERANCE) -> bool:
     return bool(x.size and np.ptp(x) <= tol * np.max(np.abs(x)))
 
 
-def degenerate_rows(sim, names) -> dict[str, str]:
+def degenerate_rows(sim, names, n_of=None) -> dict[str, str]:
     """The pairing rows among ``names`` whose permutation reference in ``sim`` (a
     :class:`mcref.Simulation` with the permutation D) does not vary (:func:`degenerate`), each with
-    its reason."""
+    its reason; ``n_of(name)``: the row's own repeats (the sequential rounds, :meth:`Rounds.n_info`),
+    all of them when None."""
     labels = [d.label for d in sim.dists]
     if "permutation" not in labels:
         return {}
@@ -97,6 +98,8 @@ def degenerate_rows(sim, names) -> dict[str, str]:
         if untestable(n, "permutation") or n not in sim.names:
             continue
         x = s[sim.names.index(n)]
+        if n_of is not None:
+            x = x[:n_of(n)]
         if degenerate(x):
             out[n] = (f"its permutation reference does not vary (range {np.ptp(x):.1g} over {x.size} repeats, at "
                       f"most {DEGENERATE_TOLERANCE:g} of its size): the permutation leaves the statistic unchanged, "

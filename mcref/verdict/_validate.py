@@ -740,7 +740,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
         rows.append(_feature_row(xi, features[g], est, tested[xi.name], sim, labels,
                                  screen.unreliable(row_statistic(xi.name)), alpha, fbins[g][1], rounds))
     # a permutation reference that cannot vary gives no p: known by construction, or measured (a safety net)
-    fixed = {**fixed, **degenerate_rows(sim, [n for n in sim.names if n not in fixed])}
+    fixed = {**fixed, **degenerate_rows(sim, [n for n in sim.names if n not in fixed],
+                                            n_of=rounds.n_info if rounds is not None else None)}
     gone = {r.name: fixed[r.name] for r in rows if r.name in fixed and r.test == "permutation"}
     rows = [not_testable(r, fixed[r.name]) if r.name in fixed else r for r in rows]
     if skipped:  # no generative D simulated: the published rule has nothing to read
