@@ -377,14 +377,16 @@ def fill_gamma(s, a, out):
         flat[:] = np.nan
         return
     d, c, inv_a = _gamma_consts(a)
-    boost = a < 1.0
     st = _load(s)
-    for n in range(flat.shape[0]):
-        g, st = _gamma_fast(st, d, c)
-        if boost:
+    if a < 1.0:
+        for n in range(flat.shape[0]):
+            g, st = _gamma_fast(st, d, c)
             w, st = _step(st)
-            g = _boost(g, w, inv_a)
-        flat[n] = g
+            flat[n] = _boost(g, w, inv_a)
+    else:  # a loop without the boost's branch: 6.9 against 9.5 ns per draw (χ²₆ of the t(6) D)
+        for n in range(flat.shape[0]):
+            g, st = _gamma_fast(st, d, c)
+            flat[n] = g
     _store(s, st)
 
 
