@@ -22,6 +22,11 @@ sets: β(E²) > 0.8; its verdict is ``unreliable`` whatever its p), same machine
 - ``--seed 0``: **242.3 s**, peak 1856 MiB; ZMS p = 0.0020 after 1024 replicates, RCE 64.
 - ``--m 1e6 --seed 2`` (ZMS near α and CC's permutation test at its cap, 2000): 50.6 → 44.7 s.
 
+On the 16-core lent machine (numba 0.68.0, 16 threads; same code, one run each): ``--seed 0``
+**53.7 s**, but peak **6498 MiB** — each thread's task holds its own M-sized scratch (the
+bootstrap's counts and CC's rank buffer, ~0.3 GB at 10⁷), so memory grows with the threads;
+``--m 1e6 --seed 2`` 10.6 s, 983 MiB.
+
 A permutation row at the cap costs 2000 repeats of the permutation D: at 10⁷ about 0.22 s each
 (docs/guide/performance.md), so a set whose CC sits at α would still take over 5 min.
 """
