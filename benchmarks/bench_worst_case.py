@@ -19,7 +19,8 @@ N(1.96, 1) on these sets, so a seed decides how far the rounds go:
 After a row the shape screen flags stops its test at the first round (RCE is flagged on these
 sets: β(E²) > 0.8; its verdict is ``unreliable`` whatever its p), same machine, quiet, one run:
 
-- ``--seed 0``: **242.3 s**, peak 1856 MiB; ZMS p = 0.0020 after 1024 replicates, RCE 64.
+- ``--seed 0``: **242.3 s**, peak 1856 MiB; again 262.1 s, 1982 MiB; ZMS p = 0.0020 after 1024
+  replicates, RCE 64.
 - ``--m 1e6 --seed 2`` (ZMS near α and CC's permutation test at its cap, 2000): 50.6 → 44.7 s.
 
 On the 16-core lent machine (numba 0.68.0, 16 threads; same code, one run each): ``--seed 0``
