@@ -11,7 +11,27 @@ Run: ``python benchmarks/bench_first_run.py [--cold N] [--warm N] [--what W ...]
 - ``validate``: a first ``mcref.validate(E, u)`` on 2000 synthetic rows (B = N_MC = 1000);
 - ``groups``: the same with ``groups=`` (200 groups of 10 rows: the unit bootstrap and the
   unit permutations compile besides);
+- ``precompiled``: ``mcref.precompile()`` (the kernel groups compiled side by side in worker
+  processes on a cold cache, :mod:`mcref.warmup`), then the same first ``validate``;
+- ``cli``: ``mcref validate --dataset Diffusion_RF --seed 0`` (the command line precompiles on a
+  cold cache); ``cli-plain`` and ``demo-plain``: the same and ``mcref demo`` with
+  ``MCREF_PRECOMPILE=0`` (compiled in the one process, as before), for before/after side by side;
 - ``tests``: the test suite (``python -m pytest -q -p no:cacheprovider``): many minutes.
+
+Measured 2026-11-27 on the quiet 2-core VM (load average 0.7–1.2), ``--what demo demo-plain cli
+cli-plain precompiled validate --warm 1``, one run each::
+
+    | what | cold (median s) | warm (median s) |
+    |---|---|---|
+    | mcref demo --no-progress --seed 0 | 53.7 | 19.7 |
+    | MCREF_PRECOMPILE=0 mcref demo --no-progress --seed 0 | 81.5 | 21.1 |
+    | mcref validate --dataset Diffusion_RF --seed 0 | 38.9 | 4.1 |
+    | MCREF_PRECOMPILE=0 mcref validate --dataset Diffusion_RF --seed 0 | 64.1 | 3.9 |
+    | mcref.precompile(), then a first validate(E, u), M = 2000 | 36.9 | 3.5 |
+    | first validate(E, u), M = 2000 | 58.9 | 2.3 |
+
+(precompile: 32.7 s for the two groups side by side; the validate after it compiled 0
+signatures.)
 
 Each cold run also prints what compiled (numba's compile events, in that process: not the
 demo's worker processes): how many functions and signatures, and the top-level kernels by
@@ -58,6 +78,8 @@ rng = np.random.default_rng(0)
 u = rng.lognormal(-1.0, 0.4, 2000)
 E = u * rng.normal(size=2000)
 kw = {"groups": np.repeat(np.arange(200), 10)} if sys.argv[1] == "groups" else {}
+if sys.argv[1] == "precompiled":
+    print(f"precompile: {mcref.precompile()} s", file=sys.stderr)
 warnings.simplefilter("ignore")
 mcref.validate(E, u, seed=1, n_boot=1000, n_mc=1000, **kw)
 top = sorted((e for e in events if e[1] == 0), reverse=True)
@@ -72,12 +94,15 @@ if twice:
 """
 
 
-def timed(cmd: list[str], cache: str, cwd: str, show: bool = False) -> float:
+def timed(cmd: list[str], cache: str, cwd: str, show: bool = False, plain: bool = False) -> float:
     """Wall seconds of ``cmd`` in a fresh process whose numba cache is ``cache`` (``show``: print
-    what the process wrote to stderr)."""
+    what the process wrote to stderr; ``plain``: with ``MCREF_PRECOMPILE=0``)."""
     env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     env.pop("MCREF_NUMBA_CACHE", None)  # the default: the on-disk cache on
+    env.pop("MCREF_PRECOMPILE", None)
+    if plain:
+        env["MCREF_PRECOMPILE"] = "0"
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - t0
@@ -92,8 +117,10 @@ def command(what: str, rest: list[str]) -> list[str]:
     """The command line of one case of ``--what``."""
     if what == "tests":
         return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests"), str(ROOT / "mcref")]
-    if what == "demo":
+    if what in ("demo", "demo-plain"):
         return [sys.executable, "-m", "mcref", "demo", "--no-progress", "--seed", "0", *rest]
+    if what in ("cli", "cli-plain"):
+        return [sys.executable, "-m", "mcref", "validate", "--dataset", "Diffusion_RF", "--seed", "0"]
     return [sys.executable, "-c", VALIDATE, what]
 
 
@@ -102,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cold", type=int, default=1, help="cold runs, each on a new empty cache (default 1)")
     ap.add_argument("--warm", type=int, default=3, help="warm runs on the last cold run's cache (default 3)")
     ap.add_argument("--what", nargs="+", default=["demo", "validate", "groups"],
-                    choices=["demo", "validate", "groups", "tests"], help="what to time (default: demo validate groups)")
+                    choices=["demo", "demo-plain", "validate", "groups", "precompiled", "cli", "cli-plain", "tests"],
+                    help="what to time (default: demo validate groups)")
     ap.add_argument("--tests", action="store_true", help="time the test suite only (as --what tests)")
     ap.add_argument("rest", nargs="*", help="options for mcref demo (after --)")
     a = ap.parse_args(argv)
@@ -114,18 +142,23 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mcref-first-run-") as tmp:
         for what in whats:
             cmd = command(what, a.rest)
-            label = {"demo": "mcref " + " ".join(cmd[3:]), "validate": "first validate(E, u), M = 2000",
+            label = {"demo": "mcref " + " ".join(cmd[3:]),
+                     "demo-plain": "MCREF_PRECOMPILE=0 mcref " + " ".join(cmd[3:]),
+                     "validate": "first validate(E, u), M = 2000",
                      "groups": "first validate(E, u, groups=...), M = 2000",
+                     "precompiled": "mcref.precompile(), then a first validate(E, u), M = 2000",
+                     "cli": "mcref " + " ".join(cmd[3:]), "cli-plain": "MCREF_PRECOMPILE=0 mcref " + " ".join(cmd[3:]),
                      "tests": "python -m pytest (the default run)"}[what]
             print(f"\n{label}")
             cold, warm = [], []
             for i in range(a.cold):
                 cache = os.path.join(tmp, f"cache-{what}-{i}")
                 os.makedirs(cache)
-                cold.append(timed(cmd, cache, tmp, show=what in ("validate", "groups")))
+                cold.append(timed(cmd, cache, tmp, show=what in ("validate", "groups", "precompiled"),
+                                  plain=what.endswith("-plain")))
                 print(f"cold run {i + 1}: {cold[-1]:.1f} s", flush=True)
             for i in range(a.warm):
-                warm.append(timed(cmd, cache, tmp))
+                warm.append(timed(cmd, cache, tmp, plain=what.endswith("-plain")))
                 print(f"warm run {i + 1}: {warm[-1]:.1f} s", flush=True)
             summary.append((label, statistics.median(cold), statistics.median(warm) if warm else math.nan))
     print("\n| what | cold (median s) | warm (median s) |\n|---|---|---|")

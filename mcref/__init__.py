@@ -34,6 +34,7 @@ from .stats import register_statistic, statistic, statistics, tie_spread, unregi
 from .verdict._validate import JointVerdict, ValidationTable, default_n_boot, default_n_mc, validate
 from ._version import VERSION
 from ._zeta import zeta, zeta_sim2
+from .warmup import precompile
 from . import predictive
 from .predictive import PredictiveCheck, from_estimator, from_intervals, from_quantiles, from_samples
 
@@ -57,7 +58,7 @@ __all__ = [
     "fit_t", "fit_scaled", "ks_distance", "TFit", "NU_BOUNDS",
     "equal_count_bins", "get_distribution", "shape_screen", "simulate", "simulated_reference", "statistic",
     "statistics", "register_statistic", "unregister_statistic",
-    "tie_spread", "validate", "default_n_mc", "default_n_boot", "plot_report", "diagnostics", "qce", "rank_calibration",
+    "tie_spread", "validate", "precompile", "default_n_mc", "default_n_boot", "plot_report", "diagnostics", "qce", "rank_calibration",
     "uniformity", "QCEResult", "Uniformity", "zeta", "zeta_sim2", "benchmark", "BenchmarkResult",
     "recalibrate", "recalibrate_cv", "Recalibrator", "RecalibrationCV", "ClippedVarianceWarning",
     # whole-set calibration scores of mcref.diagnostics (the binned, local diagnostics stay there)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from .. import datasets
 from ..verdict._validate import RULES
-from ._common import add_dask_options, add_progress_flag, AUTO_MC, BINS_HELP, DEMO_STATS, stats_list
+from ._common import (add_dask_options, add_progress_flag, AUTO_MC, BINS_HELP, DEMO_STATS, precompile_if_cold,
+                      stats_list)
 
 __all__ = ["cmd_bench", "parser_bench"]
 
@@ -29,6 +30,7 @@ def cmd_bench(args) -> int:
             "shrink": args.shrink, "rule": args.rule}
     if args.dists:
         opts["dists"] = [d.strip() for d in args.dists.split(",") if d.strip()]
+    precompile_if_cold(args.n_jobs, args.backend)
     with warnings.catch_warnings():  # the summary says "indicative only"
         warnings.simplefilter("ignore", FewReplicatesWarning)
         res = benchmark(sources, stats=stats_list(args.stat, DEMO_STATS), store=args.store, E=args.E, u=args.u,

@@ -28,6 +28,22 @@ OUTPUTS = (("out", "--out", False), ("csv", "--csv", False), ("json", "--json", 
            ("store", "--store", False))
 
 
+def precompile_if_cold(n_jobs: int = -1, backend: str = "loky") -> None:
+    """On a cold numba cache, compile validate's kernel groups side by side in worker processes
+    first (:func:`mcref.precompile`; local backends only), and say so on stderr."""
+    import sys
+
+    from .. import warmup
+
+    if backend in ("dask", "threading") or not warmup.enabled() or not warmup.cache_is_cold():
+        return
+    print("mcref: first run on this install: compiling the kernels in parallel processes (once; later runs "
+          "load them from numba's cache)", file=sys.stderr, flush=True)
+    seconds = warmup.precompile(n_jobs)
+    if seconds is not None:
+        print(f"mcref: compiled in {seconds:.0f} s", file=sys.stderr, flush=True)
+
+
 def check_outputs(args) -> None:
     """Refuse, before any work, an output a command could not write: every path option of
     :data:`OUTPUTS` (the folder that will hold it exists and takes a new file; it is not a

@@ -12,7 +12,7 @@ import time
 from .. import datasets
 from ..report._render import csv_text, json_text, n_mc_text
 from ._common import (boot_of, add_progress_flag, AUTO_MC, bins_of, data_args, DEMO_STATS, load_data, print_stats, seed_of,
-                      stats_list, stats_table)
+                      precompile_if_cold, stats_list, stats_table)
 
 __all__ = ["cmd_stats", "cmd_fit", "cmd_decimate", "cmd_demo", "cmd_datasets", "parser_stats", "parser_fit",
            "parser_decimate", "parser_demo", "parser_datasets"]
@@ -93,6 +93,7 @@ def cmd_demo(args) -> int:
         from .._benchmark import benchmark
         from .._warnings import FewReplicatesWarning
 
+        precompile_if_cold(args.n_jobs)
         with warnings.catch_warnings():  # the summary says "indicative only"
             warnings.simplefilter("ignore", FewReplicatesWarning)
             res = benchmark("all", n_boot=boot_of(args), n_mc=args.mc, seed=seed, n_jobs=args.n_jobs,

@@ -10,7 +10,7 @@ from ..report._render import atomic_path
 from ..verdict._validate import RULES
 from ._common import (AUTO_MC, boot_of, data_args, DEMO_STATS, dependence_of, dists_of, features_of, load_data, seed_of,
                       stats_list)
-from ._common import dependence_args
+from ._common import dependence_args, precompile_if_cold
 from ._predictive import cmd_predictive, predictive_args
 
 __all__ = ["cmd_validate", "cmd_report", "parser_validate", "parser_report"]
@@ -41,6 +41,7 @@ def cmd_validate(args) -> int:
 
     from .._warnings import FewReplicatesWarning, TieOrderWarning
 
+    precompile_if_cold()
     with warnings.catch_warnings():  # both are notes of the printed table
         warnings.simplefilter("ignore", FewReplicatesWarning)
         warnings.simplefilter("ignore", TieOrderWarning)
@@ -98,6 +99,7 @@ def cmd_report(args) -> int:
     seed = seed_of(args)
     x = None if args.no_x else ds.x
     if args.html:  # checked before any work (cli.main); _html writes the directory atomically
+        precompile_if_cold()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FewReplicatesWarning)
             warnings.simplefilter("ignore", TieOrderWarning)
