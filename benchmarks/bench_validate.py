@@ -109,6 +109,21 @@ jackknife stays near 2× (CC's serial pass, 27–31 % of its work) and the t fit
 The phases that carry the time reach 1.8–2.0 at 10⁶; the sub-second ones at 10⁵ (the t fit's
 0.05 s, the first round's 0.1 s) are their fixed costs, and the t fit's 1.12 at 10⁶ is one run.
 
+After ``over_tasks`` runs a call below ``mcref.parallel.MIN_THREADED_WORK`` (2·10⁶ element
+operations) in the calling thread, same machine, quiet (load average after 1.02), 20:43 UTC,
+``--profile --ms 1e5 --n-boot 1000 --n-mc 500`` (medians of 3)::
+
+    phase                        tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6      1.17     0.665  1.75
+    jackknife                      451   26.96%    3.1    3.5    0.0935    0.0679  1.38
+    references                     628    0.18%   15.7   62.6      4.55      2.37  1.92
+    references, first round         64    1.56%   16.0   64.0    0.0781    0.0615  1.27
+    scale tests                    192    0.52%   16.0   64.0      0.16     0.132  1.21
+    t fit                          440    0.25%   10.0   10.0    0.0657     0.076  0.86
+
+The t fit's passes at 10⁵ (1 ms each) now run on one thread: 0.076 s on 2 threads against
+0.272 s before (its 1->2 was 0.19); a pass that small cannot gain from a second thread.
+
 Earlier the same day, on the 2-core machine shared with three other sessions (load average 12–14
 throughout: the 1->2 column is the machine's contention as much as the code's; the first
 rounds, measured in the same runs, gave 1.97/1.81 at 10⁵ and 1.71/1.63 at 10⁶),

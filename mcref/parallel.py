@@ -41,6 +41,11 @@ BATCH_WORK = 5e7
 #: work of one task of :func:`over_tasks` (≈ element operations): ~0.1–0.5 ms, enough to pay for the
 #: Python call of a serial kernel, small enough that M ≥ 10⁵ makes an item (a replicate) a task
 TASK_WORK = 100_000
+#: below this total work (element operations, ≈ 1–2 ms) :func:`over_tasks` runs its ranges in the
+#: calling thread: starting threads costs more than they save (measured on the 2-core VM: 0.4 ms
+#: per :func:`map_chunks` call on 2 threads, 1.7 ms on 4; the t fit's ~26 passes at M = 10⁵,
+#: 1 ms each, took 2–2.5× longer on 2 threads than on 1)
+MIN_THREADED_WORK = 2_000_000
 
 
 #: the task record of :func:`task_profile` (None: not recording, the default; recording costs nothing then)
@@ -289,7 +294,8 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
     ``max(min_per, TASK_WORK // work_per_item)`` items (``work_per_item``: element operations), so
     that its Python call is paid for (``min_per``: a phase's own floor, e.g. B // 256 replicates); :func:`map_chunks` runs the ranges round-robin on
     ``n_threads`` threads (default: numba's thread count), stoppable with Ctrl-C between
-    ranges. ``fn`` must write only the outputs of its items: then the result does not depend on
+    ranges; a call whose whole work is below :data:`MIN_THREADED_WORK` runs them in the calling
+    thread (the same ranges, so the same results). ``fn`` must write only the outputs of its items: then the result does not depend on
     the threads. ``progress`` is called with the items done so far; ``span`` is recorded with
     the tasks (:func:`record_tasks`).
 
@@ -312,6 +318,8 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
 
         n_threads = numba.get_num_threads()
     T = max(1, min(int(n_threads), n_tasks))
+    if n_items * float(work_per_item) < MIN_THREADED_WORK:  # too little to pay for starting threads
+        T = 1
     if _profile is not None:  # the sizes are built only while a profile is recorded
         record_tasks(phase, [float(min(per, n_items - c * per)) * work_per_item for c in range(n_tasks)], T, span=span)
     map_chunks(lambda c, t: fn(c * per, min(n_items, (c + 1) * per)), n_tasks, T,

@@ -29,6 +29,17 @@ if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
 
+@pytest.fixture(autouse=True)
+def _threads_at_any_size(monkeypatch):
+    """The tests' sets are small: without this, every ``over_tasks`` phase would run below
+    ``mcref.parallel.MIN_THREADED_WORK`` in the calling thread, and the tests that compare 1 and 2
+    threads would compare one thread with itself. ``tests/test_parallel_threshold.py`` checks the
+    threshold itself."""
+    import mcref.parallel
+
+    monkeypatch.setattr(mcref.parallel, "MIN_THREADED_WORK", 0)
+
+
 def calibrated(m: int, seed: int, u_dist: str = "uniform") -> tuple[np.ndarray, np.ndarray]:
     """Calibrated data E = u·N(0, 1) with u uniform on [0.5, 2] or lognormal(0, 0.5)."""
     rng = np.random.default_rng(seed)
