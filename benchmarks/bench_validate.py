@@ -121,6 +121,17 @@ operations) in the calling thread, same machine, quiet (load average after 1.02)
     scale tests                    192    0.52%   16.0   64.0      0.16     0.132  1.21
     t fit                          440    0.25%   10.0   10.0    0.0657     0.076  0.86
 
+and ``--ms 1e6 --reps 1`` (20:57 UTC, load average after 1.57)::
+
+    bootstrap                      334    0.30%   15.9   55.6      19.8      8.56  2.32
+    jackknife                     4501   30.70%    2.9    3.1      1.04     0.706  1.47
+    references                      64    1.56%   16.0   64.0      2.05     0.938  2.18
+    scale tests                    192    0.52%   16.0   64.0       1.5     0.889  1.69
+    t fit                         6363    0.02%   14.3   50.1     0.856     0.809  1.06
+
+(one pass of the t fit at 10⁶ alone: 14.8 ms on 1 thread, 10.5–13 ms on 2; with tasks ten times
+larger 13.7 and 8.7 ms: the ~12 µs per task is not what holds it back.)
+
 The t fit's passes at 10⁵ (1 ms each) now run on one thread: 0.076 s on 2 threads against
 0.272 s before (its 1->2 was 0.19); a pass that small cannot gain from a second thread.
 
