@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["GROUPS", "cache_is_cold", "compile_group", "enabled", "precompile"]
+__all__ = ["GROUPS", "cache_is_cold", "compile_group", "enabled", "n_workers", "precompile"]
 
 #: the kernel groups compiled side by side, in about equal compile time (2-core VM: 28 s and 34 s)
 GROUPS = ("bootstrap", "references")
@@ -83,6 +83,20 @@ def compile_group(name: str) -> float:
     return time.perf_counter() - t0
 
 
+def n_workers(n_jobs: int = -1) -> int:
+    """The worker processes :func:`precompile` would start for ``n_jobs`` (joblib's convention: -1
+    every core, -2 all but one, …): at most one per group and one per core.
+
+    Examples
+    --------
+    >>> n_workers(1)
+    1
+    """
+    cpus = os.cpu_count() or 1
+    n = int(n_jobs) if n_jobs >= 0 else cpus + 1 + int(n_jobs)
+    return max(0, min(n, len(GROUPS), cpus))
+
+
 def enabled() -> bool:
     """False when the environment sets ``MCREF_PRECOMPILE`` to 0, false, no or off."""
     return os.environ.get("MCREF_PRECOMPILE", "1").strip().lower() not in {"0", "false", "no", "off", ""}
@@ -111,14 +125,14 @@ def precompile(n_jobs: int = -1, *, force: bool = False) -> float | None:
     worker, or ``MCREF_PRECOMPILE=0`` in the environment). The results of mcref do not depend on
     it: it only moves the compiling.
 
-    ``n_jobs``: the worker processes (-1: one per core, at most one per group).
+    ``n_jobs``: the worker processes (joblib's convention, :func:`n_workers`: -1 one per core, at
+    most one per group).
     """
     from .kernels._config import CACHE
 
     if not CACHE or not enabled() or not (force or cache_is_cold()):
         return None
-    n = len(GROUPS) if n_jobs == -1 else min(int(n_jobs), len(GROUPS))
-    n = min(n, os.cpu_count() or 1)
+    n = n_workers(n_jobs)
     if n < 2:
         return None
     from joblib import Parallel, delayed

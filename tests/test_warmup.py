@@ -26,6 +26,13 @@ def _run(code: str, cache_dir: Path, **env) -> subprocess.CompletedProcess:
                           timeout=600)
 
 
+def test_n_workers_follows_joblib(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert [warmup.n_workers(n) for n in (-1, -2, -7, -8, 0, 1, 2, 5)] == [2, 2, 2, 1, 0, 1, 2, 2]
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert warmup.n_workers(-1) == 1 and mcref.precompile(force=True) is None  # one core: nothing side by side
+
+
 def test_groups_and_bad_name():
     assert set(warmup.GROUPS) == {"bootstrap", "references"}
     with pytest.raises(ValueError, match="`name` must be one of bootstrap, references, got 'x'"):
@@ -59,7 +66,8 @@ def test_the_cli_precompiles_only_a_cold_cache(monkeypatch, capsys):
     assert calls == [] and capsys.readouterr().err == ""
     monkeypatch.setattr(warmup, "cache_is_cold", lambda: True)
     _common.precompile_if_cold(backend="dask")  # the workers are elsewhere: nothing to share
-    assert calls == []
+    _common.precompile_if_cold(1)  # one process: nothing to do side by side (and nothing printed)
+    assert calls == [] and capsys.readouterr().err == ""
     _common.precompile_if_cold(3)
     err = capsys.readouterr().err
     assert calls == [3] and "compiling the kernels in parallel processes" in err and "compiled in 12 s" in err
