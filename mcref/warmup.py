@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["GROUPS", "cache_is_cold", "compile_group", "enabled", "n_workers", "precompile"]
+__all__ = ["GROUPS", "cache_is_cold", "compile_group", "enabled", "n_workers", "needed", "precompile"]
 
 #: the kernel groups compiled side by side, in about equal compile time (2-core VM: 28 s and 34 s)
 GROUPS = ("bootstrap", "references")
@@ -118,25 +118,28 @@ def cache_is_cold() -> bool:
         return False
 
 
+def needed(n_jobs: int = -1, *, force: bool = False) -> bool:
+    """Whether :func:`precompile` would start workers: the cache is on and cold (or ``force``),
+    ``MCREF_PRECOMPILE`` does not turn it off, and ``n_jobs`` gives two workers or more."""
+    from .kernels._config import CACHE
+
+    return bool(CACHE) and enabled() and n_workers(n_jobs) >= 2 and (force or cache_is_cold())
+
+
 def precompile(n_jobs: int = -1, *, force: bool = False) -> float | None:
     """Compile validate's kernel groups (:data:`GROUPS`) side by side in worker processes, each
     writing numba's on-disk cache, when the cache is cold (:func:`cache_is_cold`) or ``force``;
-    returns the seconds spent, or None when there was nothing to do (warm cache, cache off, one
-    worker, or ``MCREF_PRECOMPILE=0`` in the environment). The results of mcref do not depend on
-    it: it only moves the compiling.
+    returns the seconds spent, or None when there was nothing to do (:func:`needed`: warm cache,
+    cache off, one worker, or ``MCREF_PRECOMPILE=0`` in the environment). The results of mcref do
+    not depend on it: it only moves the compiling.
 
     ``n_jobs``: the worker processes (joblib's convention, :func:`n_workers`: -1 one per core, at
     most one per group).
     """
-    from .kernels._config import CACHE
-
-    if not CACHE or not enabled() or not (force or cache_is_cold()):
-        return None
-    n = n_workers(n_jobs)
-    if n < 2:
+    if not needed(n_jobs, force=force):
         return None
     from joblib import Parallel, delayed
 
     t0 = time.perf_counter()
-    Parallel(n_jobs=n, backend="loky")(delayed(compile_group)(g) for g in GROUPS)
+    Parallel(n_jobs=n_workers(n_jobs), backend="loky")(delayed(compile_group)(g) for g in GROUPS)
     return time.perf_counter() - t0

@@ -341,7 +341,25 @@ def test_a_row_the_screen_flags_stops_after_the_round_that_flags_it():
     rce = tab["RCE"]
     assert rce.verdict == "unreliable" and rce.shape_flag and rce.n_test == 64
     assert tab.rounds.tests["RCE"].moot and tab.rounds.n_scale > 64  # ZMS's test ran on
-    assert "1 stopped after the round whose shape screen makes its row unreliable" in tab.rounds.note()
+    assert "1 not run past the first round (the shape screen makes their rows unreliable whatever their p)" in tab.rounds.note()
+
+
+def _perm_setup():
+    """ZMS, CC, ENCE, ZMSE on 500 calibrated points, the permutation D, a seed and its full run of
+    512 repeats (the rows' samples, K × 512)."""
+    from mcref._prepared import prepare_for
+    from mcref.generative import get_distribution
+    from mcref.kernels.rng import fresh
+    from mcref.reference import simulate_prepared
+    from mcref.stats import info
+
+    E, u = _data(500, "calibrated", 1)
+    infos = [info(s) for s in ("ZMS", "CC", "ENCE", "ZMSE")]
+    prep = prepare_for(infos, E, u, n_bins=10, min_count=30, shrink=False, binning="equal", log=None)
+    perm = get_distribution("permutation", Z=prep.z)
+    ss = np.random.SeedSequence(5)
+    full = simulate_prepared(infos, prep, [perm], n_mc=512, seed=fresh(ss)).samples[0]
+    return infos, prep, perm, ss, full
 
 
 def test_later_permutation_rounds_simulate_only_the_rows_still_read(monkeypatch):
@@ -350,18 +368,9 @@ def test_later_permutation_rounds_simulate_only_the_rows_still_read(monkeypatch)
     point: p near α) runs on alone. The decided rows' repeats past their decision are NaN, and every
     repeat that was simulated equals the full run's, bit for bit."""
     import mcref.reference as R
-    from mcref._prepared import prepare_for
-    from mcref.generative import get_distribution
-    from mcref.kernels.rng import fresh
-    from mcref.stats import info
     from mcref.verdict._rounds import permutation_rounds
 
-    E, u = _data(500, "calibrated", 1)
-    infos = [info(s) for s in ("ZMS", "CC", "ENCE", "ZMSE")]
-    prep = prepare_for(infos, E, u, n_bins=10, min_count=30, shrink=False, binning="equal", log=None)
-    perm = get_distribution("permutation", Z=prep.z)
-    ss = np.random.SeedSequence(5)
-    full = R.simulate_prepared(infos, prep, [perm], n_mc=512, seed=fresh(ss)).samples[0]
+    infos, prep, perm, ss, full = _perm_setup()
     tested = {"CC": (1, float(np.quantile(full[1], 0.025)), "two-sided"),
               "ENCE": (2, float(full[2].max()) * 2, "greater"), "ZMSE": (3, float(full[3].min()) / 2, "greater")}
     seen = []
@@ -380,3 +389,50 @@ def test_later_permutation_rounds_simulate_only_the_rows_still_read(monkeypatch)
     for k, n in ((0, 64), (1, 512), (2, 256), (3, 64)):
         np.testing.assert_array_equal(samples[k, :n], full[k, :n])
         assert np.isnan(samples[k, n:]).all()
+
+
+def test_a_moot_pairing_row_stops_but_the_joint_still_reads_it():
+    """The two changes together: ENCE is moot (flagged) and its value sits near α, CC and ZMSE are
+    far from it. ENCE's own test is settled on the first round, but the joint pairing part, still
+    undecided, keeps simulating ENCE's repeats: every repeat simulated equals the full run's, bit
+    for bit, and the joint's p is the joint test of those full-run repeats."""
+    from mcref.verdict._joint import joint_test
+    from mcref.verdict._rounds import permutation_rounds
+
+    infos, prep, perm, ss, full = _perm_setup()
+    values = [float(np.quantile(full[1], 0.5)), float(np.quantile(full[2], 0.97)), float(np.quantile(full[3], 0.5))]
+    alts = ["two-sided", "greater", "greater"]
+    tested = {"CC": (1, values[0], alts[0]), "ENCE": (2, values[1], alts[1]), "ZMSE": (3, values[2], alts[2])}
+    samples, tests = permutation_rounds(infos, prep, perm, n_mc=512, seed=ss, tested=tested,
+                                        joint=([1, 2, 3], values, alts), joint_alpha=0.05, alpha=0.05,
+                                        moot={"ENCE"})
+    assert tests["ENCE"].moot and tests["ENCE"].n == 64 and not tests["CC"].moot
+    jt = tests["joint: pairing"]
+    assert jt.n > 64  # the joint ran on past ENCE's settlement
+    np.testing.assert_array_equal(samples[2, :jt.n], full[2, :jt.n])
+    for name in ("CC", "ZMSE"):
+        k, n = tested[name][0], tests[name].n
+        np.testing.assert_array_equal(samples[k, :n], full[k, :n])
+    expect = joint_test(full[[1, 2, 3], :jt.n], values, alts).p
+    ref = SequentialTest("greater", 0.05, 512)
+    ref.observe_p(expect, jt.n)
+    assert (jt.n_ge, jt.n_le) == (ref.n_ge, ref.n_le)
+
+
+def test_a_moot_scale_row_with_groups_leaves_its_company_unchanged():
+    """With groups= (clustered scale tests, unit permutations) and a flagged RCE: RCE settles on the
+    first round, and the ZMS and CC rows are bit for bit those validated without RCE beside them."""
+    rng = np.random.default_rng([3000, 5, 0])
+    m = 3000
+    u = rng.lognormal(0.0, 0.5, m)
+    E = math.sqrt(1.06) * u * rng.standard_normal(m) * (1 + 0.05 * rng.standard_normal(m))
+    groups = np.repeat(np.arange(300), 10)
+    kw = dict(n_boot=300, seed=0, groups=groups, dists=("permutation",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both = mcref.validate(E, u, stats=["ZMS", "RCE", "CC"], **kw)
+        alone = mcref.validate(E, u, stats=["ZMS", "CC"], **kw)
+    rce = both["RCE"]
+    assert rce.verdict == "unreliable" and rce.n_test == 64 and both.rounds.tests["RCE"].moot
+    for name in ("ZMS", "CC"):
+        assert repr(both[name]) == repr(alone[name]), name

@@ -56,6 +56,7 @@ def test_an_empty_cache_is_cold(tmp_path):
     assert r.stdout.strip() == "True"
 
 
+@needs_cache
 def test_the_cli_precompiles_only_a_cold_cache(monkeypatch, capsys):
     from mcref.cli import _common
 

@@ -35,8 +35,7 @@ def precompile_if_cold(n_jobs: int = -1, backend: str = "loky") -> None:
 
     from .. import warmup
 
-    if (backend in ("dask", "threading") or warmup.n_workers(n_jobs) < 2 or not warmup.enabled()
-            or not warmup.cache_is_cold()):
+    if backend in ("dask", "threading") or not warmup.needed(n_jobs):
         return
     print("mcref: first run on this install: compiling the kernels in parallel processes (once; later runs "
           "load them from numba's cache)", file=sys.stderr, flush=True)

@@ -142,7 +142,8 @@ class Rounds:
             parts.append(f"scale tests {self.n_scale}")
         return (f"sequential Monte Carlo tests (risk {self.eps:g} each, docs/methods.md \"Sequential Monte Carlo "
                 f"tests\"): {early} of {len(self.tests)} decided before the cap N_MC={self.n_max}"
-                + (f", {moot} stopped after the round whose shape screen makes its row unreliable" if moot else "")
+                + (f", {moot} not run past the first round (the shape screen makes their rows unreliable "
+                   "whatever their p)" if moot else "")
                 + "; repeats run: "
                 f"{', '.join(parts)}; n_mc=N for the fixed test")
 
@@ -257,7 +258,7 @@ def validate_rounds(sim_infos, prep, dists, *, n_mc: int, seed: np.random.SeedSe
     :func:`scale_rounds`). ``tested``: the pairing rows (name → (index in ``sim_infos``, value
     tested, alternative, whether the permutation test decides the row)); ``pairing``: the names
     of the joint test's pairing part; ``moot_perm``, ``scale_moot(fit)``: the rows whose verdict the
-    shape screens fix (their tests stop after the round that flags them: :func:`run_rounds`).
+    shape screens fix (their tests stop after the first round: :func:`run_rounds`).
 
     Returns ``(sim, sim_joint, fit, fit_joint, rounds)``: the :class:`mcref.Simulation` of every
     D (its permutation D with the repeats run), the same with the permutation D cut at the
