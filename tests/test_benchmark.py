@@ -368,6 +368,28 @@ def test_cli_demo_is_a_benchmark_of_the_nine_sets(capsys):
     assert "9 data sets in" in out
 
 
+def test_cli_demo_prints_what_the_four_default_d_give(capsys):
+    """``mcref demo`` simulates the permutation D alone, on threads of its process: what it prints
+    (every joint verdict, estimate and finding) is what a benchmark of the nine sets under
+    validate's four default D prints, on worker processes, with the same seed."""
+    from mcref.cli import main
+    from mcref.cli._common import DEMO_DISTS
+
+    assert DEMO_DISTS == ("permutation",)
+    assert main(["demo", "--boot", "100", "--mc", "100", "--no-progress", "--seed", "5"]) == 0
+    demo = capsys.readouterr().out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        full = benchmark("all", n_boot=100, n_mc=100, seed=5, n_jobs=2, backend="loky", progress=False)
+    assert set(full.dists) >= {"normal", "empirical", "permutation"} and len(full.dists) == 4
+
+    def body(text):  # the table without the timing of the header line
+        return [re.sub(r", [0-9.]+ s\)$", ")", line) for line in text.splitlines()
+                if not line.startswith("9 data sets in") and not line.startswith("(one data set")]
+
+    assert [l for l in body(demo) if l] == [l for l in body(str(full)) if l]
+
+
 # ------------------------------------------------------------------- HTML
 EVIL = "<b>x&y</b>'\""
 

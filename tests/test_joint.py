@@ -516,8 +516,8 @@ def test_validate_conditional_rule_adds_its_d():
     E = u * rng.normal(size=600)
     with pytest.warns(mcref.FewReplicatesWarning):
         tab = mcref.validate(E, u, stats=["ZMS", "ENCE"], dists=["normal"], n_boot=200, n_mc=200, seed=0)
-    assert tab.dists == ("normal", "empirical", "permutation")
-    assert "dists: empirical and permutation added" in tab.wide_table()
+    assert tab.dists == ("normal", "permutation")  # the rule decides by the permutation D alone
+    assert "dists: permutation added (the conditional rule decides by it" in tab.wide_table()
     assert tab["ENCE"].test == "permutation" and not tab["ENCE"].d_sensitive and tab["ENCE"].sensitivity == []
     with pytest.warns(mcref.FewReplicatesWarning):
         mc = mcref.validate(E, u, stats=["ZMS", "ENCE"], dists=["normal"], n_boot=200, n_mc=200, seed=0, rule="mc")
@@ -529,6 +529,33 @@ def test_validate_conditional_rule_adds_its_d():
     with pytest.warns(mcref.FewReplicatesWarning):
         e = mcref.validate(E, u, stats=["ENCE"], n_boot=200, n_mc=200, seed=0)
     assert e.joint.p == e.joint.p_consistency and e.joint.p_scale is None
+
+
+@pytest.mark.parametrize("features", [False, True])
+def test_permutation_d_alone_gives_the_default_verdicts_bit_for_bit(features):
+    """The comparison D (normal, t(6), empirical) decide nothing under the conditional rule: with
+    ``dists=("permutation",)`` every row's verdict, test, p, n_test, interval and the joint verdict
+    are those of the four default D, bit for bit (the streams are keyed by D, so leaving D out
+    moves no other D's draws), in the sequential default and in the fixed test."""
+    rng = np.random.default_rng(7)
+    u = rng.lognormal(0.0, 0.5, 1500)
+    E = u * rng.standard_t(5, 1500) * np.sqrt(3 / 5) * (1 + 0.3 * (u > np.median(u)))  # ENCE near α
+    x = {"x": rng.normal(size=1500) + 0.2 * E} if features else None
+    for n_mc in (None, 1000):
+        kw = dict(x=x, n_boot=1000, n_mc=n_mc, seed=4, progress=False)
+        full = mcref.validate(E, u, **kw)
+        alone = mcref.validate(E, u, dists=("permutation",), **kw)
+        assert full.dists == ("normal", "t(6)", "empirical", "permutation") and alone.dists == ("permutation",)
+        assert [r.name for r in full.rows] == [r.name for r in alone.rows]
+        for a, b in zip(full.rows, alone.rows):
+            for f in ("estimate", "low", "high", "verdict", "test", "p_test", "n_test", "shape_flag", "finding"):
+                va, vb = getattr(a, f), getattr(b, f)
+                assert va == vb or (va != va and vb != vb), (a.name, f, va, vb)
+            assert a.p_sim["permutation"] == b.p_sim["permutation"]
+            assert set(b.p_sim) == {"permutation"}
+        for f in ("p", "verdict", "stats", "driver", "driver_p", "p_consistency", "p_scale"):
+            assert getattr(full.joint, f) == getattr(alone.joint, f), f
+        assert not any("added" in n for n in alone.notes)
 
 
 def _permutations(n: int, n_draws: int, seed: int, bits: int = 0) -> np.ndarray:

@@ -243,7 +243,7 @@ def test_large_m_defaults_drop_the_comparison_d_and_spend_less_bootstrap(monkeyp
         given = mcref.validate(E, u, stats=["ZMS", "CC"], n_boot=200, seed=0, dists=("normal", "permutation"))
     assert tab.dists == ("permutation",) and all(r.verdict_paper == "-" for r in tab.rows)
     assert any("not simulated by default" in n for n in tab.notes)
-    assert given.dists == ("normal", "permutation", "empirical")  # given: kept, the rule adds its D
+    assert given.dists == ("normal", "permutation")  # given: kept (the rule's permutation D is among them)
 
 
 def test_sequential_rows_with_features_and_groups_are_their_own_fixed_tests(monkeypatch):

@@ -15,11 +15,15 @@ from .._bootstrap import bootstrap_many
 from ..report._render import EXCLUDES_NOTE, text_table
 from ..stats import STATISTICS
 
-__all__ = ["DEMO_STATS", "features_of", "load_data", "bins_of", "stats_list", "fmt", "stats_table", "print_stats", "seed_of",
+__all__ = ["DEMO_STATS", "DEMO_DISTS", "features_of", "load_data", "bins_of", "stats_list", "fmt", "stats_table", "print_stats", "seed_of",
            "dists_of", "boot_of", "add_dask_options", "add_progress_flag", "data_args", "AUTO_MC", "BINS_HELP", "OUTPUTS", "check_outputs"]
 
 
 DEMO_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
+#: ``mcref demo``'s D: the one the default rule decides by. It prints verdicts and estimates only, and
+#: these are bit for bit those of validate's four default D (tests/test_cli.py); the normal, t(6) and
+#: empirical D fill the comparison columns of ``mcref validate --wide`` and the reports
+DEMO_DISTS = ("permutation",)
 
 
 #: every option that names an output file or folder, in any command: (attribute, option, a folder?).

@@ -132,7 +132,7 @@ def parser_validate(sub) -> None:
                          "10000 up to M = 20000 points, fewer above, at least 2000: mcref.default_n_mc)")
     sp.add_argument("--dists", help="comma-separated generative distributions (default "
                     "normal,t6,empirical,permutation up to M = 100000 points, permutation above; the default rule adds "
-                    "empirical and permutation when missing)")
+                    "permutation when missing; --dists permutation: the same verdicts without the comparison columns)")
     sp.add_argument("--explain", action="store_true", help="print every column and a legend of them")
     sp.add_argument("--wide", action="store_true",
                     help="every column: references, p-values and zeta-scores under each D, D-sensitivity")

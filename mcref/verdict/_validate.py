@@ -101,8 +101,11 @@ VALIDATE_DISTS = ("normal", "t6", "empirical", "permutation")
 VERDICTS = ("valid", "invalid", "not testable", "unreliable")
 #: the verdict rules: the conditional rule (default), the Monte Carlo test under the empirical D, the paper's
 RULES = ("conditional", "mc", "paper")
-#: the D the conditional rule decides by (added to ``dists`` when missing)
-CONDITIONAL_DISTS = ("empirical", "permutation")
+#: the D the conditional rule decides by (added to ``dists`` when missing): the permutation D alone (its
+#: scale rows are decided by the bootstrap-t of :mod:`mcref.verdict._scale_test`, which simulates no D)
+CONDITIONAL_DISTS = ("permutation",)
+#: the D drawn from the data's own Z (their Z must vary)
+DATA_DISTS = ("empirical", "permutation")
 
 
 def alternative_for(name: str) -> str:
@@ -247,8 +250,9 @@ def validate(
         ``"empirical"`` resamples the data's own standardized Z; ``"permutation"`` shuffles
         the data's own Z across u: an exact test of consistency ("Z independent of u")
         under any D, blind to a scale error (ZMS, MZ, VarZ, NLL are constant under it,
-        p = 1); docs/methods.md, "Joint verdict". The default rule decides by these two
-        and adds them when they are missing (the table's notes say so).
+        p = 1); docs/methods.md, "Joint verdict". The default rule decides by the permutation D
+        and adds it when it is missing (the table's notes say so); ``dists=("permutation",)``
+        gives the same verdicts, bit for bit, without the comparison columns' cost.
     n_bins : int, optional
         Bins of u for ENCE, ZMSE, UCE. Default: the papers' 20, or fewer when M/20 <
         ``min_count`` (:func:`mcref.binning.default_n_bins`; the table's notes say so). An
@@ -438,7 +442,7 @@ def validate(
     dists = [given[i] if i in given else get_distribution(d, Z=E / u) for i, d in enumerate(dists)]
     added = []
     if rule == "conditional":  # the D the rule decides by are always simulated
-        for need in CONDITIONAL_DISTS if not skipped else ("permutation",):
+        for need in CONDITIONAL_DISTS:
             if need not in [d.label for d in dists]:
                 dists.append(get_distribution(need, Z=E / u))
                 added.append(need)
@@ -489,7 +493,7 @@ def validate(
 
 def _data_based(d) -> bool:
     """Whether a ``dists`` entry is a D drawn from the data's own Z (empirical, permutation)."""
-    return isinstance(d, str) and d.strip().lower() in CONDITIONAL_DISTS
+    return isinstance(d, str) and d.strip().lower() in DATA_DISTS
 
 
 def _check_errors_vary(E: np.ndarray, u: np.ndarray, dists, rule: str) -> None:
