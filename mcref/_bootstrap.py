@@ -536,11 +536,16 @@ def replicates_per_task(n_boot: int) -> int:
     return max(1, n_boot // MIN_TASKS)
 
 
+#: a resampling task's scratch, bytes per point at most (boot_kernel: counts 8, tie rows 16, CC's buffer 16)
+BOOT_BYTES_PER_POINT = 40.0
+
+
 def _by_tasks(call, n_boot: int, m: int, phase) -> None:
     """``call(r0, r1)`` per task of the resampling kernels, on threads (:func:`mcref.parallel.over_tasks`:
-    tasks of ≥ :func:`replicates_per_task` replicates and ≥ ``TASK_WORK`` elements; Ctrl-C, the bar)."""
+    tasks of ≥ :func:`replicates_per_task` replicates and ≥ ``TASK_WORK`` elements; Ctrl-C, the bar; as many
+    threads as their scratch allows, :func:`mcref.parallel.thread_memory`)."""
     over_tasks(call, n_boot, float(m), phase="bootstrap", min_per=replicates_per_task(n_boot),
-               progress=phase.chunks(1))
+               progress=phase.chunks(1), bytes_per_thread=BOOT_BYTES_PER_POINT * m)
 
 
 def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: int, phase) -> np.ndarray:

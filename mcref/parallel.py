@@ -27,12 +27,16 @@ work. A long chunk may call :func:`checkpoint` between its steps, so that a stop
 
 from __future__ import annotations
 
+import os
+import re
 import signal
 import threading
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-__all__ = ["map_chunks", "over_tasks", "batch_ranges", "checkpoint", "task_profile", "record_tasks", "speedup_bound"]
+__all__ = ["map_chunks", "over_tasks", "batch_ranges", "checkpoint", "task_profile", "record_tasks", "speedup_bound",
+           "thread_memory", "memory_threads"]
+
 
 #: seconds between checks of the main thread while it waits for the workers
 _POLL = 0.05
@@ -46,6 +50,80 @@ TASK_WORK = 100_000
 #: per :func:`map_chunks` call on 2 threads, 1.7 ms on 4; the t fit's ~26 passes at M = 10⁵,
 #: 1 ms each, took 2–2.5× longer on 2 threads than on 1)
 MIN_THREADED_WORK = 2_000_000
+
+
+#: the environment variable that bounds the threads' scratch of one phase (:func:`thread_memory`)
+THREAD_MEMORY_ENV = "MCREF_THREAD_MEMORY"
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _available_bytes() -> float | None:
+    """The memory the system could give now: ``MemAvailable`` of /proc/meminfo (Linux), else the
+    free physical pages; None when neither can be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024.0
+    except OSError:
+        pass
+    try:
+        return float(os.sysconf("SC_AVPHYS_PAGES")) * float(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def thread_memory() -> float | None:
+    """Bytes that the threads' scratch of one phase may take together (docs/methods.md, "Parallelism").
+
+    ``MCREF_THREAD_MEMORY`` sets it: a number of bytes with an optional K, M, G or T suffix
+    (powers of 1024; ``"1.5G"``, ``"800M"``, ``"2e9"``). Unset: half the memory available when
+    the phase starts (``MemAvailable``, Linux), so that a many-core machine does not run out of
+    memory on a large set; None (no bound) where that cannot be read. Each phase that holds
+    M-sized scratch per thread (the references' draws and rank buffers, the bootstrap's counts)
+    runs on at most ``thread_memory() // its bytes per thread`` threads, at least one
+    (:func:`memory_threads`). The results do not depend on it: any thread count gives the same bits.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["MCREF_THREAD_MEMORY"] = "1.5G"
+    >>> thread_memory() == 1.5 * 2**30
+    True
+    >>> del os.environ["MCREF_THREAD_MEMORY"]
+    """
+    text = os.environ.get(THREAD_MEMORY_ENV, "").strip()
+    if not text:
+        avail = _available_bytes()
+        return None if avail is None else 0.5 * avail
+    m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([KMGTkmgt]?)(?:i?[Bb])?", text)
+    if m is None or float(m.group(1)) <= 0:
+        raise ValueError(f"{THREAD_MEMORY_ENV}={text!r}: expected a positive number of bytes, optionally "
+                         "with a K, M, G or T suffix (powers of 1024), e.g. 1.5G, 800M or 2e9")
+    return float(m.group(1)) * _UNITS[m.group(2).upper()]
+
+
+def memory_threads(n_threads: int, bytes_per_thread: float) -> int:
+    """At most ``n_threads`` threads whose scratch, ``bytes_per_thread`` each, fits
+    :func:`thread_memory` together; at least one.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["MCREF_THREAD_MEMORY"] = "1G"
+    >>> memory_threads(16, 300 * 2**20)  # 300 MiB each: three fit in 1 GiB
+    3
+    >>> memory_threads(16, 0)  # no scratch: no bound
+    16
+    >>> del os.environ["MCREF_THREAD_MEMORY"]
+    """
+    n_threads = max(1, int(n_threads))
+    if bytes_per_thread <= 0 or n_threads == 1:
+        return n_threads
+    budget = thread_memory()
+    if budget is None:
+        return n_threads
+    return max(1, min(n_threads, int(budget // float(bytes_per_thread))))
 
 
 #: the task record of :func:`task_profile` (None: not recording, the default; recording costs nothing then)
@@ -284,7 +362,7 @@ def map_chunks(fn: Callable[[int, int], None], n_chunks: int, n_threads: int = 1
 
 def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: float, *, phase: str,
                n_threads: int | None = None, progress: Callable[[int], None] | None = None,
-               span: tuple[int, int] | None = None, min_per: int = 1) -> None:
+               span: tuple[int, int] | None = None, min_per: int = 1, bytes_per_thread: float = 0.0) -> None:
     """Call ``fn(i0, i1)`` over consecutive ranges covering ``range(n_items)``, on threads.
 
     The serial, GIL-free kernels of a phase (a bootstrap's replicates, a jackknife's points, a
@@ -297,7 +375,8 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
     ranges; a call whose whole work is below :data:`MIN_THREADED_WORK` runs them in the calling
     thread (the same ranges, so the same results). ``fn`` must write only the outputs of its items: then the result does not depend on
     the threads. ``progress`` is called with the items done so far; ``span`` is recorded with
-    the tasks (:func:`record_tasks`).
+    the tasks (:func:`record_tasks`). ``bytes_per_thread``: the scratch a thread holds while it runs
+    a task; the threads are as many as fit :func:`thread_memory` (:func:`memory_threads`).
 
     Examples
     --------
@@ -320,6 +399,7 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
     T = max(1, min(int(n_threads), n_tasks))
     if n_items * float(work_per_item) < MIN_THREADED_WORK:  # too little to pay for starting threads
         T = 1
+    T = memory_threads(T, bytes_per_thread)
     if _profile is not None:  # the sizes are built only while a profile is recorded
         record_tasks(phase, [float(min(per, n_items - c * per)) * work_per_item for c in range(n_tasks)], T, span=span)
     map_chunks(lambda c, t: fn(c * per, min(n_items, (c + 1) * per)), n_tasks, T,

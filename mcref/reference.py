@@ -38,10 +38,10 @@ from ._checks import (dataset_args, as_float_array, check_choice, check_int, che
 from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
 from .intervals import ConfidenceInterval
-from .kernels.fastrank import make_rank_scratch
+from .kernels.fastrank import make_rank_scratch, rank_scratch_bytes
 from .kernels.rng import chunk_states, keyed_seed, repeat_states, seed_state
 from .kernels.reference import mc_chunk_kernel, mc_levels_kernel
-from .parallel import TASK_WORK, checkpoint, map_chunks, record_tasks  # TASK_WORK: element·D per task
+from .parallel import TASK_WORK, checkpoint, map_chunks, memory_threads, record_tasks  # TASK_WORK: element·D per task
 from ._prepared import Prepared, tie_starts
 from .stats import StatInfo, info, user_kernels
 
@@ -494,12 +494,14 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     # repeat owns its streams, so the bits do not depend on it (nor on the thread count)
     per = int(max(1, min(CHUNK, TASK_WORK // (m * len(dlist)))))
     n_tasks = -(-(r1 - r0) // per)
-    T = min(_n_threads(n_threads), n_tasks)
-    buffers = [None] * T  # per-thread scratch, allocated by the thread on its first task
-
     # the rows of normals and of mixing variates only where a D reads them (8·M bytes each per thread)
     mz = m if any(d.kind not in ("permutation", "user") for d in dlist) else 0
     mv = m if any(d.kind != "user" and d.needs_mixing for d in dlist) else 0
+    # a thread's scratch: those rows, ε and a (8·M each), the rank buffers, the user's kept draws; as many
+    # threads as fit mcref.parallel.thread_memory (any count gives the same bits)
+    per_thread = 8.0 * (mz + mv + 2 * m + (per * m if user else 0)) + rank_scratch_bytes(m, spearman_only=True)
+    T = memory_threads(min(_n_threads(n_threads), n_tasks), per_thread)
+    buffers = [None] * T  # per-thread scratch, allocated by the thread on its first task
 
     def work(c: int, t: int) -> None:
         if buffers[t] is None:

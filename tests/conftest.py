@@ -38,6 +38,7 @@ def _threads_at_any_size(monkeypatch):
     import mcref.parallel
 
     monkeypatch.setattr(mcref.parallel, "MIN_THREADED_WORK", 0)
+    monkeypatch.delenv("MCREF_THREAD_MEMORY", raising=False)  # a bound set on the machine would hide threads
 
 
 def calibrated(m: int, seed: int, u_dist: str = "uniform") -> tuple[np.ndarray, np.ndarray]:

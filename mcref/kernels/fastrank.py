@@ -108,15 +108,31 @@ def make_rank_scratch(m: int, *, spearman_only: bool = False) -> tuple:
     those two are then one word each (16·M bytes less per thread: 160 MB at M = 10⁷).
     Not for :func:`average_ranks` nor :func:`spearman_radix`.
     """
+    return tuple(np.empty(shape, dtype) for shape, dtype in _rank_scratch_shapes(m, spearman_only))
+
+
+def rank_scratch_bytes(m: int, *, spearman_only: bool = False) -> int:
+    """Bytes of :func:`make_rank_scratch` (``m``, ``spearman_only``), without allocating them.
+
+    Examples
+    --------
+    >>> rank_scratch_bytes(10**7, spearman_only=True) // 10**7  # w1, gv and rec: 32 bytes a point
+    32
+    """
+    return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in _rank_scratch_shapes(m, spearman_only))
+
+
+def _rank_scratch_shapes(m: int, spearman_only: bool) -> list:
+    """The ``(shape, dtype)`` of each buffer of :func:`make_rank_scratch`."""
     m = int(m)
     if not 0 <= m < 2**32:
         raise ValueError(f"`m` must be >= 0 and < 2**32 (a point index fills 32 bits of a word), got {m}")
     d = radix_bits(m)
+    u64, f64 = np.uint64, np.float64
     if spearman_only and m >= BUCKET_MIN_M and (1 << d) >= 1024:  # spearman_bucketed: rec, w1, gv, hist
-        return (np.empty(1, np.uint64), np.empty(m + 1, np.uint64), np.empty(1, np.uint64),
-                np.empty((2, 1 << d), np.uint64), np.empty(m, np.float64), np.empty(2 * m, np.uint64))
-    return (np.empty(m + 1, np.uint64), np.empty(m + 1, np.uint64), np.empty(max(m, 1), np.uint64),
-            np.empty((2, 1 << d), np.uint64), np.empty(max(m, 1), np.float64), np.empty(2 * max(m, 1), np.uint64))
+        return [(1, u64), (m + 1, u64), (1, u64), ((2, 1 << d), u64), (m, f64), (2 * m, u64)]
+    n = max(m, 1)
+    return [(m + 1, u64), (m + 1, u64), (n, u64), ((2, 1 << d), u64), (n, f64), (2 * n, u64)]
 
 
 @njit(**NJIT)
