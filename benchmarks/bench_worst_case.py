@@ -28,6 +28,12 @@ On the 16-core lent machine (numba 0.68.0, 16 threads; same code, one run each):
 bootstrap's counts and CC's rank buffer, ~0.3 GB at 10⁷), so memory grows with the threads;
 ``--m 1e6 --seed 2`` 10.6 s, 983 MiB.
 
+After the references and the bootstrap run on as many threads as their scratch fits
+(``mcref.parallel.thread_memory``), same machine kind (16 cores, 128 GB; numba 0.68.0), one run
+each: ``--seed 0`` 61.8 s, 6269 MiB unbounded (half of 125 GB available bounds nothing);
+``MCREF_THREAD_MEMORY=1G --seed 0`` **172.5 s, 1858 MiB** (two threads for those two phases,
+sixteen for the others), every p and verdict the same.
+
 A permutation row at the cap costs 2000 repeats of the permutation D: at 10⁷ about 0.22 s each
 (docs/guide/performance.md), so a set whose CC sits at α would still take over 5 min.
 """
