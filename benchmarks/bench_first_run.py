@@ -33,6 +33,19 @@ cli-plain precompiled validate --warm 1``, one run each::
 (precompile: 32.7 s for the two groups side by side; the validate after it compiled 0
 signatures.)
 
+After ``mcref demo`` simulates the permutation D alone (the verdicts it prints are bit for bit those
+of the four default D) on threads of its process, same VM (load average 1.35–1.48), ``--what
+demo-plain demo --warm 1``, one run each::
+
+    | what | cold (median s) | warm (median s) |
+    |---|---|---|
+    | MCREF_PRECOMPILE=0 mcref demo --no-progress --seed 0 | 71.7 | 7.5 |
+    | mcref demo --no-progress --seed 0 | 45.5 | 7.5 |
+
+(of the cold 45.5 s, 35 s is the precompile; after it the demo compiles 0 signatures). On the
+16-core lent machine (numba 0.68.0; a new ``NUMBA_CACHE_DIR``, ``mcref demo --seed 1
+--no-progress`` timed by the shell, one run cold, two warm): cold 34.3 s, warm 5.5 and 5.7 s.
+
 Each cold run also prints what compiled (numba's compile events, in that process: not the
 demo's worker processes): how many functions and signatures, and the top-level kernels by
 compile time, so that a kernel that compiles twice or one the call does not need shows.
