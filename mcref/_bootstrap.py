@@ -19,7 +19,6 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
-import numba
 import numpy as np
 from scipy.special import ndtr, ndtri, stdtr, stdtrit
 
@@ -27,15 +26,15 @@ from . import _progress
 from ._checks import (dataset_args, as_float_array, check_choice, check_E_u, check_int, check_probability, check_progress,
                           check_keywords, check_seed, signature_of)
 from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
-from .binning import bin_starts
 from .intervals import ConfidenceInterval
 from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel
-from .kernels.units import boot_units_kernel, jack_units_kernel
+from .kernels.units import boot_units_kernel
 from .kernels.rng import chunk_states, keyed_states, repeat_states
-from .parallel import batch_ranges, map_chunks, over_tasks, record_tasks
+from .parallel import over_tasks
 from ._dependence import Units, few_units_note, unit_df, units_for
-from ._prepared import Prepared, prepare, prepare_for, tie_starts
+from ._jackknife import Jackknives, jackknife, unit_jackknife  # jackknife, unit_jackknife: also imported from here
+from ._prepared import Prepared, prepare, prepare_for
 from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
 
 
@@ -265,38 +264,6 @@ def _interval(theta_hat: float, boot: np.ndarray, jack_fn, method: str, alpha: f
     return float(lo), float(hi), method, z0, a
 
 
-def _record_jackknife(m: int) -> None:
-    """The task of CC's linear-time jackknife, for the parallel profile
-    (:func:`mcref.parallel.record_tasks`): one serial O(M log M) pass (a Fenwick tree), in element
-    operations (10·log₂ M per point, as the other jackknives count theirs: a mean-type point 25, a
-    binned one 10 per bin; they record their own tasks, :func:`mcref.parallel.over_tasks`)."""
-    record_tasks("jackknife", [10.0 * m * max(1.0, np.log2(m))], numba.get_num_threads(), "blocks")
-
-
-def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray, phase: _progress.Phase | None = None) -> None:
-    """Leave-one-out values of a binned statistic under adaptive bins: the M − 1 points are
-    re-binned by the same rule for every left-out point (numba kernel, O(M) each; called in
-    batches of points, see :func:`_by_batches`)."""
-    from .kernels.binning import adaptive_jackknife_kernel
-
-    def call(j0: int, part: np.ndarray) -> None:
-        adaptive_jackknife_kernel(info(name).code, prep.u, prep.u2, prep.E2, prep.z2, prep.n_bins_requested,
-                                  prep.min_count, prep.log, j0, part)
-
-    _by_batches(call, out, 10.0 * prep.M, phase, min_per_batch=1)
-
-
-def _by_batches(call, out: np.ndarray, work_per_point: float, phase: _progress.Phase | None,
-                min_per_batch: int | None = None) -> None:
-    """``call(j0, out[j0:j1])`` for consecutive batches of left-out points of about 0.1 s
-    (:func:`mcref.parallel.batch_ranges`): an O(M²) jackknife returns to Python between
-    batches, where Ctrl-C is raised and the bar advances. Every point owns its output slot,
-    so the values are those of one call over all points."""
-    cb = phase.chunks(1) if phase is not None else None
-    for j0, j1 in batch_ranges(out.size, work_per_point, min_per_batch=min_per_batch, progress=cb):
-        call(j0, out[j0:j1])
-
-
 def _boot_rebinned(infos: Sequence[StatInfo], E: np.ndarray, u: np.ndarray, prep: Prepared, states: np.ndarray,
                    boot: np.ndarray, progress=None) -> None:
     """Bootstrap with the bins of each resample re-cut by the adaptive rule (docs/methods.md,
@@ -327,73 +294,6 @@ def _boot_rebinned(infos: Sequence[StatInfo], E: np.ndarray, u: np.ndarray, prep
             boot[k, r] = evaluate_user(infos[k], Es, us)
         if progress is not None:
             progress(r + 1)
-
-
-def _jackknife_quadratic(inf: StatInfo, prep: Prepared) -> bool:
-    """The jackknife of ``inf`` costs O(M) per left-out point (adaptive bins, user statistics)."""
-    return (inf.kind == "binned" and prep.binning == "adaptive") or inf.user
-
-
-def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | None = None) -> np.ndarray:
-    """Leave-one-out values of statistic ``inf`` (order: u-sorted positions).
-
-    O(M) for mean-type statistics, O(M·N) for binned ones, O(M log M) for CC, O(M) per
-    left-out point (parallel, in batches of points) for adaptive bins; the naive M-fold
-    recomputation lives in ``tests/naive.py``.
-
-    Parameters
-    ----------
-    inf : StatInfo
-        The statistic.
-    prep : Prepared
-        The dataset, prepared by :func:`mcref.stats.prepare`.
-    progress : mcref._progress.Session, optional
-        The session of the calling public function: its bar "jackknife <stat>" follows the
-        O(M²) cases (default: no bar). The values do not depend on it.
-
-    Returns
-    -------
-    ndarray, shape (M,)
-    """
-    out = np.empty(prep.M)
-    if inf.user:  # M calls of the user's function on M − 1 points, in batches (Ctrl-C)
-        sess = progress if progress is not None else _progress.Session(False)
-        jack = user_kernels(inf).jack
-        n_threads = numba.get_num_threads()
-
-        def call(j0: int, part: np.ndarray) -> None:  # the batch's points split between threads
-            cuts = np.linspace(0, part.size, n_threads + 1).astype(np.int64)
-            map_chunks(lambda c, t: jack(prep.E, prep.u, j0 + cuts[c], part[cuts[c]:cuts[c + 1]]), n_threads,
-                       n_threads)
-
-        with sess.phase(f"jackknife {inf.name}", prep.M, "point") as phase:
-            _by_batches(call, out, 2.0 * prep.M, phase, min_per_batch=n_threads)
-        return out
-    if not _jackknife_quadratic(inf, prep):
-        if inf.kind == "mean":  # threads over ranges of points (mcref.parallel.over_tasks)
-            tot, szc, szc2 = K.jack_mean_totals(prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2)
-            over_tasks(lambda j0, j1: K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
-                                                         prep.lnu2, tot, szc, szc2, j0, j1, out),
-                       prep.M, K.JACK_MEAN_WORK, phase="jackknife")
-        elif inf.kind == "rank":
-            _record_jackknife(prep.M)  # O(M log M): sums over the prepared tie runs and a Fenwick tree
-            if prep.eord.size == prep.M:  # the order and tie runs of |E| are prepared: no sort
-                K.jack_cc_fast_kernel(prep.ugs, prep.eord, prep.egs, out)
-            else:  # prepared without them (ranks=False): the order and runs that prepare makes
-                ae = np.abs(prep.E)
-                eord = np.argsort(ae, kind="stable").astype(np.int32)
-                K.jack_cc_fast_kernel(prep.ugs, eord, tie_starts(ae[eord]), out)
-        else:
-            starts_m1 = bin_starts(prep.M - 1, prep.n_bins)
-            pu, pe, pz = K.prefix_sums(prep.u2, prep.E2, prep.z2)
-            over_tasks(lambda p0, p1: K.jack_binned_kernel(inf.code, starts_m1, prep.u2, prep.E2, prep.z2, pu, pe, pz,
-                                                           p0, p1, out),
-                       prep.M, 10.0 * prep.n_bins, phase="jackknife")
-        return out
-    sess = progress if progress is not None else _progress.Session(False)
-    with sess.phase(f"jackknife {inf.name}", prep.M, "point") as phase:
-        _jack_adaptive(inf.name, prep, out, phase)
-    return out
 
 
 def _boot_iv(names, E, u, n_boot, method, confidence_level, n_bins):
@@ -517,19 +417,6 @@ def estimates(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
     return est
 
 
-def unit_jackknife(infos: Sequence[StatInfo], prep: Prepared, units: Units) -> np.ndarray:
-    """Delete-one-unit jackknife (docs/methods.md, "Dependent test sets"): ``out[k, j]`` =
-    statistic k on the data without group (or non-overlapping block) j, re-binned at
-    ⌊(M − n_j)·b/N + ½⌋; O(M) per unit (:func:`mcref.kernels.units.jack_units_kernel`)."""
-    codes = np.array([i.code for i in infos], dtype=np.int64)
-    out = np.empty((codes.size, units.n_units))
-    slot, eslot = prep.slots()
-    over_tasks(lambda j0, j1: jack_units_kernel(codes, units.gid, units.sizes, prep.z, prep.zshift, prep.z2, prep.E2,
-                                                prep.u2, prep.lnu2, prep.n_bins, prep.ugs, slot, eslot, prep.egs, j0,
-                                                j1, out), units.n_units, 2.0 * prep.M, phase="jackknife")
-    return out
-
-
 def replicates_per_task(n_boot: int) -> int:
     """Replicates per task of the resampling kernels, ``max(1, B // MIN_TASKS)``: ≥ :data:`MIN_TASKS` equal
     tasks (the last shorter) where B allows. Scheduling only: every replicate owns its streams."""
@@ -609,10 +496,13 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
     alpha = 1.0 - level
     out = {}
     ujack = unit_jackknife(infos, prep, units) if units is not None and method == "bca" else None
-    for k, inf in enumerate(infos):
+    jacks = Jackknives(infos, prep, sess) if ujack is None and method == "bca" else None
+    for k in (jacks.order() if jacks is not None else range(len(infos))):  # CC's pass last: it runs beside
+        inf = infos[k]
         theta, b = float(est[k]), _finite_replicates(boot[k], inf.name)
         dist = np.append(b, theta)
         jfn = ((lambda k=k: ujack[k]) if ujack is not None else
+               (lambda inf=inf: jacks.take(inf)) if jacks is not None else
                (lambda inf=inf: jackknife(inf, prep, progress=sess)))
         g, nu = unit_df(inf.name, prep, units) if method == "bca" else (0, math.inf)
         note = few_units_note(inf.name, units, g, nu)
@@ -628,7 +518,7 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
             low=lo, high=hi, method=used, n_boot=n_boot, confidence_level=level, z0=z0, acceleration=a,
             distribution=b, n_units=g, t_df=nu, note=note if used == "bca-t" else "",
         )
-    return out
+    return {inf.name: out[inf.name] for inf in infos}  # the order of ``infos``, whatever the jackknives' order
 
 
 def _finite_replicates(b: np.ndarray, name: str) -> np.ndarray:

@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("kernels", ("mcref.kernels",)),
     ("numerical API", ("mcref._hd", "mcref.binning", "mcref._prepared", "mcref._dependence", "mcref.stats",
                        "mcref.shape",
-                       "mcref._bootstrap", "mcref.generative", "mcref.reference", "mcref.exact", "mcref._zeta",
+                       "mcref._jackknife", "mcref._bootstrap", "mcref.generative", "mcref.reference", "mcref.exact", "mcref._zeta",
                        "mcref.intervals", "mcref.calibration", "mcref.scores", "mcref.diagnostics",
                        "mcref._distfit", "mcref.parallel", "mcref._progress",
                        "mcref.synthetic", "mcref._input", "mcref.datasets", "mcref.data", "mcref.features",

@@ -608,15 +608,13 @@ def prefix_sums(u2, E2, z2):
 
 
 @njit(**NJIT)
-def jack_binned_kernel(code, starts_m1, u2, E2, z2, pu, pe, pz, p0, p1, out):
-    """Leave-one-out values ``out[p]``, p0 ≤ p < p1, of a binned statistic in O(N) each: a task of
-    the jackknife (:func:`mcref.parallel.over_tasks`).
-
-    Removing sorted point p keeps the stable order of the others; the M−1 points are
-    re-binned at ``starts_m1`` (equal-count starts for M−1) and each bin's sums are
-    read from the prefix sums ``pu``, ``pe``, ``pz`` (:func:`prefix_sums`): reduced positions
-    [a, b) are original positions [a + (a ≥ p), b + (b > p)) minus p when p falls inside.
-    """
+def jack_binned_kernel(codes, starts_m1, u2, E2, z2, pu, pe, pz, p0, p1, out):
+    """Leave-one-out values ``out[k, p]``, p0 ≤ p < p1, of the binned statistics ``codes[k]`` in
+    O(N) each: a task of the jackknife (:func:`mcref.parallel.over_tasks`). Removing sorted point p
+    keeps the stable order of the others; the M−1 points are re-binned at ``starts_m1`` (equal-count
+    starts for M−1) and each bin's sums are read once, for every statistic, from the prefix sums
+    ``pu``, ``pe``, ``pz`` (:func:`prefix_sums`): reduced positions [a, b) are original positions
+    [a + (a ≥ p), b + (b > p)) minus p when p falls inside."""
     m = u2.shape[0]
     n_bins = starts_m1.shape[0] - 1
     acc = np.empty((n_bins, 4))
@@ -637,7 +635,8 @@ def jack_binned_kernel(code, starts_m1, u2, E2, z2, pu, pe, pz, p0, p1, out):
             acc[b, 1] = su
             acc[b, 2] = se
             acc[b, 3] = sz
-        out[p] = finish_binned(code, acc, np.float64(m - 1))
+        for k in range(codes.shape[0]):
+            out[k, p] = finish_binned(codes[k], acc, np.float64(m - 1))
 
 
 @njit(**NJIT_EXACT)
