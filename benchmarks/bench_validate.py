@@ -158,6 +158,12 @@ counts the passes one after the other, so it does not see CC's pass overlap the 
 threads the overlap is what the measured column shows; on many threads CC's pass (≈ 30 % of the
 work) still bounds the phase near 3.
 
+The t fit's 1.08 at 10⁶ is this VM's floating point: its passes are log1p per value. A loop of
+log1p over 10⁶ values split between plain Python threads (numba, nogil; best of 3 × 20 runs)
+gives 1 -> 2 = **1.51** here, and an integer xorshift loop of the same shape 1.94: the two
+vCPUs (reported as 2 cores of 1 thread) do not double floating-point throughput. The 16-core
+lent machine gave the t fit 1.70 at 10⁶.
+
 The t fit's passes at 10⁵ (1 ms each) now run on one thread: 0.076 s on 2 threads against
 0.272 s before (its 1->2 was 0.19); a pass that small cannot gain from a second thread.
 
