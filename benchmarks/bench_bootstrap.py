@@ -10,7 +10,7 @@ before and after in one run, under the same load).
 Targets (issue 2, 2 cores): >= 100x for CC, ENCE, ZMSE; >= 10x for ZMS; mcref peak
 memory O(M), under 100 MB. Issue 41 asks >= 100x for ZMS too.
 
-Measured 2026-11-27 23:10 UTC on the quiet 2-core VM (load average 0.9): ``--stats ZMS`` (B = 5000,
+Measured 2026-11-27 23:05 UTC on the quiet 2-core VM (load average 0.9): ``--stats ZMS`` (B = 5000,
 mcref median of 7) mcref 0.076 s, scipy 4.04 s: **53x**; ``--quick`` (B = 1000, one run each):
 ZMS 107x, CC 448x, ENCE 255x, ZMSE 218x. SciPy's cost is mostly its jackknife (M vectorized
 leave-one-out means, about 3 s whatever B), mcref's the B·M resampling (1.1 ns per
