@@ -497,16 +497,18 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     # the rows of normals and of mixing variates only where a D reads them (8·M bytes each per thread)
     mz = m if any(d.kind not in ("permutation", "user") for d in dlist) else 0
     mv = m if any(d.kind != "user" and d.needs_mixing for d in dlist) else 0
-    # a thread's scratch: those rows, ε and a (8·M each), the rank buffers, the user's kept draws; as many
-    # threads as fit mcref.parallel.thread_memory (any count gives the same bits)
-    per_thread = 8.0 * (mz + mv + 2 * m + (per * m if user else 0)) + rank_scratch_bytes(m, spearman_only=True)
+    # a = |u·ε| and the rank buffers only where CC is asked (the kernel reads them for it alone)
+    ma = m if any(i.kind == "rank" and not i.user for i in infos) else 0
+    # a thread's scratch: those rows, ε (8·M), a, the rank buffers, the user's kept draws; as many threads
+    # as fit mcref.parallel.thread_memory (any count gives the same bits)
+    per_thread = 8.0 * (mz + mv + m + ma + (per * m if user else 0)) + rank_scratch_bytes(ma, spearman_only=True)
     T = memory_threads(min(_n_threads(n_threads), n_tasks), per_thread)
     buffers = [None] * T  # per-thread scratch, allocated by the thread on its first task
 
     def work(c: int, t: int) -> None:
         if buffers[t] is None:
-            buffers[t] = (np.empty((1, mz)), np.empty((1, mv)), np.empty(m), np.empty(m),
-                          make_rank_scratch(m, spearman_only=True),
+            buffers[t] = (np.empty((1, mz)), np.empty((1, mv)), np.empty(m), np.empty(max(ma, 1)),
+                          make_rank_scratch(ma, spearman_only=True),
                           np.empty((1, per if user else 0, m)), np.empty(pu[3].size, dtype=np.int64))
         zrow, vrow, eps, a, scratch, keep, pscr = buffers[t]
         lo, hi = c * per, min(c * per + per, r1 - r0)  # the task's repeats, counted from r0

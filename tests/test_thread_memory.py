@@ -68,5 +68,33 @@ def test_a_bounded_validate_runs_on_fewer_threads_with_the_same_bits(monkeypatch
     with P.task_profile() as narrow:
         bound = mcref.validate(E, u, **kw)
     assert _threads_of(wide, "bootstrap") == {2} and 2 in _threads_of(wide, "references")
-    assert _threads_of(narrow, "bootstrap") == {1} and _threads_of(narrow, "references") == {1}
+    refs = [d for d in narrow if d["phase"] == "references"]
+    # the comparison D and the first round (CC among them) on one thread; a later round without CC
+    # (decided) holds no rank buffers and may keep two (test_the_references_hold_ranks_scratch_only_for_cc)
+    assert _threads_of(narrow, "bootstrap") == {1} and refs[0]["threads"] == 1 and refs[1]["threads"] == 1
     assert free.to_json() == bound.to_json()
+
+
+def test_the_references_hold_ranks_scratch_only_for_cc(monkeypatch):
+    """Without CC the references hold no rank buffers (nor a = |u·ε|): under a bound between the two
+    sizes, a run without CC keeps two threads and one with CC gets one; the values are those of an
+    unbounded run."""
+    import numba
+
+    from mcref.reference import simulate
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs two numba threads")
+    numba.set_num_threads(2)
+    u = np.random.default_rng(4).lognormal(0.0, 0.5, 3000)
+    # per thread at M = 3000: 8·(3 rows)·M ≈ 7.6·10⁴ bytes without CC, ≈ 2.5·10⁵ with it
+    monkeypatch.setenv("MCREF_THREAD_MEMORY", "200000")
+    for names, threads in ((["ZMS", "ENCE"], {2}), (["ZMS", "CC", "ENCE"], {1})):
+        with P.task_profile() as prof:
+            bound = simulate(names, u, dists=["normal", "t6"], n_mc=64, seed=2)
+        assert _threads_of(prof, "references") == threads, names
+        monkeypatch.setenv("MCREF_THREAD_MEMORY", "1T")
+        free = simulate(names, u, dists=["normal", "t6"], n_mc=64, seed=2)
+        monkeypatch.setenv("MCREF_THREAD_MEMORY", "200000")
+        for a, b in zip(bound.samples, free.samples):
+            np.testing.assert_array_equal(a, b)
