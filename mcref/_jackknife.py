@@ -163,8 +163,8 @@ class Jackknives:
     * The binned statistics with equal-count bins share one pass (:func:`binned_jackknives`),
       made when the first of them is taken.
     * CC's O(M log M) pass is one serial kernel call. With two threads or more, other statistics
-      beside it, enough work (:data:`mcref.parallel.MIN_THREADED_WORK`) and room for its scratch beside the others'
-      (:func:`mcref.parallel.memory_threads`, :data:`CC_JACK_BYTES_PER_POINT`), it starts on its
+      beside it, enough work (:data:`mcref.parallel.MIN_THREADED_WORK`) and room for its scratch
+      beside the others' (:func:`mcref.parallel.memory_threads`, :data:`CC_JACK_BYTES_PER_POINT`), it starts on its
       own thread at once and :meth:`order` puts CC last, so that it runs while the other
       statistics' passes use the threads. Before, it ran alone: 30–50 % of the jackknife's time
       on one thread.

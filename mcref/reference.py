@@ -498,7 +498,7 @@ def _simulate_run(infos: Sequence[StatInfo], dlist: tuple[Distribution, ...], fx
     mz = m if any(d.kind not in ("permutation", "user") for d in dlist) else 0
     mv = m if any(d.kind != "user" and d.needs_mixing for d in dlist) else 0
     # a = |u·ε| and the rank buffers only where CC is asked (the kernel reads them for it alone)
-    ma = m if any(i.kind == "rank" and not i.user for i in infos) else 0
+    ma = m if any(i.kind == "rank" for i in infos) else 0
     # a thread's scratch: those rows, ε (8·M), a, the rank buffers, the user's kept draws; as many threads
     # as fit mcref.parallel.thread_memory (any count gives the same bits)
     per_thread = 8.0 * (mz + mv + m + ma + (per * m if user else 0)) + rank_scratch_bytes(ma, spearman_only=True)

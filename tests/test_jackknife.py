@@ -94,3 +94,40 @@ def test_bootstrap_many_keeps_the_order_and_the_bits_of_one_thread():
     for n in names:
         assert (two[n].low, two[n].high, two[n].acceleration, two[n].z0) == \
             (one[n].low, one[n].high, one[n].acceleration, one[n].z0), n
+
+
+@numba.njit
+def _mean_abs_z(E, u):
+    return np.mean(np.abs(E / u))
+
+
+@pytest.fixture
+def maz():
+    S.register_statistic("MAZj", _mean_abs_z, reference=float(np.sqrt(2 / np.pi)), screens=("Z2",))
+    yield "MAZj"
+    S.unregister_statistic("MAZj")
+
+
+@pytest.mark.filterwarnings("ignore::mcref._warnings.BiasedIntervalWarning")  # ZMSE of 600 points, 10 bins
+@pytest.mark.parametrize("binning", ["equal", "adaptive"])
+def test_cc_beside_the_quadratic_jackknives_changes_nothing(maz, binning):
+    """CC's thread beside the O(M²) jackknives (adaptive bins, a user's statistic, in batches) and
+    beside the shared binned pass: each statistic's BCa acceleration (a function of its jackknife
+    alone) is the one bootstrapped alone on one thread; with equal bins the whole interval is (with
+    adaptive bins the resamples of the others depend on their company: _boot_rebinned)."""
+    rng = np.random.default_rng(8)
+    u = rng.lognormal(0.0, 0.4, 600)
+    E = u * rng.normal(size=600)
+    names = ["ENCE", "CC", maz, "ZMSE", "ZMS"]
+    kw = dict(n_boot=200, seed=4, binning=binning, n_bins=10)
+    together = BS.bootstrap_many(names, E, u, **kw)
+    n0 = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        alone = {n: BS.bootstrap_many([n], E, u, **kw)[n] for n in names}
+    finally:
+        numba.set_num_threads(n0)
+    for n in names:
+        assert together[n].acceleration == alone[n].acceleration, n
+        if binning == "equal":
+            assert (together[n].low, together[n].high) == (alone[n].low, alone[n].high), n

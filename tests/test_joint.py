@@ -531,18 +531,20 @@ def test_validate_conditional_rule_adds_its_d():
     assert e.joint.p == e.joint.p_consistency and e.joint.p_scale is None
 
 
-@pytest.mark.parametrize("features", [False, True])
-def test_permutation_d_alone_gives_the_default_verdicts_bit_for_bit(features):
+@pytest.mark.parametrize("company", ["alone", "features", "groups"])
+def test_permutation_d_alone_gives_the_default_verdicts_bit_for_bit(company):
     """The comparison D (normal, t(6), empirical) decide nothing under the conditional rule: with
     ``dists=("permutation",)`` every row's verdict, test, p, n_test, interval and the joint verdict
     are those of the four default D, bit for bit (the streams are keyed by D, so leaving D out
-    moves no other D's draws), in the sequential default and in the fixed test."""
+    moves no other D's draws), in the sequential default and in the fixed test, with a feature and
+    with groups; the published rule's column reads "-" (no generative D to read)."""
     rng = np.random.default_rng(7)
     u = rng.lognormal(0.0, 0.5, 1500)
     E = u * rng.standard_t(5, 1500) * np.sqrt(3 / 5) * (1 + 0.3 * (u > np.median(u)))  # ENCE near α
-    x = {"x": rng.normal(size=1500) + 0.2 * E} if features else None
+    x = {"x": rng.normal(size=1500) + 0.2 * E} if company == "features" else None
+    groups = np.repeat(np.arange(300), 5) if company == "groups" else None
     for n_mc in (None, 1000):
-        kw = dict(x=x, n_boot=1000, n_mc=n_mc, seed=4, progress=False)
+        kw = dict(x=x, groups=groups, n_boot=1000, n_mc=n_mc, seed=4, progress=False)
         full = mcref.validate(E, u, **kw)
         alone = mcref.validate(E, u, dists=("permutation",), **kw)
         assert full.dists == ("normal", "t(6)", "empirical", "permutation") and alone.dists == ("permutation",)
@@ -556,6 +558,8 @@ def test_permutation_d_alone_gives_the_default_verdicts_bit_for_bit(features):
         for f in ("p", "verdict", "stats", "driver", "driver_p", "p_consistency", "p_scale"):
             assert getattr(full.joint, f) == getattr(alone.joint, f), f
         assert not any("added" in n for n in alone.notes)
+        assert all(r.verdict_paper == "-" for r in alone.rows)
+        assert any(r.verdict_paper != "-" for r in full.rows)
 
 
 def _permutations(n: int, n_draws: int, seed: int, bits: int = 0) -> np.ndarray:

@@ -21,7 +21,7 @@ __all__ = ["DEMO_STATS", "DEMO_DISTS", "features_of", "load_data", "bins_of", "s
 
 DEMO_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
 #: ``mcref demo``'s D: the one the default rule decides by. It prints verdicts and estimates only, and
-#: these are bit for bit those of validate's four default D (tests/test_cli.py); the normal, t(6) and
+#: these are bit for bit those of validate's four default D (tests/test_benchmark.py); the normal, t(6) and
 #: empirical D fill the comparison columns of ``mcref validate --wide`` and the reports
 DEMO_DISTS = ("permutation",)
 

@@ -155,8 +155,9 @@ def parser_demo(sub) -> None:
     sp = sub.add_parser("demo", help="run on the nine built-in literature data sets",
                         description="Validate the nine built-in data sets of P. Pernot's papers (statistics, "
                         "BCa intervals, the Monte Carlo tests that decide, verdicts). The verdicts are those of "
-                        "mcref validate; the comparison references under the normal, t(6) and empirical D are "
-                        "left out (mcref validate --dataset NAME --wide shows them).")
+                        "mcref validate; its comparison columns (references simulated from normal, Student t(6) "
+                        "and resampled errors, and the published rule that reads them) are left out: mcref "
+                        "validate --dataset NAME --wide shows them.")
     sp.add_argument("--boot", type=int, default=5000, help="bootstrap replicates (default 5000)")
     sp.add_argument("--mc", type=int, default=None, help="Monte Carlo repeats of the references " + AUTO_MC)
     sp.add_argument("--seed", type=int, default=None,

@@ -252,7 +252,8 @@ def validate(
         under any D, blind to a scale error (ZMS, MZ, VarZ, NLL are constant under it,
         p = 1); docs/methods.md, "Joint verdict". The default rule decides by the permutation D
         and adds it when it is missing (the table's notes say so); ``dists=("permutation",)``
-        gives the same verdicts, bit for bit, without the comparison columns' cost.
+        gives the same verdicts, bit for bit, without the comparison columns' cost (the ``paper``
+        column then reads ``-``: the published rule reads generative D only).
     n_bins : int, optional
         Bins of u for ENCE, ZMSE, UCE. Default: the papers' 20, or fewer when M/20 <
         ``min_count`` (:func:`mcref.binning.default_n_bins`; the table's notes say so). An
@@ -483,7 +484,7 @@ def validate(
         tab = _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log,
                             k_sensitivity, rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine,
                             auto_notes, added, ss_fit, features, dep, margins, sequential=bool(sequential),
-                            skipped=skipped, ss_margin=ss_margin)
+                            ss_margin=ss_margin)
     if kernel:  # beside the joint verdict, not in it (docs/methods.md, "Kernel calibration error (SKCE)")
         row, note = kernel_row(E, u, ss_kernel, alpha=alpha,
                                dependent=groups is not None or order is not None)
@@ -672,7 +673,7 @@ def _stat_row(inf, b: BootstrapResult, prep, sim, labels, gen, centred, fit, scr
 def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, shrink, binning, log, k_sensitivity,
                   rule, alpha, name, seed_used, ss_boot, ss_sim, ss_ties, combine, auto_notes=(),
                   added=(), ss_fit=None, features=(), dep=None, margins=None, sequential=False,
-                  skipped=False, ss_margin=None) -> ValidationTable:
+                  ss_margin=None) -> ValidationTable:
     """The work of :func:`validate`, inside its progress session (arguments checked)."""
     all_infos, all_names = infos, names
     # constant u: the rows that need variation in u are not testable (the others stand)
@@ -748,8 +749,8 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
                                             n_of=rounds.n_info if rounds is not None else None)}
     gone = {r.name: fixed[r.name] for r in rows if r.name in fixed and r.test == "permutation"}
     rows = [not_testable(r, fixed[r.name]) if r.name in fixed else r for r in rows]
-    if skipped:  # no generative D simulated: the published rule has nothing to read
-        rows = [replace(r, verdict_paper="-") for r in rows]
+    if rule == "conditional" and gen == ["permutation"]:  # no generative D: the published rule has nothing to read
+        rows = [replace(r, verdict_paper="-") for r in rows]  # (its ζ_Sim under the permutation D is no paper's)
     for nm, reason in untest.items():
         rows.append(untestable_row(nm, labels, reason, alternative_for(nm)))
     rows.sort(key=lambda r: (row_feature(r.name) is not None, all_names.index(row_statistic(r.name))))
