@@ -278,7 +278,7 @@ def test_unequal_groups_move_z_vectors_then_exchange_levels(monkeypatch):
     xi = info("ZMSE")
     sim = R.simulate_prepared([xi, replace(xi, name="ZMSE|x")], prep,
                               [get_distribution("permutation", Z=z)], n_mc=40, seed=5, features=[lab], grp=[-1, 0],
-                              perm_scale=c2, units=un)
+                              perm_scale=c2, units=un, n_threads=1)  # one thread: the first call is task 0
     m = z.size
     uid = np.arange(un.n_perm_units, dtype=np.int64)
     moved, ustar, us, eps, xu = np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m)
