@@ -9,10 +9,13 @@ Run: ``python benchmarks/bench_first_run.py [--cold N] [--warm N] [--what W ...]
 - ``demo``: ``mcref demo --no-progress --seed 0``, with its own defaults (B = 5000,
   sequential Monte Carlo tests, the nine built-in sets on every core);
 - ``validate``: a first ``mcref.validate(E, u)`` on 2000 synthetic rows (B = N_MC = 1000);
-- ``groups``: the same with ``groups=`` (200 groups of 10 rows: the unit bootstrap and the
-  unit permutations compile besides);
+- ``groups``: the same with ``groups=`` (250 groups of 6 and 11 rows: the unit bootstrap, the
+  unit permutations with their exchange of u-levels and the clustered scale tests compile
+  besides; until 2026-11-28 200 groups of 10 rows, which do not exchange u-levels);
 - ``precompiled``: ``mcref.precompile()`` (the kernel groups compiled side by side in worker
   processes on a cold cache, :mod:`mcref.warmup`), then the same first ``validate``;
+  ``groups-precompiled``: ``mcref.precompile(dependent=True)`` (the groups of dependent rows
+  too), then the first ``validate`` with ``groups=``;
 - ``cli``: ``mcref validate --dataset Diffusion_RF --seed 0`` (the command line precompiles on a
   cold cache); ``cli-plain`` and ``demo-plain``: the same and ``mcref demo`` with
   ``MCREF_PRECOMPILE=0`` (compiled in the one process, as before), for before/after side by side;
@@ -45,6 +48,21 @@ demo-plain demo --warm 1``, one run each::
 (of the cold 45.5 s, 35 s is the precompile; after it the demo compiles 0 signatures). On the
 16-core lent machine (numba 0.68.0; a new ``NUMBA_CACHE_DIR``, ``mcref demo --seed 1
 --no-progress`` timed by the shell, one run cold, two warm): cold 34.3 s, warm 5.5 and 5.7 s.
+
+With the groups of dependent rows compiled in the workers too (``mcref.precompile(dependent=True)``,
+which ``mcref validate --groups/--order`` and ``report --html`` now call), 2026-11-28 on the same VM
+(load average 1.1–1.4), ``--what groups groups-precompiled --warm 1``, one run each::
+
+    | what | cold (median s) | warm (median s) |
+    |---|---|---|
+    | first validate(E, u, groups=...), M = 2000 | 72.9 | 2.9 |
+    | mcref.precompile(dependent=True), then a first validate(E, u, groups=...), M = 2000 | 47.5 | 3.3 |
+
+(precompile 42.9 s, the validate after it compiled 0 signatures.) Before, ``mcref.precompile()``
+then the same first validate took 54.8 s: 33.2 s for the two groups, then 19.9 s compiling the
+unit bootstrap and jackknife, the u-level exchange and the clustered scale tests in the one
+process (47.0 s with ``dependent=True`` in the same script; ``boot_units_kernel`` 7.9 s,
+``mc_levels_kernel`` 5.4 s, ``jack_units_kernel`` 3.2 s, the two clustered t sums 2.5 s).
 
 Each cold run also prints what compiled (numba's compile events, in that process: not the
 demo's worker processes): how many functions and signatures, and the top-level kernels by
@@ -90,9 +108,11 @@ import mcref
 rng = np.random.default_rng(0)
 u = rng.lognormal(-1.0, 0.4, 2000)
 E = u * rng.normal(size=2000)
-kw = {"groups": np.repeat(np.arange(200), 10)} if sys.argv[1] == "groups" else {}
-if sys.argv[1] == "precompiled":
-    print(f"precompile: {mcref.precompile()} s", file=sys.stderr)
+# groups of unequal sizes (150 of 6 rows, 100 of 11): the permutation by units exchanges their u-levels
+groups = rng.permutation(np.repeat(np.arange(250), np.r_[np.full(150, 6), np.full(100, 11)]))
+kw = {"groups": groups} if sys.argv[1].startswith("groups") else {}
+if sys.argv[1].endswith("precompiled"):
+    print(f"precompile: {mcref.precompile(dependent=bool(kw))} s", file=sys.stderr)
 warnings.simplefilter("ignore")
 mcref.validate(E, u, seed=1, n_boot=1000, n_mc=1000, **kw)
 top = sorted((e for e in events if e[1] == 0), reverse=True)
@@ -142,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cold", type=int, default=1, help="cold runs, each on a new empty cache (default 1)")
     ap.add_argument("--warm", type=int, default=3, help="warm runs on the last cold run's cache (default 3)")
     ap.add_argument("--what", nargs="+", default=["demo", "validate", "groups"],
-                    choices=["demo", "demo-plain", "validate", "groups", "precompiled", "cli", "cli-plain", "tests"],
+                    choices=["demo", "demo-plain", "validate", "groups", "precompiled", "groups-precompiled", "cli",
+                             "cli-plain", "tests"],
                     help="what to time (default: demo validate groups)")
     ap.add_argument("--tests", action="store_true", help="time the test suite only (as --what tests)")
     ap.add_argument("rest", nargs="*", help="options for mcref demo (after --)")
@@ -160,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
                      "validate": "first validate(E, u), M = 2000",
                      "groups": "first validate(E, u, groups=...), M = 2000",
                      "precompiled": "mcref.precompile(), then a first validate(E, u), M = 2000",
+                     "groups-precompiled": "mcref.precompile(dependent=True), then a first validate(E, u, "
+                                           "groups=...), M = 2000",
                      "cli": "mcref " + " ".join(cmd[3:]), "cli-plain": "MCREF_PRECOMPILE=0 mcref " + " ".join(cmd[3:]),
                      "tests": "python -m pytest (the default run)"}[what]
             print(f"\n{label}")
@@ -167,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             for i in range(a.cold):
                 cache = os.path.join(tmp, f"cache-{what}-{i}")
                 os.makedirs(cache)
-                cold.append(timed(cmd, cache, tmp, show=what in ("validate", "groups", "precompiled"),
+                cold.append(timed(cmd, cache, tmp, show=what in ("validate", "groups", "precompiled", "groups-precompiled"),
                                   plain=what.endswith("-plain")))
                 print(f"cold run {i + 1}: {cold[-1]:.1f} s", flush=True)
             for i in range(a.warm):

@@ -15,6 +15,15 @@ the groups, 21.4 s for the demo, which then runs as on a warm cache;
 
 The command line does this for ``mcref demo``, ``validate``, ``report --html`` and ``bench``; in Python call
 :func:`precompile` once before the first ``validate`` of a fresh install.
+
+Dependent rows (``validate(groups=...)`` or ``order=...``) run kernels of their own: the unit
+bootstrap and jackknife, the exchange of u-levels between groups of unequal sizes and the clustered
+scale tests (:data:`DEPENDENT_GROUPS`, about 20 s more on the 2-core VM). ``precompile(dependent=True)``
+compiles them besides, in the same workers: each worker gets its share of the groups, longest
+first, so on two workers the unit groups join the main groups whose kernels they share. The command
+line passes it for ``--groups``/``--order``. Measured: ``precompile()`` then a first
+``validate(E, u, groups=...)`` 54.8 s cold, ``precompile(dependent=True)`` then the same 47.0 s
+(the validate compiles nothing).
 """
 
 from __future__ import annotations
@@ -22,14 +31,19 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["GROUPS", "cache_is_cold", "compile_group", "enabled", "n_workers", "needed", "precompile"]
+__all__ = ["DEPENDENT_GROUPS", "GROUPS", "cache_is_cold", "cold_groups", "compile_group", "enabled", "n_workers",
+           "needed", "precompile"]
 
 #: the kernel groups compiled side by side, in about equal compile time (2-core VM: 28 s and 34 s)
 GROUPS = ("bootstrap", "references")
+#: the kernels of dependent rows (``validate(groups=...)`` or ``order=...``), compiled besides when the
+#: call has them: the unit bootstrap and jackknife, and the u-level exchange of unequal groups with the
+#: clustered t(ν̂) references (2-core VM, one after the other in one process: 13 s and 8 s)
+DEPENDENT_GROUPS = ("bootstrap-units", "references-units")
 #: the rows of the small set the groups are compiled on (enough for 20 bins of 30 points and more)
 _M = 2000
 
@@ -62,11 +76,70 @@ def _references_group() -> None:
     rce_test(E, u, n_boot=64, seed=0)
 
 
-_RUN: dict[str, Callable[[], None]] = {"bootstrap": _bootstrap_group, "references": _references_group}
+def _dependent_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The small set in groups of unequal sizes (100 of 10 rows, 200 of 5): the u-level exchange runs."""
+    E, u = _data()
+    return E, u, np.repeat(np.arange(300), np.r_[np.full(100, 10), np.full(200, 5)])
+
+
+def _bootstrap_units_group() -> None:
+    """The BCa bootstrap of validate's default statistics by resampling whole groups."""
+    from ._bootstrap import bootstrap_many
+
+    E, u, g = _dependent_data()
+    bootstrap_many(["ZMS", "RCE", "CC", "ENCE", "ZMSE"], E, u, n_boot=200, seed=0, groups=g)
+
+
+def _references_units_group() -> None:
+    """The permutation D by units with the exchange of u-levels, and the clustered scale tests."""
+    from ._dependence import units_for
+    from ._prepared import prepare_for
+    from .generative import get_distribution
+    from .reference import simulate_prepared
+    from .stats import info
+    from .verdict._scale_test import scale_tests
+
+    E, u, g = _dependent_data()
+    infos = [info(n) for n in ("ZMS", "RCE", "CC", "ENCE", "ZMSE")]
+    prep = prepare_for(infos, E, u, n_bins=20)
+    units = units_for(prep.order, groups=g, z2=prep.z2, us=prep.u)
+    simulate_prepared(infos, prep, [get_distribution("permutation", Z=prep.z)], n_mc=64, seed=0,
+                      perm_scale=float(np.mean(prep.z2)), units=units)
+    scale_tests(["ZMS", "RCE"], E, u, n_boot=64, seed=0, prep=prep, units=units)
+
+
+_RUN: dict[str, Callable[[], None]] = {"bootstrap": _bootstrap_group, "references": _references_group,
+                                       "bootstrap-units": _bootstrap_units_group,
+                                       "references-units": _references_units_group}
+#: each group's main kernel (module, name): its index file in the cache says the group was compiled
+_MAIN = {"bootstrap": ("bootstrap", "boot_kernel"), "references": ("reference", "mc_chunk_kernel"),
+         "bootstrap-units": ("units", "boot_units_kernel"), "references-units": ("reference", "mc_levels_kernel")}
+#: each group's compile seconds alone in a process (2-core VM), the longest first
+_SECONDS = {"references": 34.0, "bootstrap": 28.0, "bootstrap-units": 13.0, "references-units": 8.0}
+_ORDER = tuple(_SECONDS)
+
+
+def _shares(groups: Sequence[str], n: int) -> list[list[str]]:
+    """``groups`` dealt to ``n`` workers, longest first, each to the worker with the least compile time
+    so far (longest processing time first). A worker compiles its share in one process, so kernels
+    its groups share (the unit bootstrap's statistics and the bootstrap's) compile there once."""
+    shares: list[list[str]] = [[] for _ in range(max(1, n))]
+    load = [0.0] * len(shares)
+    for g in sorted(groups, key=lambda g: -_SECONDS[g]):
+        k = load.index(min(load))
+        shares[k].append(g)
+        load[k] += _SECONDS[g]
+    return [s for s in shares if s]
+
+
+def _compile_share(names: Sequence[str]) -> float:
+    """:func:`compile_group` of each of ``names`` in turn (one worker's share); total seconds."""
+    return sum(compile_group(g) for g in names)
 
 
 def compile_group(name: str) -> float:
-    """Compile (or load from the cache) the kernels of group ``name`` (one of :data:`GROUPS`) by
+    """Compile (or load from the cache) the kernels of group ``name`` (one of :data:`GROUPS` or
+    :data:`DEPENDENT_GROUPS`) by
     running them once on a small set; returns the seconds it took.
 
     Examples
@@ -75,7 +148,7 @@ def compile_group(name: str) -> float:
     True
     """
     if name not in _RUN:
-        raise ValueError(f"`name` must be one of {', '.join(GROUPS)}, got {name!r}")
+        raise ValueError(f"`name` must be one of {', '.join(GROUPS + DEPENDENT_GROUPS)}, got {name!r}")
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -83,9 +156,9 @@ def compile_group(name: str) -> float:
     return time.perf_counter() - t0
 
 
-def n_workers(n_jobs: int = -1) -> int:
+def n_workers(n_jobs: int = -1, n_groups: int = len(GROUPS)) -> int:
     """The worker processes :func:`precompile` would start for ``n_jobs`` (joblib's convention: -1
-    every core, -2 all but one, …): at most one per group and one per core.
+    every core, -2 all but one, …) and ``n_groups`` groups: at most one per group and one per core.
 
     Examples
     --------
@@ -94,7 +167,7 @@ def n_workers(n_jobs: int = -1) -> int:
     """
     cpus = os.cpu_count() or 1
     n = int(n_jobs) if n_jobs >= 0 else cpus + 1 + int(n_jobs)
-    return max(0, min(n, len(GROUPS), cpus))
+    return max(0, min(n, int(n_groups), cpus))
 
 
 def enabled() -> bool:
@@ -102,44 +175,74 @@ def enabled() -> bool:
     return os.environ.get("MCREF_PRECOMPILE", "1").strip().lower() not in {"0", "false", "no", "off", ""}
 
 
-def cache_is_cold() -> bool:
-    """Whether numba's on-disk cache lacks the bootstrap's or the references' main kernel (their
-    index files), i.e. a first ``validate`` would compile them. False when the cache is off."""
+def _groups(dependent: bool) -> tuple[str, ...]:
+    """The groups a call needs, longest first: :data:`GROUPS`, and :data:`DEPENDENT_GROUPS` with
+    ``dependent``."""
+    wanted = GROUPS + (DEPENDENT_GROUPS if dependent else ())
+    return tuple(g for g in _ORDER if g in wanted)
+
+
+def cold_groups(dependent: bool = False) -> tuple[str, ...]:
+    """The groups of :data:`GROUPS` (and :data:`DEPENDENT_GROUPS` with ``dependent``) whose main
+    kernel numba's on-disk cache lacks (its index file), i.e. that a first ``validate`` would
+    compile; longest first. Empty when the cache is off, or with another numba's cache internals
+    (nothing is guessed)."""
     from .kernels._config import CACHE
 
     if not CACHE:
-        return False
-    from .kernels.bootstrap import boot_kernel
-    from .kernels.reference import mc_chunk_kernel
+        return ()
+    import importlib
 
-    try:
-        return not all(os.path.exists(k._cache._cache_file._index_path) for k in (boot_kernel, mc_chunk_kernel))
-    except AttributeError:  # another numba's cache internals: do not guess
-        return False
+    out = []
+    for g in _groups(dependent):
+        module, name = _MAIN[g]
+        kernel = getattr(importlib.import_module(f"{__package__}.kernels.{module}"), name)
+        try:
+            if not os.path.exists(kernel._cache._cache_file._index_path):
+                out.append(g)
+        except AttributeError:  # another numba's cache internals: do not guess
+            return ()
+    return tuple(out)
 
 
-def needed(n_jobs: int = -1, *, force: bool = False) -> bool:
-    """Whether :func:`precompile` would start workers: the cache is on and cold (or ``force``),
-    ``MCREF_PRECOMPILE`` does not turn it off, and ``n_jobs`` gives two workers or more."""
+def cache_is_cold(dependent: bool = False) -> bool:
+    """Whether numba's on-disk cache lacks the main kernel of a group a first ``validate`` runs
+    (:func:`cold_groups`: the bootstrap's and the references'; with ``dependent`` those of
+    ``groups=``/``order=`` too). False when the cache is off."""
+    return bool(cold_groups(dependent))
+
+
+def needed(n_jobs: int = -1, *, force: bool = False, dependent: bool = False) -> bool:
+    """Whether :func:`precompile` would start workers: the cache is on, ``MCREF_PRECOMPILE`` does
+    not turn it off, and two groups or more are cold (all of them with ``force``), given two
+    workers or more by ``n_jobs``. (A single cold group compiles as fast in the calling process.)"""
     from .kernels._config import CACHE
 
-    return bool(CACHE) and enabled() and n_workers(n_jobs) >= 2 and (force or cache_is_cold())
+    if not (CACHE and enabled()):
+        return False
+    n = len(_groups(dependent)) if force else len(cold_groups(dependent))
+    return n >= 2 and n_workers(n_jobs, n) >= 2
 
 
-def precompile(n_jobs: int = -1, *, force: bool = False) -> float | None:
-    """Compile validate's kernel groups (:data:`GROUPS`) side by side in worker processes, each
-    writing numba's on-disk cache, when the cache is cold (:func:`cache_is_cold`) or ``force``;
-    returns the seconds spent, or None when there was nothing to do (:func:`needed`: warm cache,
-    cache off, one worker, or ``MCREF_PRECOMPILE=0`` in the environment). The results of mcref do
-    not depend on it: it only moves the compiling.
+def precompile(n_jobs: int = -1, *, force: bool = False, dependent: bool = False) -> float | None:
+    """Compile validate's kernel groups (:data:`GROUPS`; with ``dependent`` also
+    :data:`DEPENDENT_GROUPS`, the kernels of ``groups=`` and ``order=``) side by side in worker
+    processes, each writing numba's on-disk cache: the cold ones (:func:`cold_groups`), or all of
+    them with ``force``. Returns the seconds spent, or None when there was nothing to do
+    (:func:`needed`: warm cache, cache off, fewer than two cold groups or workers, or
+    ``MCREF_PRECOMPILE=0`` in the environment). The results of mcref do not depend on it: it only
+    moves the compiling.
 
     ``n_jobs``: the worker processes (joblib's convention, :func:`n_workers`: -1 one per core, at
-    most one per group).
+    most one per group). ``dependent``: the call to come has dependent rows (``validate(groups=...)``
+    or ``order=...``); without it, their kernels (about 20 s on the 2-core VM) compile in that call.
     """
-    if not needed(n_jobs, force=force):
+    if not needed(n_jobs, force=force, dependent=dependent):
         return None
     from joblib import Parallel, delayed
 
+    todo = _groups(dependent) if force else cold_groups(dependent)
+    shares = _shares(todo, n_workers(n_jobs, len(todo)))
     t0 = time.perf_counter()
-    Parallel(n_jobs=n_workers(n_jobs), backend="loky")(delayed(compile_group)(g) for g in GROUPS)
+    Parallel(n_jobs=len(shares), backend="loky")(delayed(_compile_share)(share) for share in shares)
     return time.perf_counter() - t0

@@ -35,8 +35,38 @@ def test_n_workers_follows_joblib(monkeypatch):
 
 def test_groups_and_bad_name():
     assert set(warmup.GROUPS) == {"bootstrap", "references"}
-    with pytest.raises(ValueError, match="`name` must be one of bootstrap, references, got 'x'"):
+    assert set(warmup.DEPENDENT_GROUPS) == {"bootstrap-units", "references-units"}
+    with pytest.raises(ValueError, match="`name` must be one of bootstrap, references, bootstrap-units, "
+                                         "references-units, got 'x'"):
         warmup.compile_group("x")
+
+
+def test_shares_deal_the_longest_group_first_to_the_least_loaded_worker():
+    """Longest processing time first: on two workers each unit group joins the main group it shares
+    kernels with (one process compiles them once); on three the two unit groups share a worker."""
+    four = ["bootstrap-units", "references-units", "bootstrap", "references"]
+    assert warmup._shares(four, 2) == [["references", "references-units"], ["bootstrap", "bootstrap-units"]]
+    assert warmup._shares(four, 3) == [["references"], ["bootstrap"], ["bootstrap-units", "references-units"]]
+    assert warmup._shares(four, 8) == [["references"], ["bootstrap"], ["bootstrap-units"], ["references-units"]]
+    assert warmup._shares(["bootstrap"], 1) == [["bootstrap"]]
+    assert sorted(g for share in warmup._shares(four, 2) for g in share) == sorted(four)
+
+
+def test_needed_counts_the_cold_groups_a_call_runs(monkeypatch):
+    """Workers start for two cold groups or more (one compiles as fast in the calling process);
+    ``force`` counts every group of the call, ``dependent`` adds the unit groups."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    monkeypatch.delenv("MCREF_PRECOMPILE", raising=False)
+    monkeypatch.setattr("mcref.kernels._config.CACHE", True)
+    cold = {"bootstrap-units"}
+    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False: tuple(
+        g for g in warmup._groups(dependent) if g in cold))
+    assert not warmup.needed() and not warmup.needed(dependent=True)  # one cold group: in the caller
+    assert warmup.needed(force=True) and warmup.needed(dependent=True, force=True)
+    cold.add("references-units")
+    assert not warmup.needed() and warmup.needed(dependent=True) and not warmup.needed(1, dependent=True)
+    assert warmup._groups(True) == ("references", "bootstrap", "bootstrap-units", "references-units")
+    assert warmup._groups(False) == ("references", "bootstrap")
 
 
 @needs_cache
@@ -61,27 +91,33 @@ def test_the_cli_precompiles_only_a_cold_cache(monkeypatch, capsys):
     from mcref.cli import _common
 
     calls = []
-    monkeypatch.setattr(warmup, "precompile", lambda n_jobs=-1: calls.append(n_jobs) or 12.0)
-    monkeypatch.setattr(warmup, "cache_is_cold", lambda: False)
+    monkeypatch.setattr(warmup, "precompile", lambda n_jobs=-1, dependent=False: calls.append((n_jobs, dependent))
+                        or 12.0)
+    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False: ())
     _common.precompile_if_cold()
+    _common.precompile_if_cold(dependent=True)
     assert calls == [] and capsys.readouterr().err == ""
-    monkeypatch.setattr(warmup, "cache_is_cold", lambda: True)
+    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False: warmup._groups(dependent))
     _common.precompile_if_cold(backend="dask")  # the workers are elsewhere: nothing to share
     _common.precompile_if_cold(1)  # one process: nothing to do side by side (and nothing printed)
     assert calls == [] and capsys.readouterr().err == ""
     _common.precompile_if_cold(3)
     err = capsys.readouterr().err
-    assert calls == [3] and "compiling the kernels in parallel processes" in err and "compiled in 12 s" in err
+    assert calls == [(3, False)] and "compiling the kernels in parallel processes" in err and "compiled in 12 s" in err
+    _common.precompile_if_cold(dependent=True)  # validate --groups/--order: their kernels too
+    assert calls[-1] == (-1, True)
     monkeypatch.setenv("MCREF_PRECOMPILE", "0")
     _common.precompile_if_cold()
-    assert calls == [3]
+    assert len(calls) == 2
 
 
 @needs_cache
 def test_after_precompile_a_first_validate_loads_its_main_kernels(tmp_path):
     """On a cold cache (a new NUMBA_CACHE_DIR), precompile compiles the groups in worker processes;
     a first validate in the calling process then loads the bootstrap's and the references' kernels
-    from the cache instead of compiling them (numba's compile events: a cache load fires none)."""
+    from the cache instead of compiling them (numba's compile events: a cache load fires none).
+    With ``dependent=True`` the groups of dependent rows compile too: a validate with groups of
+    unequal sizes then compiles none of the unit kernels."""
     code = """
         import sys, warnings
         from numba.core import event
@@ -93,12 +129,15 @@ def test_after_precompile_a_first_validate_loads_its_main_kernels(tmp_path):
                 pass
         import numpy as np
         import mcref
-        seconds = mcref.precompile(2)
+        seconds = mcref.precompile(2, dependent=True)
         event.register("numba:compile", L())
         rng = np.random.default_rng(0)
         u = rng.lognormal(-1.0, 0.4, 2000)
         warnings.simplefilter("ignore")
-        mcref.validate(u * rng.normal(size=2000), u, seed=1, n_boot=1000, n_mc=1000)
+        E = u * rng.normal(size=2000)
+        mcref.validate(E, u, seed=1, n_boot=1000, n_mc=1000)
+        g = rng.permutation(np.repeat(np.arange(250), np.r_[np.full(150, 6), np.full(100, 11)]))
+        mcref.validate(E, u, seed=1, n_boot=1000, n_mc=1000, groups=g)
         print(seconds is not None, len(names), ",".join(sorted(set(names))))
     """
     r = _run(code, tmp_path / "cold")
@@ -107,6 +146,7 @@ def test_after_precompile_a_first_validate_loads_its_main_kernels(tmp_path):
     compiled = set(compiled.strip().split(",")) - {""}
     assert ran == "True"
     main = {"boot_kernel", "mc_chunk_kernel", "jack_binned_kernel", "jack_mean_kernel", "resampled_sums",
-            "t_power_sums", "t_loglik_sums"}
+            "t_power_sums", "t_loglik_sums", "boot_units_kernel", "jack_units_kernel", "mc_levels_kernel",
+            "t_cluster_sums", "t_rce_cluster_sums"}
     assert not main & compiled, compiled
     assert int(n) < 40, compiled  # a cold validate compiles ~156 signatures

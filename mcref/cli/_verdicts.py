@@ -41,7 +41,7 @@ def cmd_validate(args) -> int:
 
     from .._warnings import FewReplicatesWarning, TieOrderWarning
 
-    precompile_if_cold()
+    precompile_if_cold(dependent=bool(dep))
     with warnings.catch_warnings():  # both are notes of the printed table
         warnings.simplefilter("ignore", FewReplicatesWarning)
         warnings.simplefilter("ignore", TieOrderWarning)
@@ -99,13 +99,13 @@ def cmd_report(args) -> int:
     seed = seed_of(args)
     x = None if args.no_x else ds.x
     if args.html:  # checked before any work (cli.main); _html writes the directory atomically
-        precompile_if_cold()
+        dep = dependence_of(args, ds)
+        precompile_if_cold(dependent=bool(dep))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FewReplicatesWarning)
             warnings.simplefilter("ignore", TieOrderWarning)
             tab = validate(ds.E, ds.u, stats=stats_list(args.stat, DEMO_STATS), n_boot=args.boot, n_mc=args.mc,
-                           seed=seed, name=ds.name, min_count=args.min_count, shrink=args.shrink,
-                           **dependence_of(args, ds))
+                           seed=seed, name=ds.name, min_count=args.min_count, shrink=args.shrink, **dep)
         write_dataset_report(tab, ds.E, ds.u, x, args.html, seed=seed)
         print(f"{ds.name}: {tab.headline()}" if ds.name else tab.headline())  # the answer first
         print(f"wrote {os.path.join(args.html, 'report.png')}\nwrote {os.path.join(args.html, 'index.html')}\n"
