@@ -181,8 +181,8 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     for r in range(r0, r1):
         raw[:] = 0.0
         acc[:, :] = 0.0
-        b = 0
-        p = 0
+        b = np.int64(0)  # not literals: one signature of bin_acc (a literal 0 compiles a second)
+        p = np.int64(0)
         st = load_state(states[r])
         if need_ties:  # without tie splits ``tstates`` is not read (may be any (B, 4) array)
             for j in range(4):

@@ -224,7 +224,7 @@ def _heapsort2(v, p, n):
         tp = p[0]
         p[0] = p[end]
         p[end] = tp
-        _sift2(v, p, 0, end)
+        _sift2(v, p, np.int64(0), end)  # not a literal: one signature of _sift2
 
 
 @njit(**NJIT)

@@ -244,7 +244,7 @@ def permute_into(s, src, out):
     st = load_state(s)
     n = src.shape[0]
     r = uint64(0)
-    halves = 0
+    halves = np.int64(0)  # not a literal: one signature of half_draw
     i = 0
     while i < n:
         j, st, r, halves = half_draw(st, r, halves, i + 1)
@@ -270,7 +270,7 @@ def _shuffle_in_place(st, a, lo, hi):
     with a[lo + j], j uniform in [0, i − lo] (Lemire on 32-bit halves, low half first, with
     rejection: exact). Returns the state tuple."""
     r = uint64(0)
-    halves = 0
+    halves = np.int64(0)  # not a literal: one signature of half_draw
     i = hi - 1
     while i > lo:
         j, st, r, halves = half_draw(st, r, halves, i - lo + 1)
