@@ -264,34 +264,44 @@ def _interval(theta_hat: float, boot: np.ndarray, jack_fn, method: str, alpha: f
     return float(lo), float(hi), method, z0, a
 
 
-def _boot_rebinned(infos: Sequence[StatInfo], E: np.ndarray, u: np.ndarray, prep: Prepared, states: np.ndarray,
-                   boot: np.ndarray, progress=None) -> None:
-    """Bootstrap with the bins of each resample re-cut by the adaptive rule (docs/methods.md,
-    "Diagnostics"): O(M log M) per replicate in NumPy, slower than the equal-count kernel.
-    Replicate r draws from a generator seeded by its xoshiro state ``states[r]``, so results
-    do not depend on anything but the seed."""
+def _boot_rebinned(infos: Sequence[StatInfo], rows: Sequence[int], prep: Prepared, states: np.ndarray,
+                   tstates: np.ndarray, boot: np.ndarray, progress=None) -> None:
+    """The binned statistics ``infos`` (rows ``rows`` of ``boot``) with the bins of each resample
+    re-cut by the adaptive rule (docs/methods.md, "Binning"): O(M) per replicate in NumPy, plus a
+    sort of the copies of tied u when there are any. Replicate r is the bootstrap kernel's own
+    resample, the multiplicities ``w`` drawn from ``states[r]`` (the other statistics of the call
+    come from the kernel on the same ``w``, as without these: their replicates do not depend on
+    this company). The cuts depend on the sorted u alone; the copies of a run of tied u that a cut
+    splits then take a uniformly random order from the replicate's tie stream ``tstates[r]``, which
+    decides on which side of the cut each copy falls (R's ``order`` leaves a resample's ties in
+    draw order: the same law)."""
     from .binning import adaptive_starts
+    from .kernels.rng import STACK_ROWS, multinomial_counts
 
-    m = E.size
+    m = prep.M
     n_boot = boot.shape[1]
-    binned = np.array([i.binned for i in infos])
-    user = np.array([i.user for i in infos])
-    other = ~binned & ~user
-    other_codes = np.array([i.code for i, o in zip(infos, other) if o], dtype=np.int64)
+    w = np.empty(m, dtype=np.int64)
+    stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+    points = np.arange(m)
+    tied = prep.tie_groups.size > 0
     for r in range(n_boot):
-        rng = np.random.default_rng(np.random.SeedSequence(states[r].tolist()))
-        idx = rng.integers(0, m, m)
-        o = idx[np.argsort(u[idx], kind="stable")]  # the resample sorted by u, copies in draw order
-        us, Es = u[o], E[o]
-        st = adaptive_starts(us, prep.n_bins_requested, min_count=prep.min_count, log=prep.log)
+        multinomial_counts(states[r].copy(), m, m, w, stack)
+        o = np.repeat(points, w)  # the resample sorted by u (prep is), copies of a point together
+        us = prep.u[o]
+        st = adaptive_starts(us, prep.n_bins_requested, min_count=prep.min_count, log=prep.log)  # from u alone
+        if tied:  # a run of tied u that a cut splits: its copies in random order (the others cannot matter)
+            rng, done = None, -1
+            for c in st[1:-1]:
+                if us[c - 1] == us[c] and c > done:
+                    a, done = np.searchsorted(us, us[c], "left"), np.searchsorted(us, us[c], "right")
+                    if rng is None:
+                        rng = np.random.default_rng(np.random.SeedSequence(tstates[r].tolist()))
+                    o[a:done] = rng.permutation(o[a:done])
+        Es = prep.E[o]
         acc = np.column_stack([np.diff(st).astype(float)]
                               + [np.add.reduceat(a, st[:-1]) for a in (us * us, Es * Es, (Es / us) ** 2)])
-        for k in np.flatnonzero(binned):
-            boot[k, r] = K.finish_binned(infos[k].code, acc, float(m))  # the kernels' own formulas
-        if other_codes.size:
-            boot[other, r] = evaluate(prepare(Es, us, None), other_codes)
-        for k in np.flatnonzero(user):
-            boot[k, r] = evaluate_user(infos[k], Es, us)
+        for k, inf in zip(rows, infos):
+            boot[k, r] = K.finish_binned(inf.code, acc, float(m))  # the kernels' own formulas
         if progress is not None:
             progress(r + 1)
 
@@ -430,9 +440,9 @@ BOOT_BYTES_PER_POINT = 40.0
 def _by_tasks(call, n_boot: int, m: int, phase) -> None:
     """``call(r0, r1)`` per task of the resampling kernels, on threads (:func:`mcref.parallel.over_tasks`:
     tasks of ≥ :func:`replicates_per_task` replicates and ≥ ``TASK_WORK`` elements; Ctrl-C, the bar; as many
-    threads as their scratch allows, :func:`mcref.parallel.thread_memory`)."""
+    threads as their scratch allows, :func:`mcref.parallel.thread_memory`; ``phase`` None: no bar)."""
     over_tasks(call, n_boot, float(m), phase="bootstrap", min_per=replicates_per_task(n_boot),
-               progress=phase.chunks(1), bytes_per_thread=BOOT_BYTES_PER_POINT * m)
+               progress=phase.chunks(1) if phase is not None else None, bytes_per_thread=BOOT_BYTES_PER_POINT * m)
 
 
 def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: int, phase) -> np.ndarray:
@@ -474,17 +484,21 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
     with sess.phase("bootstrap", n_boot, "replicate") as phase:
         if units is not None:  # whole groups or blocks (no user statistics: check_units_support)
             boot[bi] = _boot_units(codes, prep, units, states, tstates, n_boot, phase)
-        elif prep.binning == "adaptive" and any(i.binned for i in infos):
-            _boot_rebinned(infos, E, u, prep, states, boot, phase.chunks(1))
         else:
+            # adaptive bins: the binned statistics re-cut each resample (NumPy), the others from the kernel
+            recut = [k for k in bi if infos[k].binned] if prep.binning == "adaptive" else []
+            kb = np.array([k for k in bi if k not in recut], dtype=np.int64)
+            kc = np.array([infos[k].code for k in kb], dtype=np.int64)
             # returns to Python (Ctrl-C, progress) between batches
-            if codes.size:
+            if kc.size:
                 args, ties = prep.kernel_args(), prep.tie_groups  # once, not once per batch
-                part = np.empty((codes.size, n_boot))
-                _by_tasks(lambda r0, r1: boot_kernel(codes, states, tstates, r0, r1, ties, *args, part),
-                          n_boot, E.size, phase)
-                boot[bi] = part
+                part = np.empty((kc.size, n_boot))
+                _by_tasks(lambda r0, r1: boot_kernel(kc, states, tstates, r0, r1, ties, *args, part),
+                          n_boot, E.size, None if recut else phase)
+                boot[kb] = part
                 del args  # the rank slots: not through the jackknife
+            if recut:
+                _boot_rebinned([infos[k] for k in recut], recut, prep, states, tstates, boot, phase.chunks(1))
             for k, uk in user:  # threads over tasks (serial kernels: fast to compile), same resamples
                 out_k = boot[k]  # a contiguous row (the kernel writes its slots r0 … r1 − 1)
 
