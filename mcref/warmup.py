@@ -2,14 +2,18 @@
 (docs/methods.md, "Numba options and caching").
 
 A first ``mcref.validate`` on a fresh install spends most of its minute compiling, and numba
-compiles on one thread per process. Its kernels fall into groups that share few callees: the
-bootstrap's (resampling, jackknives, point estimates) and the Monte Carlo references' (every D's
-kernel, the sequential rounds, the scale tests and the t fit). :func:`precompile` compiles each
-group in its own worker process (joblib's loky pool), which writes it to the on-disk cache; the
-caller's validations then load every kernel from there. Measured on the 2-core VM, cold cache,
-``mcref demo``: 76.0 s plain, 56.6 s with the two groups compiled side by side first (35.2 s for
-the groups, 21.4 s for the demo, which then runs as on a warm cache;
-``benchmarks/bench_first_run.py``). On a warm cache, with the cache switched off
+compiles on one thread per process. Its kernels fall into two families that share few callees,
+the bootstrap's and the Monte Carlo references', each of two groups (:data:`GROUPS`): the
+bootstrap's resampling and point estimates, and its jackknives; every D's kernel, and the scale
+tests with the t fit. :func:`precompile` compiles them in worker processes (joblib's loky pool),
+which write the on-disk cache; the caller's validations then load every kernel from there. Each
+worker compiles its share of the groups in one process: one group each when
+there are workers enough, whole families on two. Measured on the 2-core VM, cold cache,
+``mcref demo``: 76.0 s plain, 56.6 s with the two families compiled side by side first (35.2 s for
+them, 21.4 s for the demo, which then runs as on a warm cache; ``benchmarks/bench_first_run.py``).
+Each group alone in a fresh process (same VM, 2026-11-28): references 25.4 s, bootstrap 20.7 s,
+jackknife 11.5 s, scale 9.4 s, so on four cores or more the longest is the references' 25 s, where
+the two families took 34 and 30 s. On a warm cache, with the cache switched off
 (``MCREF_NUMBA_CACHE=0``: nothing to share between processes), on one core or with
 ``MCREF_PRECOMPILE=0`` it does nothing.
 
@@ -19,8 +23,8 @@ The command line does this for ``mcref demo``, ``validate``, ``report --html`` a
 Dependent rows (``validate(groups=...)`` or ``order=...``) run kernels of their own: the unit
 bootstrap and jackknife, the exchange of u-levels between groups of unequal sizes and the clustered
 scale tests (:data:`DEPENDENT_GROUPS`, about 20 s more on the 2-core VM). ``precompile(dependent=True)``
-compiles them besides, in the same workers: each worker gets its share of the groups, longest
-first, so on two workers the unit groups join the main groups whose kernels they share. The command
+compiles them besides, in the same workers: on two workers each joins its family (the kernels it
+shares with the family compile once). The command
 line passes it for ``--groups``/``--order``. Measured: ``precompile()`` then a first
 ``validate(E, u, groups=...)`` 54.8 s cold, ``precompile(dependent=True)`` then the same 47.0 s
 (the validate compiles nothing).
@@ -38,8 +42,8 @@ import numpy as np
 __all__ = ["DEPENDENT_GROUPS", "GROUPS", "cache_is_cold", "cold_groups", "compile_group", "enabled", "n_workers",
            "needed", "precompile"]
 
-#: the kernel groups compiled side by side, in about equal compile time (2-core VM: 28 s and 34 s)
-GROUPS = ("bootstrap", "references")
+#: the kernel groups compiled side by side (2-core VM, each alone in a fresh process: 21, 12, 25 and 9 s)
+GROUPS = ("bootstrap", "jackknife", "references", "scale")
 #: the kernels of dependent rows (``validate(groups=...)`` or ``order=...``), compiled besides when the
 #: call has them: the unit bootstrap and jackknife, and the u-level exchange of unequal groups with the
 #: clustered t(ν̂) references (2-core VM, one after the other in one process: 13 s and 8 s)
@@ -54,25 +58,47 @@ def _data() -> tuple[np.ndarray, np.ndarray]:
     return u * rng.standard_normal(_M), u
 
 
+_STATS = ("ZMS", "RCE", "CC", "ENCE", "ZMSE")
+
+
 def _bootstrap_group() -> None:
-    """The BCa bootstrap of validate's default statistics (resampling, jackknives, estimates)."""
+    """The bootstrap's resampling of validate's default statistics and their point estimates."""
     from ._bootstrap import bootstrap_many
 
     E, u = _data()
-    bootstrap_many(["ZMS", "RCE", "CC", "ENCE", "ZMSE"], E, u, n_boot=200, seed=0)
+    bootstrap_many(list(_STATS), E, u, n_boot=200, seed=0, method="percentile")
+
+
+def _jackknife_group() -> None:
+    """The jackknives of validate's default statistics (BCa's acceleration), as the bootstrap takes them."""
+    from ._jackknife import Jackknives
+    from ._prepared import prepare_for
+    from .stats import info
+
+    E, u = _data()
+    infos = [info(n) for n in _STATS]
+    jacks = Jackknives(infos, prepare_for(infos, E, u, n_bins=20))
+    for k in jacks.order():
+        jacks.take(infos[k])
 
 
 def _references_group() -> None:
-    """The simulated references under validate's four D, the scale tests and the t fit."""
+    """The simulated references under validate's four D."""
     from .generative import get_distribution
     from .reference import simulate
-    from .verdict._scale_test import rce_test, scale_test
 
     E, u = _data()
     Z = E / u
     dists = ["normal", "t6", get_distribution("empirical", Z=Z), get_distribution("permutation", Z=Z)]
-    simulate(["ZMS", "RCE", "CC", "ENCE", "ZMSE"], u, dists=dists, n_mc=64, seed=0)
-    scale_test(Z, ["ZMS"], n_boot=64, seed=0)
+    simulate(list(_STATS), u, dists=dists, n_mc=64, seed=0)
+
+
+def _scale_group() -> None:
+    """The scale tests of ZMS and RCE (bootstrap-t, the t(ν̂) references) and the t fit."""
+    from .verdict._scale_test import rce_test, scale_test
+
+    E, u = _data()
+    scale_test(E / u, ["ZMS"], n_boot=64, seed=0)
     rce_test(E, u, n_boot=64, seed=0)
 
 
@@ -109,27 +135,47 @@ def _references_units_group() -> None:
 
 
 _RUN: dict[str, Callable[[], None]] = {"bootstrap": _bootstrap_group, "references": _references_group,
+                                       "jackknife": _jackknife_group, "scale": _scale_group,
                                        "bootstrap-units": _bootstrap_units_group,
                                        "references-units": _references_units_group}
 #: each group's main kernel (module, name): its index file in the cache says the group was compiled
-_MAIN = {"bootstrap": ("bootstrap", "boot_kernel"), "references": ("reference", "mc_chunk_kernel"),
+_MAIN = {"bootstrap": ("bootstrap", "boot_kernel"), "jackknife": ("stats", "jack_cc_fast_kernel"),
+         "references": ("reference", "mc_chunk_kernel"), "scale": ("resample", "resampled_sums"),
          "bootstrap-units": ("units", "boot_units_kernel"), "references-units": ("reference", "mc_levels_kernel")}
-#: each group's compile seconds alone in a process (2-core VM), the longest first
-_SECONDS = {"references": 34.0, "bootstrap": 28.0, "bootstrap-units": 13.0, "references-units": 8.0}
+#: each group's compile seconds alone in a fresh process (2-core VM), the longest first
+_SECONDS = {"references": 25.0, "bootstrap": 21.0, "bootstrap-units": 13.0, "jackknife": 12.0, "scale": 9.0,
+            "references-units": 8.0}
 _ORDER = tuple(_SECONDS)
+#: groups of one family share many callees (the statistics' kernels; the variates, permutations and ranks)
+_FAMILY = {"bootstrap": 0, "jackknife": 0, "bootstrap-units": 0, "references": 1, "scale": 1, "references-units": 1}
+
+
+def _lpt(items: Sequence, seconds, n: int) -> list[list]:
+    """``items`` dealt to ``n`` workers, longest first, each to the least loaded one so far (longest
+    processing time first)."""
+    shares: list[list] = [[] for _ in range(max(1, n))]
+    load = [0.0] * len(shares)
+    for it in sorted(items, key=lambda it: -seconds(it)):
+        k = load.index(min(load))
+        shares[k].append(it)
+        load[k] += seconds(it)
+    return [s for s in shares if s]
 
 
 def _shares(groups: Sequence[str], n: int) -> list[list[str]]:
-    """``groups`` dealt to ``n`` workers, longest first, each to the worker with the least compile time
-    so far (longest processing time first). A worker compiles its share in one process, so kernels
-    its groups share (the unit bootstrap's statistics and the bootstrap's) compile there once."""
-    shares: list[list[str]] = [[] for _ in range(max(1, n))]
-    load = [0.0] * len(shares)
-    for g in sorted(groups, key=lambda g: -_SECONDS[g]):
-        k = load.index(min(load))
-        shares[k].append(g)
-        load[k] += _SECONDS[g]
-    return [s for s in shares if s]
+    """``groups`` dealt to ``n`` workers, each worker's share compiled in one process. As many workers
+    as groups: one each. As few as the families among them (or fewer): whole families, so that the
+    kernels a family's groups share compile once (on two workers, the bootstrap's and the
+    references' side, each about half the work). In between: the groups, longest first to the least
+    loaded worker."""
+    if n >= len(groups):
+        return [[g] for g in sorted(groups, key=lambda g: -_SECONDS[g])]
+    fams = sorted({_FAMILY[g] for g in groups})
+    if n <= len(fams):
+        members = [[g for g in sorted(groups, key=lambda g: -_SECONDS[g]) if _FAMILY[g] == f] for f in fams]
+        return [[g for fam in share for g in fam]
+                for share in _lpt(members, lambda fam: sum(_SECONDS[g] for g in fam), n)]
+    return _lpt(list(groups), lambda g: _SECONDS[g], n)
 
 
 def _compile_share(names: Sequence[str]) -> float:

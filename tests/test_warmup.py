@@ -28,28 +28,36 @@ def _run(code: str, cache_dir: Path, **env) -> subprocess.CompletedProcess:
 
 def test_n_workers_follows_joblib(monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
-    assert [warmup.n_workers(n) for n in (-1, -2, -7, -8, 0, 1, 2, 5)] == [2, 2, 2, 1, 0, 1, 2, 2]
+    assert [warmup.n_workers(n) for n in (-1, -2, -7, -8, 0, 1, 2, 5)] == [4, 4, 2, 1, 0, 1, 2, 4]
+    assert warmup.n_workers(-1, 6) == 6 and warmup.n_workers(3, 6) == 3
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
     assert warmup.n_workers(-1) == 1 and mcref.precompile(force=True) is None  # one core: nothing side by side
 
 
 def test_groups_and_bad_name():
-    assert set(warmup.GROUPS) == {"bootstrap", "references"}
+    assert set(warmup.GROUPS) == {"bootstrap", "jackknife", "references", "scale"}
     assert set(warmup.DEPENDENT_GROUPS) == {"bootstrap-units", "references-units"}
-    with pytest.raises(ValueError, match="`name` must be one of bootstrap, references, bootstrap-units, "
-                                         "references-units, got 'x'"):
+    with pytest.raises(ValueError, match="`name` must be one of bootstrap, jackknife, references, scale, "
+                                         "bootstrap-units, references-units, got 'x'"):
         warmup.compile_group("x")
 
 
-def test_shares_deal_the_longest_group_first_to_the_least_loaded_worker():
-    """Longest processing time first: on two workers each unit group joins the main group it shares
-    kernels with (one process compiles them once); on three the two unit groups share a worker."""
-    four = ["bootstrap-units", "references-units", "bootstrap", "references"]
-    assert warmup._shares(four, 2) == [["references", "references-units"], ["bootstrap", "bootstrap-units"]]
-    assert warmup._shares(four, 3) == [["references"], ["bootstrap"], ["bootstrap-units", "references-units"]]
-    assert warmup._shares(four, 8) == [["references"], ["bootstrap"], ["bootstrap-units"], ["references-units"]]
-    assert warmup._shares(["bootstrap"], 1) == [["bootstrap"]]
-    assert sorted(g for share in warmup._shares(four, 2) for g in share) == sorted(four)
+def test_shares_keep_families_together_on_few_workers():
+    """One group a worker when there are workers enough; on as few workers as families, whole
+    families (the kernels a family's groups share compile once); in between, longest processing
+    time first."""
+    main = list(warmup.GROUPS)
+    every = main + list(warmup.DEPENDENT_GROUPS)
+    boot, refs = {"bootstrap", "jackknife", "bootstrap-units"}, {"references", "scale", "references-units"}
+    assert warmup._shares(main, 4) == [["references"], ["bootstrap"], ["jackknife"], ["scale"]]
+    assert warmup._shares(main, 2) == [["references", "scale"], ["bootstrap", "jackknife"]]
+    assert [set(s) for s in warmup._shares(every, 2)] == [boot, refs]
+    assert len(warmup._shares(every, 8)) == 6 and len(warmup._shares(every, 3)) == 3
+    for n in (1, 2, 3, 4, 5, 6):
+        shares = warmup._shares(every, n)
+        assert sorted(g for share in shares for g in share) == sorted(every) and len(shares) == min(n, 6)
+    loads = [sum(warmup._SECONDS[g] for g in share) for share in warmup._shares(every, 3)]
+    assert max(loads) <= 0.5 * sum(warmup._SECONDS.values())  # three workers: no worse than two families
 
 
 def test_needed_counts_the_cold_groups_a_call_runs(monkeypatch):
@@ -65,8 +73,8 @@ def test_needed_counts_the_cold_groups_a_call_runs(monkeypatch):
     assert warmup.needed(force=True) and warmup.needed(dependent=True, force=True)
     cold.add("references-units")
     assert not warmup.needed() and warmup.needed(dependent=True) and not warmup.needed(1, dependent=True)
-    assert warmup._groups(True) == ("references", "bootstrap", "bootstrap-units", "references-units")
-    assert warmup._groups(False) == ("references", "bootstrap")
+    assert set(warmup._groups(True)) == set(warmup.GROUPS + warmup.DEPENDENT_GROUPS)
+    assert warmup._groups(False) == ("references", "bootstrap", "jackknife", "scale")  # the longest first
 
 
 @needs_cache
