@@ -131,3 +131,36 @@ def test_cc_beside_the_quadratic_jackknives_changes_nothing(maz, binning):
         assert together[n].acceleration == alone[n].acceleration, n
         assert (together[n].low, together[n].high) == (alone[n].low, alone[n].high), n
         assert np.array_equal(together[n].distribution, alone[n].distribution), n
+
+
+@pytest.mark.parametrize("ties", ["none", "u", "E", "both", "heavy"])
+def test_joint_counts_equal_the_pair_counts(ties):
+    """CC's jackknife term Σ_{i≠j} a_i b_i (:func:`mcref.kernels.stats._joint_counts`, by buckets of
+    |E| groups) against the four pair counts made by brute force over all pairs: exact (halves and
+    quarters of integers), with ties in u, in |E|, in both and many (a few distinct values)."""
+    from mcref._prepared import prepare_for
+    from mcref.kernels import stats as KS
+
+    for seed, m in enumerate((1, 2, 37, 500, 1500)):
+        rng = np.random.default_rng([seed, len(ties)])
+        u = rng.lognormal(0.0, 0.5, m)
+        E = u * rng.standard_normal(m)
+        if ties in ("u", "both"):
+            u = np.round(u, 1) + 0.1
+        if ties in ("E", "both"):
+            E = np.round(E, 1)
+        if ties == "heavy":
+            u = rng.integers(1, 4, m).astype(float)
+            E = rng.integers(-3, 4, m).astype(float)
+        if m < 3:
+            continue
+        prep = prepare_for([S.info("CC")], E, u, n_bins=1, min_count=1)
+        sab = np.empty(m)
+        KS._joint_counts(prep.ugs, prep.eord, prep.egs, sab, np.empty(m))
+        us, a = prep.u, np.abs(prep.E)  # per position (u ascending)
+        gt_u, eq_u = us[None, :] > us[:, None], us[None, :] == us[:, None]
+        gt_a, eq_a = a[None, :] > a[:, None], a[None, :] == a[:, None]
+        off = ~np.eye(m, dtype=bool)
+        d1, d2 = (gt_u & gt_a).sum(1), (gt_u & eq_a).sum(1)
+        d3, d4 = (eq_u & gt_a).sum(1), (eq_u & eq_a & off).sum(1)
+        assert np.array_equal(sab, d1 + 0.5 * d2 + 0.5 * d3 + 0.25 * d4), (ties, m)
