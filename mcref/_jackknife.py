@@ -15,6 +15,7 @@ import numpy as np
 from . import _progress, parallel
 from .binning import bin_starts
 from .kernels import stats as K
+from .kernels.jackknife_cc import jack_cc_fast_kernel
 from .kernels.units import jack_units_kernel
 from .parallel import batch_ranges, map_chunks, memory_threads, over_tasks, record_tasks
 from ._dependence import Units
@@ -24,7 +25,7 @@ from .stats import StatInfo, info, user_kernels
 __all__ = ["jackknife", "binned_jackknives", "unit_jackknife", "Jackknives", "CC_JACK_BYTES_PER_POINT"]
 
 #: CC's jackknife pass holds at most 52 bytes a point, its output included: six M-sized float64 arrays,
-#: then five and the joint counts' 12 bytes (:func:`mcref.kernels.stats.jack_cc_fast_kernel`): its
+#: then five and the joint counts' 12 bytes (:func:`mcref.kernels.jackknife_cc.jack_cc_fast_kernel`): its
 #: scratch beside the other statistics' passes
 CC_JACK_BYTES_PER_POINT = 52.0
 
@@ -150,11 +151,11 @@ def binned_jackknives(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
 def _cc_jackknife(prep: Prepared, out: np.ndarray) -> None:
     """CC's leave-one-out values into ``out`` (u-sorted positions): one serial kernel call."""
     if prep.eord.size == prep.M:  # the order and tie runs of |E| are prepared: no sort
-        K.jack_cc_fast_kernel(prep.ugs, prep.eord, prep.egs, out)
+        jack_cc_fast_kernel(prep.ugs, prep.eord, prep.egs, out)
     else:  # prepared without them (ranks=False): the order and runs that prepare makes
         ae = np.abs(prep.E)
         eord = np.argsort(ae, kind="stable").astype(np.int32)
-        K.jack_cc_fast_kernel(prep.ugs, eord, tie_starts(ae[eord]), out)
+        jack_cc_fast_kernel(prep.ugs, eord, tie_starts(ae[eord]), out)
 
 
 class Jackknives:

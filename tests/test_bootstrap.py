@@ -672,7 +672,7 @@ def test_cc_jackknife_fast_equals_the_direct_update_and_spearmanr(ties):
     from scipy.stats import rankdata, spearmanr
 
     from mcref._prepared import prepare
-    from mcref.kernels.stats import jack_cc_fast_kernel
+    from mcref.kernels.jackknife_cc import jack_cc_fast_kernel
 
     rng = np.random.default_rng({"none": 1, "u": 2, "both": 3}[ties])
     m = 400

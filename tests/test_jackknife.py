@@ -135,11 +135,11 @@ def test_cc_beside_the_quadratic_jackknives_changes_nothing(maz, binning):
 
 @pytest.mark.parametrize("ties", ["none", "u", "E", "both", "heavy"])
 def test_joint_counts_equal_the_pair_counts(ties):
-    """CC's jackknife term Σ_{i≠j} a_i b_i (:func:`mcref.kernels.stats._joint_counts`, by buckets of
+    """CC's jackknife term Σ_{i≠j} a_i b_i (:func:`mcref.kernels.jackknife_cc._joint_counts`, by buckets of
     |E| groups) against the four pair counts made by brute force over all pairs: exact (halves and
     quarters of integers), with ties in u, in |E|, in both and many (a few distinct values)."""
     from mcref._prepared import prepare_for
-    from mcref.kernels import stats as KS
+    from mcref.kernels import jackknife_cc as KS
 
     for seed, m in enumerate((1, 2, 37, 500, 1500)):
         rng = np.random.default_rng([seed, len(ties)])
