@@ -64,6 +64,12 @@ unit bootstrap and jackknife, the u-level exchange and the clustered scale tests
 process (47.0 s with ``dependent=True`` in the same script; ``boot_units_kernel`` 7.9 s,
 ``mc_levels_kernel`` 5.4 s, ``jack_units_kernel`` 3.2 s, the two clustered t sums 2.5 s).
 
+2026-11-28, after the kernels were cut into four groups (two families on two workers, as before),
+same VM (load average 1.0–1.7), ``--what demo --warm 2``: cold **43.3 s**, warm 9.5 and 9.1 s;
+a second cold run by hand (its own ``NUMBA_CACHE_DIR``) 46.5 s, warm 8.0–8.6 s; warm with the
+in-tree cache 7.0–7.5 s (6.4–6.5 s of it inside the process: the rest is the start of Python,
+numba and the cache index).
+
 Each cold run also prints what compiled (numba's compile events, in that process: not the
 demo's worker processes): how many functions and signatures, and the top-level kernels by
 compile time, so that a kernel that compiles twice or one the call does not need shows.

@@ -221,6 +221,30 @@ The sequential tests' repeats depend on the data (a p near α runs towards the c
 phase line prints the permutation repeats and the scale-test replicates that ran, and
 ``--data-seed`` draws other sets of the same M.
 
+2026-11-28 on the 2-core machine, after CC's jackknife pass got its joint counts by cache-sized
+buckets and one walk along each order (same bits; ``mcref.kernels.jackknife_cc``), ``--profile
+--ms 1e5 --n-boot 1000 --n-mc 500`` (medians of 3; load average after 1.19)::
+
+    phase                        tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6     0.984     0.489  2.01
+    jackknife                      451   26.96%    3.2    3.5    0.0763    0.0411  1.86
+    references                     628    0.18%   15.7   62.6      3.38      1.72  1.97
+    references, first round         64    1.56%   16.0   64.0    0.0788    0.0541  1.46
+    scale tests                    192    0.52%   16.0   64.0     0.142     0.138  1.03
+    t fit                          440    0.25%   10.0   10.0    0.0535    0.0656  0.82
+
+and ``--ms 1e6 --reps 3`` (medians of 3; load average after 1.32)::
+
+    bootstrap                      334    0.30%   15.9   55.6      17.7      7.31  2.42
+    jackknife                     4501   30.70%    2.9    3.1     0.723     0.407  1.77
+    references                      64    1.56%   16.0   64.0      1.58     0.916  1.72
+    scale tests                    192    0.52%   16.0   64.0      1.42     0.891  1.60
+    t fit                         6363    0.02%   14.3   50.1     0.835      0.67  1.25
+
+The jackknife's 1-thread time at 10⁶ went from 0.997 s to 0.723 s (its CC pass at 10⁷: 6.3 → 3.4
+s on one thread). A one-run profile at 10⁶ the same hour gave references 1.46, scale tests 1.67:
+the 1->2 column of one run swings by ±0.3 on this VM.
+
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
 
