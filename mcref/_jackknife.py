@@ -24,10 +24,10 @@ from .stats import StatInfo, info, user_kernels
 
 __all__ = ["jackknife", "binned_jackknives", "unit_jackknife", "Jackknives", "CC_JACK_BYTES_PER_POINT"]
 
-#: CC's jackknife pass holds at most 52 bytes a point, its output included: six M-sized float64 arrays,
-#: then five and the joint counts' 12 bytes (:func:`mcref.kernels.jackknife_cc.jack_cc_fast_kernel`): its
+#: CC's jackknife pass holds at most 44 bytes a point, its output included: five M-sized float64 arrays,
+#: then four and the joint counts' 12 bytes (:func:`mcref.kernels.jackknife_cc.jack_cc_fast_kernel`): its
 #: scratch beside the other statistics' passes
-CC_JACK_BYTES_PER_POINT = 52.0
+CC_JACK_BYTES_PER_POINT = 44.0
 
 
 def _record_jackknife(m: int) -> None:

@@ -53,8 +53,9 @@ def jack_cc_fast_kernel(ugs, eord, egs, out):
     Memory: the group sums of each order are folded into the per-point accumulators of Σxy (in
     ``out``), Σxx, Σyy in one walk along it (:func:`_e_order_terms`, :func:`_u_order_terms`), in
     the order of the expression they enter. Five M-sized float64 arrays are alive (x, y and the
-    three accumulators), then four, the joint counts' scratch and 12 bytes a point
-    (:func:`_joint_counts`): 52 bytes a point at the peak; no sort (the prepared orders).
+    three accumulators), then three (Σxy, Σxx·Σyy and the joint counts), the joint counts'
+    scratch and 12 bytes a point (:func:`_joint_counts`): 44 bytes a point at the peak; no sort
+    (the prepared orders).
     """
     m = out.shape[0]
     mid = 0.5 * m
@@ -79,10 +80,12 @@ def jack_cc_fast_kernel(ugs, eord, egs, out):
     ayy = np.empty(m)
     _e_order_terms(egs, eord, mid, syy_all, x, axy, ayy)  # − Σ x_i b_i; Σyy − y_j² − 2 Σ y_i b_i + Σ b_i²
     _u_order_terms(ugs, mid, y, axy, axx)  # − Σ a_i y_i; − 2 Σ x_i a_i + Σ a_i²
-    sab = np.empty(m)  # x and y are no longer needed (numba frees them)
+    for j in range(m):
+        axx[j] = axx[j] * ayy[j]  # sxx·syy, so that ayy is freed before the joint counts (as are x, y)
+    sab = np.empty(m)
     _joint_counts(ugs, eord, egs, sab, np.empty(m))
     for j in range(m):
-        out[j] = (axy[j] + sab[j]) / np.sqrt(axx[j] * ayy[j])
+        out[j] = (axy[j] + sab[j]) / np.sqrt(axx[j])
 
 
 @njit(**NJIT)
