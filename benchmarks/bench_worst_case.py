@@ -34,6 +34,11 @@ each: ``--seed 0`` 61.8 s, 6269 MiB unbounded (half of 125 GB available bounds n
 ``MCREF_THREAD_MEMORY=1G --seed 0`` **172.5 s, 1858 MiB** (two threads for those two phases,
 sixteen for the others), every p and verdict the same.
 
+2026-11-28, after CC's jackknife pass got its joint counts by cache-sized buckets (6.3 → 3.4 s at
+10⁷ on one thread) and a peak of 44 bytes a point (48), same 2-core VM, one run each, ``--seed
+0``: 229.5 s, peak 2003 MiB (with an intermediate 52-byte version); **234.0 s, peak 1952 MiB**
+(the final one). Same p and verdicts (ZMS p = 0.0020 after 1024 replicates).
+
 A permutation row at the cap costs 2000 repeats of the permutation D: at 10⁷ about 0.22 s each
 (docs/guide/performance.md), so a set whose CC sits at α would still take over 5 min.
 """
