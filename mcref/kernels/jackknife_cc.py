@@ -51,7 +51,7 @@ def jack_cc_fast_kernel(ugs, eord, egs, out):
     duplicates (docs/methods.md, "Bootstrap": the jackknife of CC).
 
     Memory: the group sums of each order are folded into the per-point accumulators of Σxy (in
-    ``out``), Σxx, Σyy in one walk along it (:func:`_e_order_terms`, :func:`_u_order_terms`), in
+    ``out``), Σxx, Σyy in one walk along it (:func:`_order_terms`), in
     the order of the expression they enter. Five M-sized float64 arrays are alive (x, y and the
     three accumulators), then three (Σxy, Σxx·Σyy and the joint counts), the joint counts'
     scratch and 12 bytes a point (:func:`_joint_counts`): 44 bytes a point at the peak; no sort
@@ -73,13 +73,12 @@ def jack_cc_fast_kernel(ugs, eord, egs, out):
         syy_all += y[i] * y[i]
     # sxy = (Σxy − x_j y_j) − s_xb − s_ay + s_ab, sxx = (Σxx − x_j²) − 2 s_xa + s_aa, syy likewise
     axy = out
-    axx = np.empty(m)
     for j in range(m):
         axy[j] = sxy_all - x[j] * y[j]
-        axx[j] = sxx_all - x[j] * x[j]
+    axx = np.empty(m)
     ayy = np.empty(m)
-    _e_order_terms(egs, eord, mid, syy_all, x, axy, ayy)  # − Σ x_i b_i; Σyy − y_j² − 2 Σ y_i b_i + Σ b_i²
-    _u_order_terms(ugs, mid, y, axy, axx)  # − Σ a_i y_i; − 2 Σ x_i a_i + Σ a_i²
+    _order_terms(egs, eord, mid, syy_all, x, axy, ayy)  # − Σ x_i b_i; Σyy − y_j² − 2 Σ y_i b_i + Σ b_i²
+    _order_terms(ugs, None, mid, sxx_all, y, axy, axx)  # − Σ a_i y_i; Σxx − x_j² − 2 Σ x_i a_i + Σ a_i²
     for j in range(m):
         axx[j] = axx[j] * ayy[j]  # sxx·syy, so that ayy is freed before the joint counts (as are x, y)
     sab = np.empty(m)
@@ -89,61 +88,45 @@ def jack_cc_fast_kernel(ugs, eord, egs, out):
 
 
 @njit(**NJIT)
-def _e_order_terms(egs, eord, mid, syy_all, x, axy, ayy):
-    """The terms of :func:`jack_cc_fast_kernel` over the runs of equal |E| (``egs`` along ``eord``),
-    from the top run down, each point's from its run alone: ``axy[i] −= Σ_{k≠i} x_k b_k`` and
-    ``ayy[i] = (Σyy − y_i²) − 2 Σ_{k≠i} y_k b_k + Σ_{k≠i} b_k²`` (y_i the run's centred rank, b_k = 1
-    above the left-out point, ½ tied). Σ over the points above and over the run: sums of half-integers,
-    exact in any order below 2⁵² (M up to ~9·10⁷). One walk along ``eord`` with one random access per
-    point to ``x``, ``axy`` and ``ayy``, where one walk per term read and wrote three arrays at random."""
-    ax = 0.0
-    ay = 0.0
+def _order_terms(gs, pos, mid, own_all, w, cross, own):
+    """The terms of :func:`jack_cc_fast_kernel` along one order: its runs of equal values (run g
+    holds the points ``pos[gs[g]:gs[g + 1]]``, or positions ``gs[g]..gs[g + 1] − 1`` for ``pos``
+    None), walked from the top run down, each point's terms from its run alone. With v_i the
+    run's centred rank, c_k = 1 for a point above the left-out one and ½ for a tied one, and w the
+    other variable's centred ranks: ``cross[i] −= Σ_{k≠i} w_k c_k`` and ``own[i] = (own_all − v_i²)
+    − 2 Σ_{k≠i} v_k c_k + Σ_{k≠i} c_k²``. Along |E| (``eord``): w = x, cross = Σxy, own = Σyy; along u:
+    w = y, cross = Σxy, own = Σxx. The sums over the points above and over a run are of
+    half-integers, exact in any order below 2⁵² (M up to ~9·10⁷). One walk, one access per point to
+    ``w``, ``cross`` and ``own`` (at random along |E|), where one walk per term read and wrote three
+    arrays."""
+    aw = 0.0
+    av = 0.0
     a1 = 0.0
-    for g in range(egs.shape[0] - 2, -1, -1):
-        a = egs[g]
-        b = egs[g + 1]
-        yv = 0.5 * np.float64(a + 1 + b) - mid
-        tx = 0.0
-        ty = 0.0
+    for g in range(gs.shape[0] - 2, -1, -1):
+        a = gs[g]
+        b = gs[g + 1]
+        v = 0.5 * np.float64(a + 1 + b) - mid
+        tw = 0.0
+        tv = 0.0
         for k in range(a, b):
-            tx += x[eord[k]]
-            ty += yv
+            if pos is None:  # pruned at compile time: one specialization for each order
+                i = k
+            else:
+                i = pos[k]
+            tw += w[i]
+            tv += v
         t1 = np.float64(b - a)
         for k in range(a, b):
-            i = eord[k]
-            axy[i] = axy[i] - (ax + 0.5 * (tx - x[i]))
-            v = syy_all - yv * yv
-            v = v - 2.0 * (ay + 0.5 * (ty - yv))
-            ayy[i] = v + (a1 + 0.25 * (t1 - 1.0))
-        ax += tx
-        ay += ty
-        a1 += t1
-
-
-@njit(**NJIT)
-def _u_order_terms(ugs, mid, y, axy, axx):
-    """The terms of :func:`jack_cc_fast_kernel` over the runs of equal u (positions ``ugs``), from the
-    top run down: ``axy[i] −= Σ_{k≠i} a_k y_k`` and ``axx[i] += −2 Σ_{k≠i} x_k a_k + Σ_{k≠i} a_k²``
-    (x_i the run's centred rank, a_k = 1 above the left-out point, ½ tied): in order, no scratch."""
-    ay = 0.0
-    ax = 0.0
-    a1 = 0.0
-    for g in range(ugs.shape[0] - 2, -1, -1):
-        a = ugs[g]
-        b = ugs[g + 1]
-        xv = 0.5 * np.float64(a + 1 + b) - mid
-        ty = 0.0
-        tx = 0.0
-        for k in range(a, b):
-            ty += y[k]
-            tx += xv
-        t1 = np.float64(b - a)
-        for i in range(a, b):
-            axy[i] = axy[i] - (ay + 0.5 * (ty - y[i]))
-            v = axx[i] - 2.0 * (ax + 0.5 * (tx - xv))
-            axx[i] = v + (a1 + 0.25 * (t1 - 1.0))
-        ay += ty
-        ax += tx
+            if pos is None:
+                i = k
+            else:
+                i = pos[k]
+            cross[i] = cross[i] - (aw + 0.5 * (tw - w[i]))
+            o = own_all - v * v
+            o = o - 2.0 * (av + 0.5 * (tv - v))
+            own[i] = o + (a1 + 0.25 * (t1 - 1.0))
+        aw += tw
+        av += tv
         a1 += t1
 
 
