@@ -268,7 +268,7 @@ def _boot_rebinned(infos: Sequence[StatInfo], rows: Sequence[int], prep: Prepare
                    tstates: np.ndarray, boot: np.ndarray, progress=None) -> None:
     """The binned statistics ``infos`` (rows ``rows`` of ``boot``) with the bins of each resample
     re-cut by the adaptive rule (docs/methods.md, "Binning"): O(M) per replicate in NumPy, plus a
-    sort of the copies of tied u when there are any. Replicate r is the bootstrap kernel's own
+    shuffle of the copies of each run of tied u that a cut splits. Replicate r is the bootstrap kernel's own
     resample, the multiplicities ``w`` drawn from ``states[r]`` (the other statistics of the call
     come from the kernel on the same ``w``, as without these: their replicates do not depend on
     this company). The cuts depend on the sorted u alone; the copies of a run of tied u that a cut
