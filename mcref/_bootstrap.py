@@ -511,7 +511,7 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
     out = {}
     ujack = unit_jackknife(infos, prep, units) if units is not None and method == "bca" else None
     jacks = Jackknives(infos, prep, sess) if ujack is None and method == "bca" else None
-    for k in (jacks.order() if jacks is not None else range(len(infos))):  # CC's pass last: it runs beside
+    for k in range(len(infos)):
         inf = infos[k]
         theta, b = float(est[k]), _finite_replicates(boot[k], inf.name)
         dist = np.append(b, theta)

@@ -1,41 +1,34 @@
 """Leave-one-out values (the jackknife) of the statistics, for the BCa acceleration
 (docs/methods.md, "Bootstrap"): O(M) for mean-type statistics, O(M·N) for binned ones (all of a
 call's binned statistics in one pass), O(M log M) for CC, O(M) per left-out point for adaptive
-bins and user statistics; by units for dependent sets. :class:`Jackknives` serves one BCa run:
-CC's serial pass runs on its own thread beside the other statistics' threaded passes."""
+bins and user statistics; by units for dependent sets. :class:`Jackknives` serves one BCa run.
+Every pass runs on the threads (CC's in steps over blocks, :func:`cc_jackknife`)."""
 
 from __future__ import annotations
 
-import threading
 from typing import Sequence
 
 import numba
 import numpy as np
 
-from . import _progress, parallel
+from . import _progress
 from .binning import bin_starts
 from .kernels import stats as K
-from .kernels.jackknife_cc import jack_cc_fast_kernel
 from .kernels.units import jack_units_kernel
-from .parallel import batch_ranges, map_chunks, memory_threads, over_tasks, record_tasks
+from .parallel import batch_ranges, map_chunks, over_tasks
 from ._dependence import Units
 from ._prepared import Prepared, tie_starts
 from .stats import StatInfo, info, user_kernels
 
 __all__ = ["jackknife", "binned_jackknives", "unit_jackknife", "Jackknives", "CC_JACK_BYTES_PER_POINT"]
 
-#: CC's jackknife pass holds at most 44 bytes a point, its output included: five M-sized float64 arrays,
-#: then four and the joint counts' 12 bytes (:func:`mcref.kernels.jackknife_cc.jack_cc_fast_kernel`): its
-#: scratch beside the other statistics' passes
-CC_JACK_BYTES_PER_POINT = 44.0
-
-
-def _record_jackknife(m: int) -> None:
-    """The task of CC's linear-time jackknife, for the parallel profile
-    (:func:`mcref.parallel.record_tasks`): one serial O(M log M) pass (a Fenwick tree), in element
-    operations (10·log₂ M per point, as the other jackknives count theirs: a mean-type point 25, a
-    binned one 10 per bin; they record their own tasks, :func:`mcref.parallel.over_tasks`)."""
-    record_tasks("jackknife", [10.0 * m * max(1.0, np.log2(m))], numba.get_num_threads(), "blocks")
+#: CC's jackknife pass holds at most 40 bytes a point, its output included: four M-sized float64 arrays
+#: and the |E| run of each point (int32), then three, the joint counts' layout (12 bytes) and their values
+#: (:func:`cc_jackknife`)
+CC_JACK_BYTES_PER_POINT = 40.0
+#: the blocks of CC's jackknife pass per 64 threads' worth, from M = 131 072 on (at most four times 64):
+#: a block is about 1 000 points at 10⁵ and 39 000 at 10⁷ (:func:`cc_blocks`)
+CC_JACK_BLOCK_POINTS = 1024
 
 
 def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray, phase: _progress.Phase | None = None) -> None:
@@ -109,8 +102,7 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
                                                          prep.lnu2, tot, szc, szc2, j0, j1, out),
                        prep.M, K.JACK_MEAN_WORK, phase="jackknife")
         elif inf.kind == "rank":
-            _record_jackknife(prep.M)  # O(M log M): sums over the prepared tie runs and a Fenwick tree
-            _cc_jackknife(prep, out)
+            _cc_jackknife(prep, out)  # O(M log M), in steps over blocks on threads
         else:
             out = binned_jackknives([inf], prep)[0]
         return out
@@ -149,72 +141,171 @@ def binned_jackknives(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
 
 
 def _cc_jackknife(prep: Prepared, out: np.ndarray) -> None:
-    """CC's leave-one-out values into ``out`` (u-sorted positions): one serial kernel call."""
+    """CC's leave-one-out values into ``out`` (u-sorted positions), :func:`cc_jackknife`."""
     if prep.eord.size == prep.M:  # the order and tie runs of |E| are prepared: no sort
-        jack_cc_fast_kernel(prep.ugs, prep.eord, prep.egs, out)
+        cc_jackknife(prep.ugs, prep.eord, prep.egs, out)
     else:  # prepared without them (ranks=False): the order and runs that prepare makes
         ae = np.abs(prep.E)
         eord = np.argsort(ae, kind="stable").astype(np.int32)
-        jack_cc_fast_kernel(prep.ugs, eord, tie_starts(ae[eord]), out)
+        cc_jackknife(prep.ugs, eord, tie_starts(ae[eord]), out)
+
+
+def cc_blocks(m: int) -> int:
+    """The blocks of CC's jackknife pass at M = ``m`` (a function of M alone, so that the values do
+    not depend on the threads): one below 2 048 points, then one per :data:`CC_JACK_BLOCK_POINTS`
+    up to 64, 64 per 131 072 points up to 256 (tasks for 64 threads, four each, from M ≈ 5·10⁵).
+
+    Examples
+    --------
+    >>> [cc_blocks(m) for m in (1000, 10_000, 100_000, 1_000_000, 10_000_000)]
+    [1, 9, 64, 256, 256]
+    """
+    if m < 2 * CC_JACK_BLOCK_POINTS:
+        return 1
+    if m < 2 * 65_536:
+        return min(64, m // CC_JACK_BLOCK_POINTS)
+    return 64 * min(4, m // 131_072)
+
+
+def run_blocks(gs: np.ndarray, n_blocks: int) -> np.ndarray:
+    """Cuts of the runs of ``gs`` (starts of ``gs.size − 1`` runs, then the end) into at most
+    ``n_blocks`` blocks of whole runs, of about equal points: block c holds the runs ``cuts[c] …
+    cuts[c + 1] − 1`` (int64), each starting at the first run that starts at or after c·M/n.
+
+    Examples
+    --------
+    >>> run_blocks(np.array([0, 1, 2, 6, 7, 8]), 4).tolist()  # a run of 4 points: 3 blocks, not 4
+    [0, 2, 3, 5]
+    """
+    n_runs = gs.size - 1
+    targets = (np.arange(max(1, n_blocks), dtype=np.int64) * int(gs[-1])) // max(1, n_blocks)
+    cuts = np.unique(np.searchsorted(gs[:n_runs], targets, side="left"))
+    return np.append(cuts[cuts < n_runs], n_runs).astype(np.int64) if n_runs > 0 else np.zeros(1, np.int64)
+
+
+def _from_the_top(tot: np.ndarray, gs: np.ndarray, bl: np.ndarray) -> np.ndarray:
+    """``top[c]`` = (Σ w, Σ v, points) over the blocks above block c (``tot[c]`` = (Σ w, Σ v) over
+    block c): sums of half-integers, exact in any order below M ≈ 9·10⁷."""
+    top = np.zeros((bl.size - 1, 3))
+    top[:-1, :2] = np.cumsum(tot[::-1], axis=0)[::-1][1:]
+    top[:, 2] = float(gs[-1]) - gs[bl[1:]].astype(np.float64)
+    return top
+
+
+def _in_order(col: np.ndarray) -> float:
+    """The sum of ``col`` from the first to the last: one fixed order, whatever the threads."""
+    s = 0.0
+    for v in col.tolist():
+        s += v
+    return s
+
+
+#: work per point of each step of CC's pass (ns of one thread at M = 10⁶, 2-core VM): the tasks'
+#: sizes for :func:`mcref.parallel.over_tasks` and the parallel profile
+_CC_STEP_WORK = {"ranks u": 5.0, "ranks |E|": 23.0, "sums": 3.0, "walk |E|": 80.0, "walk u": 12.0,
+                 "buckets": 2.0, "layout": 55.0, "pass 2": 55.0, "finish": 10.0}
+
+
+def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.ndarray, *,
+                 n_blocks: int | None = None, n_threads: int | None = None) -> None:
+    """Leave-one-out Spearman ρ of (u, |E|) for every point into ``out``, in O(M log M) in all, on
+    threads (docs/methods.md, "Bootstrap": the jackknife of CC).
+
+    The points are the positions of u in ascending order, ``ugs`` the starts of its tie runs;
+    ``eord`` is the stable order of |E| over the positions and ``egs`` the starts of the runs of
+    equal |E| along it (:class:`mcref._prepared.Prepared`: ``ugs``, ``eord``, ``egs``).
+    Leaving out point j lowers the average rank of every other point by a_i = 1 if its
+    value is above the left-out one, ½ if tied (for u; b_i likewise for |E|). With the
+    centred ranks x_i = r_i − M/2 (the M − 1 remaining ranks keep the mean M/2):
+
+    Σ_{i≠j}(x_i − a_i)(y_i − b_i) = Σ_{i≠j} x_i y_i − Σ_{i≠j} x_i b_i − Σ_{i≠j} a_i y_i + Σ_{i≠j} a_i b_i,
+
+    and likewise for the squares. The sums of x or y over the points above j (or tied with it)
+    come from run sums in sorted order (:func:`mcref.kernels.jackknife_cc.cc_walk`); Σ a_i b_i
+    needs the joint counts #{u_i > u_j, |E|_i > |E|_j} (Fenwick trees over cache-sized buckets of
+    |E| runs), #{u_i > u_j, |E|_i = |E|_j}, #{u_i = u_j, |E|_i > |E|_j} and the exact duplicates.
+
+    Every step runs over ``n_blocks`` blocks of whole tie runs (default :func:`cc_blocks`: a
+    function of M alone) on ``n_threads`` threads (default numba's; :func:`mcref.parallel.over_tasks`),
+    and gives the same bits for any thread count: the sums across blocks are of half-integers
+    (exact), integer counts, or Σx², Σy², Σxy summed block by block in block order. Below
+    M ≈ 3·10⁵ those too are exact, so any split gives the same bits (tests/test_jackknife.py).
+    Memory: at most :data:`CC_JACK_BYTES_PER_POINT` bytes a point, ``out`` included.
+    """
+    from .kernels import jackknife_cc as KC
+
+    m = out.size
+    mid = 0.5 * m
+    nb_req = cc_blocks(m) if n_blocks is None else int(n_blocks)
+    ub = run_blocks(ugs, nb_req)
+    ny = egs.size - 1
+    t = 0  # the blocks along |E|: 2**t runs each (n_blocks to 2·n_blocks of them), so that a point's
+    while (ny >> (t + 1)) >= nb_req:  # block is its run >> t, read in u order (cc_block_sums)
+        t += 1
+    eb = np.append(np.arange(0, ny, 1 << t, dtype=np.int64), ny)
+    nu, ne = ub.size - 1, eb.size - 1
+
+    def step(name: str, blocks: int, kernel, *args) -> None:  # kernel(c0, c1, *args) over the blocks
+        over_tasks(lambda c0, c1: kernel(c0, c1, *args), blocks, _CC_STEP_WORK[name] * m / max(1, blocks),
+                   phase="jackknife", n_threads=n_threads)
+
+    x, y, gy = np.empty(m), np.empty(m), np.empty(m, dtype=np.int32)
+    utot, etot, usum, xe = np.empty(nu), np.empty(ne), np.empty((nu, 4)), np.empty((nu, ne))
+    step("ranks u", nu, KC.cc_ranks, ugs, ub, None, mid, x, None, utot)
+    step("ranks |E|", ne, KC.cc_ranks, egs, eb, eord, mid, y, gy, etot)
+    step("sums", nu, KC.cc_block_sums, ugs, ub, x, y, gy, t, usum, xe)
+    sxy, sxx, syy = (_in_order(usum[:, k]) for k in range(3))
+    etop = _from_the_top(np.stack([xe.sum(axis=0), etot], axis=1), egs, eb)
+    utop = _from_the_top(np.stack([usum[:, 3], utot], axis=1), ugs, ub)
+    del xe
+    ayy = np.empty(m)
+    step("walk |E|", ne, KC.cc_walk, egs, eb, eord, mid, syy, sxy, etop, x, out, ayy, ayy)  # other: unread
+    del x
+    axx = np.empty(m)  # Σxx, then Σxx·Σyy
+    step("walk u", nu, KC.cc_walk, ugs, ub, None, mid, sxx, 0.0, utop, y, out, axx, ayy)
+    del y, ayy
+    s = 0  # the joint counts: buckets of 2**s |E| runs, about √n_y of them
+    while (1 << (2 * s)) < ny:
+        s += 1
+    nbk = ((ny - 1) >> s) + 1 if ny > 0 else 1
+    counts = np.zeros((nu, nbk), dtype=np.int32)
+    step("buckets", nu, KC.cc_bucket_counts, ugs, ub, gy, s, counts)
+    below = np.cumsum(counts[::-1], axis=0, dtype=np.int64)[::-1] - counts  # the blocks above's, per bucket
+    start = np.zeros(nbk + 1, dtype=np.int64)
+    np.cumsum(counts.sum(axis=0, dtype=np.int64), out=start[1:])
+    fill0 = start[:nbk] + below
+    del counts, below
+    rec, lf = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int32)
+    step("layout", nu, KC.cc_layout, ugs, ub, gy, s, start, fill0, rec, lf)
+    sab = np.empty(m)
+    bb = run_blocks(start, nb_req)
+    step("pass 2", bb.size - 1, KC.cc_pass2, start, bb, s, rec, lf, sab)
+    del rec, lf
+    step("finish", nu, KC.cc_finish, ugs, ub, gy, axx, sab, out)
 
 
 class Jackknives:
     """The jackknives of one BCa run of ``infos`` on ``prep``, each handed over once by :meth:`take`
-    (and then released), in the order :meth:`order` gives.
+    (and then released).
 
-    * The binned statistics with equal-count bins share one pass (:func:`binned_jackknives`),
-      made when the first of them is taken.
-    * CC's O(M log M) pass is one serial kernel call. With two threads or more, other statistics
-      beside it, enough work (:data:`mcref.parallel.MIN_THREADED_WORK`) and room for its scratch
-      beside the others' (:func:`mcref.parallel.memory_threads`, :data:`CC_JACK_BYTES_PER_POINT`), it starts on its
-      own thread at once and :meth:`order` puts CC last, so that it runs while the other
-      statistics' passes use the threads. Before, it ran alone: 30–50 % of the jackknife's time
-      on one thread.
-
-    Every value is that of :func:`jackknife` of the statistic alone, bit for bit (the same
-    kernels on the same inputs); only when they run changes.
+    The binned statistics with equal-count bins share one pass (:func:`binned_jackknives`), made
+    when the first of them is taken; every other statistic's pass runs when it is taken, on the
+    threads (CC's in steps over blocks: :func:`cc_jackknife`). CC's pass used to run on a thread of
+    its own beside the others' passes, which bounded the phase near 3× at any thread count; run so
+    now (its steps on all threads, beside the others), the phase on 2 threads took 0.044 s at
+    M = 10⁵ and 0.44 s at 10⁶ against 0.047 and 0.44 s with the steps in turn (medians of 21 and 7):
+    no gain, so no second thread. Every value is that of :func:`jackknife` of the statistic
+    alone, bit for bit (the same kernels on the same inputs).
     """
 
     def __init__(self, infos: Sequence[StatInfo], prep: Prepared, progress: _progress.Session | None = None):
         self.infos, self.prep, self.progress = list(infos), prep, progress
         self._ready: dict[str, np.ndarray] = {}
         self._shared = [i for i in self.infos if i.kind == "binned" and not _jackknife_quadratic(i, prep)]
-        cc = [i for i in self.infos if i.kind == "rank" and not _jackknife_quadratic(i, prep)]
-        self._cc = cc[0].name if cc and len(self.infos) > 1 and self._overlap(prep.M) else None
-        self._thread = None
-        self._error: list[BaseException] = []
-        if self._cc is not None:
-            out = np.empty(prep.M)
-            _record_jackknife(prep.M)
-
-            def run() -> None:
-                try:
-                    _cc_jackknife(prep, out)
-                    self._ready[self._cc] = out
-                except BaseException as exc:  # noqa: BLE001 - raised by take() in the calling thread
-                    self._error.append(exc)
-
-            self._thread = threading.Thread(target=run, daemon=True, name="mcref-jackknife-cc")
-            self._thread.start()
-
-    @staticmethod
-    def _overlap(m: int) -> bool:
-        return (numba.get_num_threads() > 1 and 10.0 * m * max(1.0, np.log2(m)) >= parallel.MIN_THREADED_WORK
-                and memory_threads(2, CC_JACK_BYTES_PER_POINT * m) >= 2)
-
-    def order(self) -> list[int]:
-        """The indices of ``infos`` in the order to take them: CC last when it runs on its own thread."""
-        idx = list(range(len(self.infos)))
-        return [k for k in idx if self.infos[k].name != self._cc] + [k for k in idx if self.infos[k].name == self._cc]
 
     def take(self, inf: StatInfo) -> np.ndarray:
         """The leave-one-out values of ``inf`` (u-sorted positions), released here."""
-        if inf.name == self._cc:
-            while self._thread.is_alive():  # in slices: a Ctrl-C is raised here (the pass ends on its own)
-                self._thread.join(0.05)
-            if self._error:
-                raise self._error[0]
-        elif inf.name not in self._ready and len(self._shared) > 1 and inf in self._shared:
+        if inf.name not in self._ready and len(self._shared) > 1 and inf in self._shared:
             rows = binned_jackknives(self._shared, self.prep)
             self._ready.update({i.name: rows[k] for k, i in enumerate(self._shared)})
         if inf.name in self._ready:

@@ -83,8 +83,8 @@ def _jackknife_group() -> None:
     E, u = _data()
     infos = [info(n) for n in _stats()]
     jacks = Jackknives(infos, prepare_for(infos, E, u, n_bins=20))
-    for k in jacks.order():
-        jacks.take(infos[k])
+    for inf in infos:
+        jacks.take(inf)
 
 
 def _references_group() -> None:
@@ -144,7 +144,7 @@ _RUN: dict[str, Callable[[], None]] = {"bootstrap": _bootstrap_group, "reference
                                        "bootstrap-units": _bootstrap_units_group,
                                        "references-units": _references_units_group}
 #: each group's main kernel (module, name): its index file in the cache says the group was compiled
-_MAIN = {"bootstrap": ("bootstrap", "boot_kernel"), "jackknife": ("jackknife_cc", "jack_cc_fast_kernel"),
+_MAIN = {"bootstrap": ("bootstrap", "boot_kernel"), "jackknife": ("jackknife_cc", "cc_finish"),
          "references": ("reference", "mc_chunk_kernel"), "scale": ("resample", "resampled_sums"),
          "bootstrap-units": ("units", "boot_units_kernel"), "references-units": ("reference", "mc_levels_kernel")}
 #: each group's compile seconds alone in a fresh process (2-core VM), the longest first

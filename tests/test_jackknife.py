@@ -1,6 +1,7 @@
-"""mcref._jackknife: the binned statistics' shared pass and CC's pass on its own thread change when
-the jackknives run, never a value: every row is bit for bit the jackknife of the statistic alone,
-which tests/test_bootstrap.py checks against the naive leave-one-out recomputation."""
+"""mcref._jackknife: the binned statistics' shared pass and CC's pass in steps over blocks on threads
+change when and where the jackknives run, never a value: every row is bit for bit the jackknife of
+the statistic alone, which tests/test_bootstrap.py checks against the naive leave-one-out
+recomputation; CC's is checked here against it for any split into blocks and threads."""
 
 from __future__ import annotations
 
@@ -34,46 +35,14 @@ def test_binned_jackknives_share_a_pass_bit_for_bit(tied):
         np.testing.assert_array_equal(rows[k], BS.jackknife(S.info(n), prep))  # the public path
 
 
-def test_cc_runs_on_its_own_thread_last_with_the_same_values():
-    if numba.get_num_threads() < 2:
-        pytest.skip("needs two numba threads")
+def test_jackknives_hand_over_the_values_of_each_statistic_alone():
     prep = _prep(tied=True)
     infos = [S.info(n) for n in ALL]
     jk = J.Jackknives(infos, prep)
-    assert jk._thread is not None and jk._thread.name == "mcref-jackknife-cc"
-    assert [infos[k].name for k in jk.order()] == ["ZMS", "RCE", "ENCE", "ZMSE", "CC"]
-    got = {infos[k].name: jk.take(infos[k]) for k in jk.order()}
+    got = {i.name: jk.take(i) for i in infos}
     for n in ALL:
         np.testing.assert_array_equal(got[n], BS.jackknife(S.info(n), prep))
     assert not jk._ready  # each handed over once, then released
-
-
-def test_no_thread_on_one_thread_alone_or_without_room(monkeypatch):
-    prep = _prep()
-    infos = [S.info(n) for n in ALL]
-    n0 = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = J.Jackknives(infos, prep)
-    finally:
-        numba.set_num_threads(n0)
-    assert one._thread is None and [infos[k].name for k in one.order()] == ALL
-    assert J.Jackknives([S.info("CC")], prep)._thread is None  # CC alone: nothing to run beside it
-    monkeypatch.setenv("MCREF_THREAD_MEMORY", str(int(J.CC_JACK_BYTES_PER_POINT * prep.M)))  # room for one pass
-    assert J.Jackknives(infos, prep)._thread is None
-
-
-def test_an_error_in_the_cc_thread_is_raised_in_the_caller(monkeypatch):
-    if numba.get_num_threads() < 2:
-        pytest.skip("needs two numba threads")
-
-    def boom(prep, out):
-        raise FloatingPointError("in the CC pass")
-
-    monkeypatch.setattr(J, "_cc_jackknife", boom)
-    jk = J.Jackknives([S.info(n) for n in ALL], _prep())
-    with pytest.raises(FloatingPointError, match="in the CC pass"):
-        jk.take(S.info("CC"))
 
 
 def test_bootstrap_many_keeps_the_order_and_the_bits_of_one_thread():
@@ -133,34 +102,70 @@ def test_cc_beside_the_quadratic_jackknives_changes_nothing(maz, binning):
         assert np.array_equal(together[n].distribution, alone[n].distribution), n
 
 
-@pytest.mark.parametrize("ties", ["none", "u", "E", "both", "heavy"])
-def test_joint_counts_equal_the_pair_counts(ties):
-    """CC's jackknife term Σ_{i≠j} a_i b_i (:func:`mcref.kernels.jackknife_cc._joint_counts`, by buckets of
-    |E| groups) against the four pair counts made by brute force over all pairs: exact (halves and
-    quarters of integers), with ties in u, in |E|, in both and many (a few distinct values)."""
-    from mcref._prepared import prepare_for
-    from mcref.kernels import jackknife_cc as KS
+def _cc_set(m, ties, seed):
+    rng = np.random.default_rng([seed, len(ties)])
+    u = rng.lognormal(0.0, 0.5, m)
+    E = u * rng.standard_normal(m)
+    if ties in ("u", "both"):
+        u = np.round(u, 1) + 0.1
+    if ties in ("E", "both"):
+        E = np.round(E, 1)
+    if ties == "heavy":  # a few distinct values: runs larger than blocks
+        u = rng.integers(1, 4, m).astype(float)
+        E = rng.integers(-3, 4, m).astype(float)
+    return S.prepare(E, u, None)
 
-    for seed, m in enumerate((1, 2, 37, 500, 1500)):
-        rng = np.random.default_rng([seed, len(ties)])
-        u = rng.lognormal(0.0, 0.5, m)
-        E = u * rng.standard_normal(m)
-        if ties in ("u", "both"):
-            u = np.round(u, 1) + 0.1
-        if ties in ("E", "both"):
-            E = np.round(E, 1)
-        if ties == "heavy":
-            u = rng.integers(1, 4, m).astype(float)
-            E = rng.integers(-3, 4, m).astype(float)
-        if m < 3:
-            continue
-        prep = prepare_for([S.info("CC")], E, u, n_bins=1, min_count=1)
-        sab = np.empty(m)
-        KS._joint_counts(prep.ugs, prep.eord, prep.egs, sab, np.empty(m))
-        us, a = prep.u, np.abs(prep.E)  # per position (u ascending)
-        gt_u, eq_u = us[None, :] > us[:, None], us[None, :] == us[:, None]
-        gt_a, eq_a = a[None, :] > a[:, None], a[None, :] == a[:, None]
-        off = ~np.eye(m, dtype=bool)
-        d1, d2 = (gt_u & gt_a).sum(1), (gt_u & eq_a).sum(1)
-        d3, d4 = (eq_u & gt_a).sum(1), (eq_u & eq_a & off).sum(1)
-        assert np.array_equal(sab, d1 + 0.5 * d2 + 0.5 * d3 + 0.25 * d4), (ties, m)
+
+@pytest.mark.parametrize("ties", ["none", "u", "E", "both", "heavy"])
+def test_cc_jackknife_equals_the_direct_update_for_any_blocks_and_threads(ties):
+    """CC's jackknife in steps over blocks (:func:`mcref._jackknife.cc_jackknife`: the walks started
+    from the blocks above, the joint counts by buckets laid out block by block) against the direct
+    O(M²) rank update (tests/naive.py), bit for bit (below M ≈ 3·10⁵ every sum is of quarter-integers,
+    exact): one block, a few, blocks of one point each (m = 37, 64 blocks), on 1 to 3 threads; with
+    ties in u, in |E|, in both and runs larger than a block. A walk started from the wrong running
+    sums, a count that misses a block above or a layout flag carried across blocks fails it."""
+    from scipy.stats import rankdata
+
+    import naive
+
+    for seed, m in enumerate((3, 37, 500, 1500)):
+        prep = _cc_set(m, ties, seed)
+        ae = np.abs(prep.E)
+        with np.errstate(invalid="ignore", divide="ignore"):  # m = 3 with heavy ties: 0/0, as the kernel
+            want = naive.jack_cc_direct(prep.u, ae, rankdata(prep.u), rankdata(ae))
+        for n_blocks in (1, 3, 7, 64):
+            for n_threads in (1, 2, 3):
+                out = np.empty(m)
+                J.cc_jackknife(prep.ugs, prep.eord, prep.egs, out, n_blocks=n_blocks, n_threads=n_threads)
+                np.testing.assert_array_equal(out, want, err_msg=f"{ties} m={m} blocks={n_blocks} T={n_threads}")
+
+
+def test_cc_jackknife_bits_do_not_depend_on_the_threads_where_sums_round():
+    """At M = 4·10⁵ Σx², Σy² and Σxy pass 2⁵¹ and round: they are summed block by block in block
+    order, and the blocks are a function of M, so 1, 2 and 3 threads give the same bits. The values
+    are the leave-one-out Spearman ρ (scipy on the M − 1 points, for a few j) to 1e-12."""
+    from scipy.stats import spearmanr
+
+    m = 400_000
+    prep = _cc_set(m, "u", 9)
+    assert J.cc_blocks(m) == 192
+    outs = []
+    for n_threads in (1, 2, 3):
+        out = np.empty(m)
+        J.cc_jackknife(prep.ugs, prep.eord, prep.egs, out, n_threads=n_threads)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], outs[2])
+    ae = np.abs(prep.E)
+    for j in (0, 12_345, m // 2, m - 1):
+        keep = np.arange(m) != j
+        assert outs[0][j] == pytest.approx(spearmanr(prep.u[keep], ae[keep]).statistic, rel=1e-12, abs=1e-14)
+
+
+def test_run_blocks_cut_whole_runs_of_about_equal_points():
+    gs = np.array([0, 1, 2, 6, 7, 8, 9, 10])  # runs of 1, 1, 4, 1, 1, 1, 1 points
+    cuts = J.run_blocks(gs, 5)
+    assert cuts[0] == 0 and cuts[-1] == 7 and np.all(np.diff(cuts) > 0)
+    assert cuts.tolist() == [0, 2, 3, 5, 7]  # targets 0, 2, 4, 6, 8: each block starts at the first run there
+    assert J.run_blocks(gs, 1).tolist() == [0, 7]
+    assert J.run_blocks(np.array([0, 5]), 4).tolist() == [0, 1]  # one run: one block

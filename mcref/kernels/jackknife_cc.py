@@ -1,10 +1,19 @@
 """The jackknife of CC: the leave-one-out Spearman ρ of (u, |E|) for every point in O(M log M)
 in all (docs/methods.md, "Bootstrap": the jackknife of CC).
 
-:func:`jack_cc_fast_kernel` is one serial pass: the centred ranks of u and |E| from their
-prepared tie runs, the sums over the points above or tied with each point in one walk along each
-order, and the joint counts of pairs above in both (:func:`_joint_counts`, Fenwick trees over
-cache-sized buckets).
+The pass is cut into steps, each a kernel over a range of blocks, so that threads share every
+step (:func:`mcref._jackknife.cc_jackknife` runs them in order). The blocks are whole runs of tied
+values (of u, or of |E| along its order), as many as M sets (never the thread count), and every
+sum that crosses blocks is either exact (sums of half-integers: the walks' running sums) or
+made block by block in a fixed order (Σx², Σy², Σxy), so that the values do not depend on the
+threads:
+
+1. :func:`cc_ranks`: the centred ranks of u, then of |E| (with each point's |E| run);
+2. :func:`cc_block_sums`: each u block's Σxy, Σx², Σy², Σy and its Σx per block of |E| runs;
+3. :func:`cc_walk` along |E|, then along u, each block from its running sums at the top;
+4. :func:`cc_bucket_counts`, :func:`cc_layout`, :func:`cc_pass2`: the joint counts by cache-sized
+   buckets of |E| runs (Fenwick trees over the buckets, then within each);
+5. :func:`cc_finish`: the pairs tied in u, and the values.
 """
 
 from __future__ import annotations
@@ -12,208 +21,196 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._config import NJIT, NJIT_EXACT
+from ._config import NJIT
 
-__all__ = ["jack_cc_fast_kernel"]
-
-
-@njit(**NJIT_EXACT)
-def _centred_ranks(gs, pos, mid, x):
-    """``x[i]`` = (s + 1 + e)/2 − ``mid`` on the tie run [s, e) of ``gs``: ``scipy.stats.rankdata(
-    method="average") − mid``, exactly. Run g (ascending values) holds the points
-    ``pos[gs[g]:gs[g + 1]]``, or positions ``gs[g]..gs[g + 1] − 1`` for an empty ``pos``."""
-    direct = pos.shape[0] == 0
-    for g in range(gs.shape[0] - 1):
-        a = gs[g]
-        b = gs[g + 1]
-        r = 0.5 * np.float64(a + 1 + b) - mid
-        for k in range(a, b):
-            x[k if direct else pos[k]] = r
+__all__ = ["cc_ranks", "cc_block_sums", "cc_walk", "cc_bucket_counts", "cc_layout", "cc_pass2", "cc_finish"]
 
 
 @njit(**NJIT)
-def jack_cc_fast_kernel(ugs, eord, egs, out):
-    """Leave-one-out Spearman ρ of (u, |E|) for every point in O(M log M) in all.
-
-    The points are the positions of u in ascending order, ``ugs`` the starts of its tie runs;
-    ``eord`` is the stable order of |E| over the positions and ``egs`` the starts of the runs of
-    equal |E| along it (:class:`mcref._prepared.Prepared`: ``ugs``, ``eord``, ``egs``).
-    Leaving out point j lowers the average rank of every other point by a_i = 1 if its
-    value is above the left-out one, ½ if tied (for u; b_i likewise for |E|). With the
-    centred ranks x_i = r_i − M/2 (the M − 1 remaining ranks keep the mean M/2):
-
-    Σ_{i≠j}(x_i − a_i)(y_i − b_i) = Σ_{i≠j} x_i y_i − Σ_{i≠j} x_i b_i − Σ_{i≠j} a_i y_i + Σ_{i≠j} a_i b_i,
-
-    and likewise for the squares. The sums of x or y over the points above j (or tied with
-    it) come from group sums in sorted order; Σ a_i b_i needs the joint counts
-    #{u_i > u_j, |E|_i > |E|_j} (a Fenwick tree over the |E| groups, points taken by
-    decreasing u), #{u_i > u_j, |E|_i = |E|_j}, #{u_i = u_j, |E|_i > |E|_j} and the exact
-    duplicates (docs/methods.md, "Bootstrap": the jackknife of CC).
-
-    Memory: the group sums of each order are folded into the per-point accumulators of Σxy (in
-    ``out``), Σxx, Σyy in one walk along it (:func:`_order_terms`), in
-    the order of the expression they enter. Five M-sized float64 arrays are alive (x, y and the
-    three accumulators), then three (Σxy, Σxx·Σyy and the joint counts), the joint counts'
-    scratch and 12 bytes a point (:func:`_joint_counts`): 44 bytes a point at the peak; no sort
-    (the prepared orders).
-    """
-    m = out.shape[0]
-    mid = 0.5 * m
-    none = np.empty(0, dtype=eord.dtype)
-    x = np.empty(m)
-    y = np.empty(m)
-    _centred_ranks(ugs, none, mid, x)
-    _centred_ranks(egs, eord, mid, y)
-    sxy_all = 0.0
-    sxx_all = 0.0
-    syy_all = 0.0
-    for i in range(m):
-        sxy_all += x[i] * y[i]
-        sxx_all += x[i] * x[i]
-        syy_all += y[i] * y[i]
-    # sxy = (Σxy − x_j y_j) − s_xb − s_ay + s_ab, sxx = (Σxx − x_j²) − 2 s_xa + s_aa, syy likewise
-    axy = out
-    for j in range(m):
-        axy[j] = sxy_all - x[j] * y[j]
-    axx = np.empty(m)
-    ayy = np.empty(m)
-    _order_terms(egs, eord, mid, syy_all, x, axy, ayy)  # − Σ x_i b_i; Σyy − y_j² − 2 Σ y_i b_i + Σ b_i²
-    _order_terms(ugs, None, mid, sxx_all, y, axy, axx)  # − Σ a_i y_i; Σxx − x_j² − 2 Σ x_i a_i + Σ a_i²
-    for j in range(m):
-        axx[j] = axx[j] * ayy[j]  # sxx·syy, so that ayy is freed before the joint counts (as are x, y)
-    sab = np.empty(m)
-    _joint_counts(ugs, eord, egs, sab, np.empty(m))
-    for j in range(m):
-        out[j] = (axy[j] + sab[j]) / np.sqrt(axx[j])
+def cc_ranks(c0, c1, gs, bl, pos, mid, r, gid, tot):
+    """Blocks ``c0 … c1 − 1``: ``r[i]`` = (s + 1 + e)/2 − ``mid`` for the points i of each tie run
+    [s, e) of ``gs`` (``scipy.stats.rankdata(method="average") − mid``, exactly). Block c holds the
+    runs ``bl[c] … bl[c + 1] − 1``; run g holds the points ``pos[gs[g]:gs[g + 1]]``, or the
+    positions ``gs[g] … gs[g + 1] − 1`` for ``pos`` None. Unless None, ``gid[i]`` = g (its run).
+    ``tot[c]`` = Σ r over the block (half-integers: an exact sum)."""
+    for c in range(c0, c1):
+        sv = 0.0
+        for g in range(bl[c], bl[c + 1]):
+            a = gs[g]
+            b = gs[g + 1]
+            v = 0.5 * np.float64(a + 1 + b) - mid
+            for k in range(a, b):
+                if pos is None:  # pruned at compile time: one specialization for each order
+                    i = k
+                else:
+                    i = pos[k]
+                r[i] = v
+                if gid is not None:
+                    gid[i] = g
+            sv += v * np.float64(b - a)
+        tot[c] = sv
 
 
 @njit(**NJIT)
-def _order_terms(gs, pos, mid, own_all, w, cross, own):
-    """The terms of :func:`jack_cc_fast_kernel` along one order: its runs of equal values (run g
-    holds the points ``pos[gs[g]:gs[g + 1]]``, or positions ``gs[g]..gs[g + 1] − 1`` for ``pos``
-    None), walked from the top run down, each point's terms from its run alone. With v_i the
-    run's centred rank, c_k = 1 for a point above the left-out one and ½ for a tied one, and w the
-    other variable's centred ranks: ``cross[i] −= Σ_{k≠i} w_k c_k`` and ``own[i] = (own_all − v_i²)
-    − 2 Σ_{k≠i} v_k c_k + Σ_{k≠i} c_k²``. Along |E| (``eord``): w = x, cross = Σxy, own = Σyy; along u:
-    w = y, cross = Σxy, own = Σxx. The sums over the points above and over a run are of
-    half-integers, exact in any order below 2⁵² (M up to ~9·10⁷). One walk, one access per point to
-    ``w``, ``cross`` and ``own`` (at random along |E|), where one walk per term read and wrote three
-    arrays."""
-    aw = 0.0
-    av = 0.0
-    a1 = 0.0
-    for g in range(gs.shape[0] - 2, -1, -1):
-        a = gs[g]
-        b = gs[g + 1]
-        v = 0.5 * np.float64(a + 1 + b) - mid
-        tw = 0.0
-        tv = 0.0
-        for k in range(a, b):
-            if pos is None:  # pruned at compile time: one specialization for each order
-                i = k
-            else:
-                i = pos[k]
-            tw += w[i]
-            tv += v
-        t1 = np.float64(b - a)
-        for k in range(a, b):
-            if pos is None:
-                i = k
-            else:
-                i = pos[k]
-            cross[i] = cross[i] - (aw + 0.5 * (tw - w[i]))
-            o = own_all - v * v
-            o = o - 2.0 * (av + 0.5 * (tv - v))
-            own[i] = o + (a1 + 0.25 * (t1 - 1.0))
-        aw += tw
-        av += tv
-        a1 += t1
+def cc_block_sums(c0, c1, gs, bl, x, y, gy, t, out, xe):
+    """Blocks ``c0 … c1 − 1`` (positions ``gs[bl[c]] … gs[bl[c + 1]] − 1``): ``out[c]`` = (Σxy, Σx²,
+    Σy², Σy) over the block, summed block by block in block order by the caller (the same bits
+    for any thread count; below M ≈ 3·10⁵ every sum of quarter-integers is exact anyway), and
+    ``xe[c, e]`` = Σx over the block's points whose |E| run ``gy`` is in |E| block e = ``gy >> t``
+    (half-integers: exact; read in order, where a walk along |E| would read x at random)."""
+    for c in range(c0, c1):
+        sxy = 0.0
+        sxx = 0.0
+        syy = 0.0
+        sy = 0.0
+        xe[c, :] = 0.0
+        for i in range(gs[bl[c]], gs[bl[c + 1]]):
+            sxy += x[i] * y[i]
+            sxx += x[i] * x[i]
+            syy += y[i] * y[i]
+            sy += y[i]
+            xe[c, gy[i] >> t] += x[i]
+        out[c, 0] = sxy
+        out[c, 1] = sxx
+        out[c, 2] = syy
+        out[c, 3] = sy
 
 
 @njit(**NJIT)
-def _joint_counts(ugs, eord, egs, sab, scratch):
-    """``sab[j]`` = Σ_{i≠j} a_i b_i of :func:`jack_cc_fast_kernel` = d1 + ½d2 + ½d3 + ¼d4, with
-    d1 = #{u_i > u_j, |E|_i > |E|_j}, d2 = #{u_i > u_j, |E|_i = |E|_j}, d3 = #{u_i = u_j, |E|_i > |E|_j},
-    d4 = #{u_i = u_j, |E|_i = |E|_j, i ≠ j}. ``scratch``: a free float64 array of M (its bytes hold
-    two int32 arrays); 12 bytes a point besides.
+def cc_walk(c0, c1, gs, bl, pos, mid, own_all, cross_all, top, w, cross, own, other):
+    """The terms of the leave-one-out sums along one order, blocks ``c0 … c1 − 1`` (block c: runs
+    ``bl[c] … bl[c + 1] − 1`` of ``gs``; run g holds the points ``pos[gs[g]:gs[g + 1]]``, or the
+    positions ``gs[g] … gs[g + 1] − 1`` for ``pos`` None), each walked from its top run down from
+    ``top[c]`` = (Σ w, Σ v, count) over the points of the blocks above.
 
-    d1 and d2 in two cache-sized passes over the |E| groups cut into ~√n_y buckets of 2**s
-    consecutive groups (one Fenwick tree over all n_y groups, 4·n_y bytes walked at random, missed
-    the caches at M = 10⁷: 3.9 s there, 1.6 s now): (1) the u groups by decreasing u, each queried
-    then inserted in a Fenwick tree over the buckets, give #{u_i > u_j, bucket_i > bucket_j}; (2)
-    one scatter lays out each bucket's points by decreasing u, with their count from (1), their
-    group within the bucket and whether they share the u group of the point before them (all read
-    in order); each u group of a bucket, queried then inserted in a Fenwick tree over the bucket's
-    groups, gives #{u_i > u_j, same bucket, |E|_i > |E|_j} and d2. Integer counts: the same ``sab``
-    as any other way of counting, bit for bit. d3 and d4 by sorting each u group's |E| groups (a u
-    group of one point has none)."""
-    m = sab.shape[0]
-    ny = egs.shape[0] - 1
-    gy = np.empty(m, dtype=np.int32)  # the |E| group of each point
-    for g in range(ny):
-        for k in range(egs[g], egs[g + 1]):
-            gy[eord[k]] = g
-    ints = scratch.view(np.int32)
-    cnt = ints[:m]  # pass 1's count of each point
-    lf = ints[m:2 * m]  # pass 2, in bucket order: group within the bucket << 1 | same u group as the one before
-    s = 0
-    while (np.int64(1) << (2 * s)) < ny:  # buckets of 2**s groups, about √n_y of them
-        s += 1
-    nb = ((ny - 1) >> s) + 1
-    tree = np.zeros(nb + 1, dtype=np.int32)  # counts <= M < 2**31
-    inserted = np.int32(0)
-    for gu in range(ugs.shape[0] - 2, -1, -1):  # pass 1: the buckets above
-        k0 = ugs[gu]
-        k1 = ugs[gu + 1]
-        for i in range(k0, k1):
-            le = np.int32(0)  # inserted with a bucket <= this one's
-            p = (gy[i] >> s) + 1
-            while p > 0:
-                le += tree[p]
-                p -= p & (-p)
-            cnt[i] = inserted - le
-        for i in range(k0, k1):
-            p = (gy[i] >> s) + 1
-            while p <= nb:
-                tree[p] += 1
-                p += p & (-p)
-        inserted += np.int32(k1 - k0)
-    start = np.zeros(nb + 1, dtype=np.int64)  # pass 2: each bucket's points by decreasing u
-    for i in range(m):
-        start[(gy[i] >> s) + 1] += 1
-    for b in range(nb):
-        start[b + 1] += start[b]
-    fill = start[:nb].copy()
-    last = np.full(nb, -1, dtype=np.int64)  # the u group of each bucket's last point laid out
-    rec = np.empty(m, dtype=np.int64)  # point << 32 | its count from pass 1, in bucket order
-    gu = ugs.shape[0] - 2
-    for i in range(m - 1, -1, -1):  # in order: gy, cnt read in sequence, nb write streams
-        while ugs[gu] > i:
-            gu -= 1
-        g = gy[i]
-        b = g >> s
-        f = fill[b]
-        rec[f] = (np.int64(i) << 32) | np.int64(cnt[i])
-        lf[f] = ((g - np.int32(b << s)) << 1) | np.int32(last[b] == gu)
-        last[b] = gu
-        fill[b] = f + 1
+    With v_i the run's centred rank, c_k = 1 for a point above the left-out one and ½ for a tied
+    one, and w the other variable's centred ranks: ``cross[i] −= Σ_{k≠i} w_k c_k`` and ``own[i] =
+    (own_all − v_i²) − 2 Σ_{k≠i} v_k c_k + Σ_{k≠i} c_k²``. Along |E| (``eord``, the first walk):
+    w = x, own = Σyy, and ``cross[i]`` starts from ``cross_all − w_i v_i`` (Σxy without i). Along u
+    (``pos`` None, the second): w = y, own = Σxx, and ``own[i]`` is multiplied by ``other[i]``
+    (Σyy): Σxx·Σyy. The running sums are of half-integers, exact in any order below 2⁵² (M up to
+    ~9·10⁷): a block started from ``top`` gets the bits of one walk from the top."""
+    for c in range(c0, c1):
+        aw = top[c, 0]
+        av = top[c, 1]
+        a1 = top[c, 2]
+        for g in range(bl[c + 1] - 1, bl[c] - 1, -1):
+            a = gs[g]
+            b = gs[g + 1]
+            v = 0.5 * np.float64(a + 1 + b) - mid
+            tw = 0.0
+            tv = 0.0
+            for k in range(a, b):
+                if pos is None:  # pruned at compile time: one specialization for each order
+                    i = k
+                else:
+                    i = pos[k]
+                tw += w[i]
+                tv += v
+            t1 = np.float64(b - a)
+            for k in range(a, b):
+                if pos is None:
+                    i = k
+                    cr = cross[i]
+                else:
+                    i = pos[k]
+                    cr = cross_all - w[i] * v
+                cross[i] = cr - (aw + 0.5 * (tw - w[i]))
+                o = own_all - v * v
+                o = o - 2.0 * (av + 0.5 * (tv - v))
+                o = o + (a1 + 0.25 * (t1 - 1.0))
+                if pos is None:
+                    own[i] = o * other[i]
+                else:
+                    own[i] = o
+            aw += tw
+            av += tv
+            a1 += t1
+
+
+@njit(**NJIT)
+def cc_bucket_counts(c0, c1, ugs, bl, gy, s, counts):
+    """u blocks ``c0 … c1 − 1``: ``counts[c, b]`` += the points of block c whose |E| run ``gy[i]``
+    falls in bucket b = ``gy[i] >> s`` (buckets of 2**s consecutive runs)."""
+    for c in range(c0, c1):
+        for i in range(ugs[bl[c]], ugs[bl[c + 1]]):
+            counts[c, gy[i] >> s] += 1
+
+
+@njit(**NJIT)
+def cc_layout(c0, c1, ugs, bl, gy, s, start, fill0, rec, lf):
+    """Pass 1 of the joint counts and the layout of pass 2, u blocks ``c0 … c1 − 1``.
+
+    Each point i is laid out in its bucket b (buckets of 2**s consecutive |E| runs; bucket b's
+    slots are ``start[b] … start[b + 1] − 1``) by decreasing u: block c's points of bucket b from
+    slot ``fill0[c, b]`` (after those of the blocks above), by decreasing position. ``rec`` gets
+    i << 32 | #{u_k > u_i, bucket_k > bucket_i} (the blocks above from ``fill0``, block c's own
+    runs above from a Fenwick tree over the buckets, each u run queried then inserted); ``lf``
+    gets its run within the bucket << 1 | whether the point before it in the bucket shares its u
+    run. A block is whole u runs, so its first point in a bucket never shares one with the point
+    before: the layout of one pass over all points, for any split into blocks."""
+    nb = start.shape[0] - 1
+    tree = np.empty(nb + 1, dtype=np.int32)
+    above = np.empty(nb, dtype=np.int32)
+    fill = np.empty(nb, dtype=np.int64)
+    last = np.empty(nb, dtype=np.int64)
+    for c in range(c0, c1):
+        tree[:] = 0
+        last[:] = -1
+        acc = np.int32(0)
+        for b in range(nb - 1, -1, -1):  # the blocks above's points in buckets > b
+            above[b] = acc
+            acc += np.int32(fill0[c, b] - start[b])
+            fill[b] = fill0[c, b]
+        inserted = np.int32(0)
+        for gu in range(bl[c + 1] - 1, bl[c] - 1, -1):
+            k0 = ugs[gu]
+            k1 = ugs[gu + 1]
+            for i in range(k1 - 1, k0 - 1, -1):
+                g = gy[i]
+                b = g >> s
+                le = np.int32(0)  # inserted with a bucket <= this one's
+                p = b + 1
+                while p > 0:
+                    le += tree[p]
+                    p -= p & (-p)
+                f = fill[b]
+                rec[f] = (np.int64(i) << 32) | np.int64(above[b] + inserted - le)
+                lf[f] = ((g - np.int32(b << s)) << 1) | np.int32(last[b] == gu)
+                last[b] = gu
+                fill[b] = f + 1
+            for i in range(k0, k1):
+                p = (gy[i] >> s) + 1
+                while p <= nb:
+                    tree[p] += 1
+                    p += p & (-p)
+            inserted += np.int32(k1 - k0)
+
+
+@njit(**NJIT)
+def cc_pass2(c0, c1, start, bb, s, rec, lf, sab):
+    """Pass 2 of the joint counts, buckets ``bb[c0] … bb[c1] − 1``: each bucket's points, laid out
+    by decreasing u (:func:`cc_layout`), u run by u run, queried then inserted in a Fenwick tree
+    over the bucket's 2**s |E| runs: ``sab[i]`` = d1 + ½ d2 with d1 = #{u_k > u_i, |E|_k > |E|_i}
+    (pass 1's count in ``rec`` plus the bucket's own) and d2 = #{u_k > u_i, |E|_k = |E|_i}.
+    Integer counts: the same ``sab`` for any split."""
     width = np.int64(1) << s
     fine = np.zeros(width + 1, dtype=np.int32)
-    for b in range(nb):
+    for b in range(bb[c0], bb[c1]):
         a1 = start[b + 1]
         ins = np.int32(0)
         q = start[b]
         while q < a1:
-            r = q + 1  # the points of one u group in this bucket: q … r − 1
+            r = q + 1  # the points of one u run in this bucket: q … r − 1
             while r < a1 and (lf[r] & 1) == 1:
                 r += 1
             for t in range(q, r):
-                le = np.int32(0)  # inserted with a group <= this one's
+                le = np.int32(0)  # inserted with a run <= this one's
                 p = (lf[t] >> 1) + 1
                 while p > 0:
                     le += fine[p]
                     p -= p & (-p)
-                lt = np.int32(0)  # inserted with a group < this one's
+                lt = np.int32(0)  # inserted with a run < this one's
                 p = lf[t] >> 1
                 while p > 0:
                     lt += fine[p]
@@ -228,17 +225,27 @@ def _joint_counts(ugs, eord, egs, sab, scratch):
             ins += np.int32(r - q)
             q = r
         fine[:] = 0
-    for gu in range(ugs.shape[0] - 1):  # d3, d4: within each u group of two points or more
-        k0 = ugs[gu]
-        k1 = ugs[gu + 1]
-        if k1 - k0 < 2:
-            continue
-        ys = np.empty(k1 - k0, dtype=np.int32)
-        for i in range(k0, k1):
-            ys[i - k0] = gy[i]
-        ys.sort()
-        for i in range(k0, k1):
-            g = gy[i]
-            lo = np.searchsorted(ys, g, side="left")
-            hi = np.searchsorted(ys, g, side="right")
-            sab[i] = sab[i] + 0.5 * np.float64(ys.shape[0] - hi) + 0.25 * np.float64(hi - lo - 1)
+
+
+@njit(**NJIT)
+def cc_finish(c0, c1, ugs, bl, gy, sxx_syy, sab, out):
+    """u blocks ``c0 … c1 − 1``: ``sab[i]`` += ½ d3 + ¼ d4 with d3 = #{u_k = u_i, |E|_k > |E|_i} and
+    d4 = #{u_k = u_i, |E|_k = |E|_i, k ≠ i} (by sorting each u run's |E| runs ``gy``; a run of one
+    point has none), then ``out[i]`` = (``out[i]`` + ``sab[i]``) / √``sxx_syy[i]``: ``out`` holds the
+    leave-one-out Σxy without Σ a_k b_k = ``sab``, and leaves with ρ."""
+    for c in range(c0, c1):
+        for gu in range(bl[c], bl[c + 1]):
+            k0 = ugs[gu]
+            k1 = ugs[gu + 1]
+            if k1 - k0 >= 2:
+                ys = np.empty(k1 - k0, dtype=np.int32)
+                for i in range(k0, k1):
+                    ys[i - k0] = gy[i]
+                ys.sort()
+                for i in range(k0, k1):
+                    g = gy[i]
+                    lo = np.searchsorted(ys, g, side="left")
+                    hi = np.searchsorted(ys, g, side="right")
+                    sab[i] = sab[i] + 0.5 * np.float64(ys.shape[0] - hi) + 0.25 * np.float64(hi - lo - 1)
+            for i in range(k0, k1):
+                out[i] = (out[i] + sab[i]) / np.sqrt(sxx_syy[i])

@@ -1,0 +1,90 @@
+"""mcref.parallel.map_chunks keeps its worker threads between calls (docs/methods.md,
+"Parallelism"): the same threads serve the next call; a call from a worker, or while another
+thread's call holds them, starts threads of its own; errors, a forked child and a stop leave the
+pool usable, and every chunk runs exactly once."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import threading
+
+import pytest
+
+import mcref.parallel as P
+
+
+def _record(n_chunks: int, n_threads: int) -> tuple[list, dict]:
+    seen: dict[int, set] = {}
+    lock = threading.Lock()
+    out = [None] * n_chunks
+
+    def fn(c, t):
+        with lock:
+            seen.setdefault(t, set()).add(threading.current_thread())  # the objects: idents are reused
+        out[c] = c * c
+
+    P.map_chunks(fn, n_chunks, n_threads)
+    return out, seen
+
+
+def test_the_next_call_gets_the_same_threads():
+    out1, seen1 = _record(40, 3)
+    out2, seen2 = _record(40, 3)
+    assert out1 == out2 == [c * c for c in range(40)]
+    assert all(len(v) == 1 for v in seen1.values()) and seen1 == seen2  # thread t is worker t, kept
+    assert threading.current_thread() not in set().union(*seen1.values())  # the caller only waits
+
+
+def test_a_call_from_a_worker_starts_threads_of_its_own():
+    inner_out: dict[int, list] = {}
+
+    def outer(c, t):
+        inner_out[c], _ = _record(10, 2)  # the pool is busy with this call: fresh threads, no deadlock
+
+    P.map_chunks(outer, 4, 2)
+    assert all(v == [k * k for k in range(10)] for v in inner_out.values()) and len(inner_out) == 4
+
+
+def test_calls_from_two_threads_at_once_both_finish():
+    results = []
+    start = threading.Barrier(2)
+
+    def caller():
+        start.wait()
+        for _ in range(20):
+            results.append(_record(30, 2)[0])
+
+    threads = [threading.Thread(target=caller) for _ in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    assert not any(th.is_alive() for th in threads)
+    assert len(results) == 40 and all(r == [c * c for c in range(30)] for r in results)
+
+
+def test_an_error_is_raised_and_the_pool_serves_the_next_call():
+    def fn(c, t):
+        if c == 5:
+            raise ValueError("chunk 5")
+
+    with pytest.raises(ValueError, match="chunk 5"):
+        P.map_chunks(fn, 20, 2)
+    out, _ = _record(20, 2)
+    assert out == [c * c for c in range(20)]
+
+
+def _child(q):
+    q.put(_record(12, 2)[0])
+
+
+@pytest.mark.skipif("fork" not in mp.get_all_start_methods(), reason="needs fork")
+def test_a_forked_child_makes_its_own_pool():
+    _record(8, 2)  # the parent's workers exist; the child has none of them
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child, args=(q,))
+    p.start()
+    got = q.get(timeout=60)
+    p.join(60)
+    assert p.exitcode == 0 and got == [c * c for c in range(12)]
