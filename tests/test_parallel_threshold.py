@@ -40,3 +40,16 @@ def test_large_calls_use_the_threads(threshold):
     assert idents == {"mcref-chunks-0", "mcref-chunks-1"}
     per = P.TASK_WORK // 10_000
     assert ranges == [(i, min(400, i + per)) for i in range(0, 400, per)]
+
+
+def test_tasks_come_in_multiples_of_64_for_many_threads():
+    """Between 64 and 256 tasks, over_tasks cuts them smaller so that their count is a multiple of 64
+    (at most one short task): 64 threads then share them evenly (the t fit's passes at M = 10⁶ went
+    from 101 tasks, a speedup bound of 50.5 at 64 threads, to 127); fewer or more are left alone."""
+    for n_items, work, want in [(3907, 2560.0, 127), (391, 2560.0, 11), (100_000, 25.0, 25), (10**6, 25.0, 256),
+                                (20_000, 100.0, 20_000 // 1000)]:
+        per = P.task_items(n_items, work)
+        assert -(-n_items // per) == want, (n_items, work, per)
+    assert P.task_items(3907, 2560.0, min_per=39) == 39  # never below a phase's own floor
+    dispatch = {"sizes": [1.0] * 127, "schedule": "round-robin", "batch": None}
+    assert P.speedup_bound([dispatch], 64) == pytest.approx(127 / 2)
