@@ -70,6 +70,10 @@ a second cold run by hand (its own ``NUMBA_CACHE_DIR``) 46.5 s, warm 8.0–8.6 s
 in-tree cache 7.0–7.5 s (6.4–6.5 s of it inside the process: the rest is the start of Python,
 numba and the cache index).
 
+2026-11-28 04:00 UTC, after CC's jackknife became nine kernels over blocks (its group compiles in
+9.8–10.5 s alone, 11.5 s before) and ``map_chunks`` kept its threads, same VM (load average 1.3),
+``--what demo --warm 2``: cold **43.6 s**, warm 7.4 and 6.5 s (median 7.0 s).
+
 Each cold run also prints what compiled (numba's compile events, in that process: not the
 demo's worker processes): how many functions and signatures, and the top-level kernels by
 compile time, so that a kernel that compiles twice or one the call does not need shows.

@@ -245,6 +245,45 @@ The jackknife's 1-thread time at 10⁶ went from 0.997 s to 0.723 s (its CC pass
 s on one thread). A one-run profile at 10⁶ the same hour gave references 1.46, scale tests 1.67:
 the 1->2 column of one run swings by ±0.3 on this VM.
 
+2026-11-28 04:00 UTC, same machine, after CC's jackknife pass became nine steps over blocks on
+all threads (``mcref._jackknife.cc_jackknife``), ``map_chunks`` kept its threads between calls and
+``over_tasks`` cut 64–256 tasks to a multiple of 64, ``--profile --ms 1e5,1e6 --n-boot 1000
+--n-mc 500`` (medians of 3; load average after 1.1–1.3)::
+
+    phase                        tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6      1.02      0.64  1.59
+    jackknife                      737    0.14%   14.4   38.4    0.0668    0.0518  1.29
+    references                     628    0.18%   15.7   62.6      3.51       1.7  2.07
+    references, first round         64    1.56%   16.0   64.0    0.0934    0.0572  1.63
+    scale tests                    192    0.52%   16.0   64.0     0.144     0.129  1.11
+    t fit                          440    0.25%   10.0   10.0    0.0599    0.0613  0.98
+    M = 1e6
+    bootstrap                      334    0.30%   15.9   55.6      16.3      9.11  1.79
+    jackknife                     6120    0.03%   15.9   62.5     0.744     0.485  1.53
+    references                      64    1.56%   16.0   64.0      1.68     0.985  1.70
+    scale tests                    192    0.52%   16.0   64.0       1.4     0.874  1.60
+    t fit                         8001    0.01%   15.8   63.0     0.753     0.683  1.10
+
+and ``--profile --reps 0 --ms 1e7 --n-boot 1000 --n-mc 2000`` (tasks only)::
+
+    bootstrap                      334    0.30%   15.9   55.6
+    jackknife                    47404    0.04%   15.9   63.5
+    references                      64    1.56%   16.0   64.0
+    references, first round         64    1.56%   16.0   64.0
+    scale tests                   2112    0.05%   16.0   64.0
+    scale tests, first round       192    0.52%   16.0   64.0
+    t fit                        38076    0.00%   15.9   62.6
+
+The jackknife's bound went from 3.1 to 62.5 at 10⁶ and from 2.7 to 63.5 at 10⁷; the t fit's
+from 50.1 to 63.0 at 10⁶ (127 tasks a pass instead of 101). At 10⁶ and 10⁷ every phase now has
+S(64) ≥ 55.6 (≥ 0.8·64). At 10⁵ the jackknife (38.4) and the t fit (10) do not: their short steps
+(0.4–4 ms of one thread) are cut into tasks of ~0.1 ms so that each task's call is paid for.
+The 1->2 column was lower across the board in this hour than the day before (the bootstrap
+1.59–1.82 at 10⁵ against 2.01; the same code for it): the runs share the VM with its other
+load. Measured apart on the same data (medians of 7–21): CC's pass 1->2 = 1.85 at 10⁶ and
+1.9–2.0 at 10⁷; the binned statistics' jackknife 1.46–1.81, ZMS's and RCE's (10–20 ms, mostly
+the first touch of their 8 MB output, faulted in by both threads) below 1.
+
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
 
