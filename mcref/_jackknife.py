@@ -260,10 +260,9 @@ def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.nda
     del xe
     ayy = np.empty(m)
     step("walk |E|", ne, KC.cc_walk, egs, eb, eord, mid, syy, sxy, etop, x, out, ayy, ayy)  # other: unread
-    del x
-    axx = np.empty(m)  # Σxx, then Σxx·Σyy
+    axx, x = x, None  # Σxx, then Σxx·Σyy, in x's memory (every point written): no fresh pages to fault in
     step("walk u", nu, KC.cc_walk, ugs, ub, None, mid, sxx, 0.0, utop, y, out, axx, ayy)
-    del y, ayy
+    rec, sab, y, ayy = y.view(np.int64), ayy, None, None  # the joint counts' layout and values, likewise
     s = 0  # the joint counts: buckets of 2**s |E| runs, about √n_y of them
     while (1 << (2 * s)) < ny:
         s += 1
@@ -275,9 +274,8 @@ def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.nda
     np.cumsum(counts.sum(axis=0, dtype=np.int64), out=start[1:])
     fill0 = start[:nbk] + below
     del counts, below
-    rec, lf = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int32)
+    lf = np.empty(m, dtype=np.int32)
     step("layout", nu, KC.cc_layout, ugs, ub, gy, s, start, fill0, rec, lf)
-    sab = np.empty(m)
     bb = run_blocks(start, nb_req)
     step("pass 2", bb.size - 1, KC.cc_pass2, start, bb, s, rec, lf, sab)
     del rec, lf
