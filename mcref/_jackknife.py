@@ -225,8 +225,9 @@ def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.nda
     needs the joint counts #{u_i > u_j, |E|_i > |E|_j} (Fenwick trees over cache-sized buckets of
     |E| runs), #{u_i > u_j, |E|_i = |E|_j}, #{u_i = u_j, |E|_i > |E|_j} and the exact duplicates.
 
-    Every step runs over ``n_blocks`` blocks of whole tie runs (default :func:`cc_blocks`: a
-    function of M alone) on ``n_threads`` threads (default numba's; :func:`mcref.parallel.over_tasks`),
+    Every step runs over blocks of whole tie runs (``n_blocks`` of u's, default :func:`cc_blocks`: a
+    function of M alone; along |E| from ``n_blocks`` to 2·``n_blocks`` blocks of 2**t runs, so
+    that a point's block is its run >> t) on ``n_threads`` threads (default numba's; :func:`mcref.parallel.over_tasks`),
     and gives the same bits for any thread count: the sums across blocks are of half-integers
     (exact), integer counts, or Σx², Σy², Σxy summed block by block in block order. Below
     M ≈ 3·10⁵ those too are exact, so any split gives the same bits (tests/test_jackknife.py).

@@ -3,10 +3,10 @@ in all (docs/methods.md, "Bootstrap": the jackknife of CC).
 
 The pass is cut into steps, each a kernel over a range of blocks, so that threads share every
 step (:func:`mcref._jackknife.cc_jackknife` runs them in order). The blocks are whole runs of tied
-values (of u, or of |E| along its order), as many as M sets (never the thread count), and every
-sum that crosses blocks is either exact (sums of half-integers: the walks' running sums) or
-made block by block in a fixed order (Σx², Σy², Σxy), so that the values do not depend on the
-threads:
+values (of u, or of |E| along its order), their number a function of M alone (never of the
+thread count), and every sum that crosses blocks is either exact (sums of half-integers: the
+walks' running sums; integer counts) or made block by block in a fixed order (Σx², Σy², Σxy),
+so that the values do not depend on the threads:
 
 1. :func:`cc_ranks`: the centred ranks of u, then of |E| (with each point's |E| run);
 2. :func:`cc_block_sums`: each u block's Σxy, Σx², Σy², Σy and its Σx per block of |E| runs;
