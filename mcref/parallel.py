@@ -419,6 +419,7 @@ class _Pool:
             job, self._job[k] = self._job[k], None
             if job is not None:
                 job.run(k)
+            job = None  # parked without the call's closure: its arrays are freed when the call returns
 
 
 _pool: _Pool | None = None

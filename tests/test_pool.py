@@ -88,3 +88,23 @@ def test_a_forked_child_makes_its_own_pool():
     got = q.get(timeout=60)
     p.join(60)
     assert p.exitcode == 0 and got == [c * c for c in range(12)]
+
+
+def test_a_parked_worker_keeps_nothing_of_the_call():
+    """The arrays a call's chunks use are freed when the call returns: a parked worker holding the
+    call (and so its closure) kept 400 MB of CC's jackknife alive at M = 10⁷ (a 2366 MiB peak)."""
+    import gc
+    import weakref
+
+    import numpy as np
+
+    big = np.zeros(1000)
+    ref = weakref.ref(big)
+
+    def fn(c, t, big=big):
+        big[c] = c
+
+    P.map_chunks(fn, 8, 2)
+    del big, fn
+    gc.collect()
+    assert ref() is None
