@@ -39,6 +39,12 @@ sixteen for the others), every p and verdict the same.
 0``: 229.5 s, peak 2003 MiB (with an intermediate 52-byte version); **234.0 s, peak 1952 MiB**
 (the final one). Same p and verdicts (ZMS p = 0.0020 after 1024 replicates).
 
+2026-11-28 04:30 UTC, after CC's jackknife ran in steps on all threads (40 bytes a point) and
+``map_chunks`` kept its threads, same VM, one run each, ``--seed 0``: first 237.8 s, peak
+**2366 MiB** — a parked worker still held the last call it ran, so its closure's arrays (CC's
+400 MB) outlived the phase; once it drops the call, **245.4 s, peak 1860 MiB**. Same p and
+verdicts.
+
 A permutation row at the cap costs 2000 repeats of the permutation D: at 10⁷ about 0.22 s each
 (docs/guide/performance.md), so a set whose CC sits at α would still take over 5 min.
 """
