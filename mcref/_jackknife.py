@@ -20,14 +20,16 @@ from ._dependence import Units
 from ._prepared import Prepared, tie_starts
 from .stats import StatInfo, info, user_kernels
 
-__all__ = ["jackknife", "binned_jackknives", "unit_jackknife", "Jackknives", "CC_JACK_BYTES_PER_POINT"]
+__all__ = ["jackknife", "binned_jackknives", "unit_jackknife", "Jackknives", "cc_jackknife", "cc_blocks", "run_blocks",
+           "CC_JACK_BYTES_PER_POINT"]
 
-#: CC's jackknife pass holds at most 40 bytes a point, its output included: four M-sized float64 arrays
-#: and the |E| run of each point (int32), then three, the joint counts' layout (12 bytes) and their values
-#: (:func:`cc_jackknife`)
+#: CC's jackknife pass holds at most 40 bytes a point, its output included (:func:`cc_jackknife`): four
+#: M-sized float64 arrays and the |E| run of each point (int32), then three, the joint counts' layout
+#: (12 bytes) and their values; besides, tables of 4 bytes per block and bucket of the joint counts
+#: (256 blocks × ~√M buckets: 1 MB at M = 10⁶, 3.2 MB at 10⁷)
 CC_JACK_BYTES_PER_POINT = 40.0
-#: the blocks of CC's jackknife pass per 64 threads' worth, from M = 131 072 on (at most four times 64):
-#: a block is about 1 000 points at 10⁵ and 39 000 at 10⁷ (:func:`cc_blocks`)
+#: points per block of CC's jackknife pass below M = 131 072 (at most 64 blocks; beyond, 64 blocks per
+#: 131 072 points, at most 256: :func:`cc_blocks`)
 CC_JACK_BLOCK_POINTS = 1024
 
 
@@ -162,7 +164,7 @@ def cc_blocks(m: int) -> int:
     """
     if m < 2 * CC_JACK_BLOCK_POINTS:
         return 1
-    if m < 2 * 65_536:
+    if m < 131_072:
         return min(64, m // CC_JACK_BLOCK_POINTS)
     return 64 * min(4, m // 131_072)
 
@@ -270,11 +272,12 @@ def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.nda
     nbk = ((ny - 1) >> s) + 1 if ny > 0 else 1
     counts = np.zeros((nu, nbk), dtype=np.int32)
     step("buckets", nu, KC.cc_bucket_counts, ugs, ub, gy, s, counts)
-    below = np.cumsum(counts[::-1], axis=0, dtype=np.int64)[::-1] - counts  # the blocks above's, per bucket
     start = np.zeros(nbk + 1, dtype=np.int64)
     np.cumsum(counts.sum(axis=0, dtype=np.int64), out=start[1:])
-    fill0 = start[:nbk] + below
-    del counts, below
+    fill0 = np.cumsum(counts[::-1], axis=0, dtype=np.int32)[::-1]  # the blocks above's, per bucket (< M < 2**31)
+    fill0 -= counts
+    fill0 += start[:nbk].astype(np.int32)  # the first slot of each block's points in each bucket
+    del counts
     lf = np.empty(m, dtype=np.int32)
     step("layout", nu, KC.cc_layout, ugs, ub, gy, s, start, fill0, rec, lf)
     bb = run_blocks(start, nb_req)

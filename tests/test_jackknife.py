@@ -169,3 +169,25 @@ def test_run_blocks_cut_whole_runs_of_about_equal_points():
     assert cuts.tolist() == [0, 2, 3, 5, 7]  # targets 0, 2, 4, 6, 8: each block starts at the first run there
     assert J.run_blocks(gs, 1).tolist() == [0, 7]
     assert J.run_blocks(np.array([0, 5]), 4).tolist() == [0, 1]  # one run: one block
+
+
+def test_cc_jackknife_holds_40_bytes_a_point_and_its_tables():
+    """The peak of the arrays CC's pass allocates (NumPy's, traced; the kernels' own scratch is a few
+    KB a task), its output included, is CC_JACK_BYTES_PER_POINT a point plus the joint counts' tables
+    (4 bytes per block and bucket): what validate's memory at 10⁷ rests on."""
+    import tracemalloc
+
+    m = 300_000
+    prep = _cc_set(m, "none", 3)
+    warm = np.empty(m)
+    J.cc_jackknife(prep.ugs, prep.eord, prep.egs, warm)  # compiled before tracing
+    n_buckets = int(np.ceil(np.sqrt(prep.egs.size))) + 1
+    tracemalloc.start()
+    try:
+        out = np.empty(m)
+        J.cc_jackknife(prep.ugs, prep.eord, prep.egs, out)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(out, warm)
+    assert peak <= J.CC_JACK_BYTES_PER_POINT * m + 8 * J.cc_blocks(m) * n_buckets + 2**16, peak / m
