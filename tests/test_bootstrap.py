@@ -665,6 +665,33 @@ def test_multinomial_counts_are_bootstrap_counts(m):
             assert abs(c + 1 / m) < 5 * np.sqrt((1 + 1 / m) / reps), (i, j, c)
 
 
+@pytest.mark.parametrize("k", [0, 1, 7, 8, 9, 255, 256, 1000])
+def test_full_leaf_counts_are_the_words_8_bit_fields(k):
+    """A full leaf's k draws are the 8-bit fields of successive xoshiro words, low field first
+    (the last word's first k mod 8 fields): counted here in Python from ``next_u64``, and the
+    state after the leaf is the one after those words. Holds the unrolled loop of
+    ``leaf_counts`` to the stream it replaced."""
+    from numba import njit
+
+    from mcref.kernels.rng import LEAF_BITS, chunk_states, leaf_counts, load_state, next_u64, store_state
+
+    @njit
+    def counts(s, k, seg):  # the state as a tuple in registers, as the kernels hold it
+        store_state(s, leaf_counts(load_state(s), k, seg))
+
+    s = chunk_states(np.random.SeedSequence(k), 1)[0]
+    seg = np.full(1 << LEAF_BITS, -1, dtype=np.int64)
+    ref_state = s.copy()
+    counts(s, np.int64(k), seg)
+    ref = np.zeros(1 << LEAF_BITS, dtype=np.int64)
+    for j in range(0, k, 8):
+        word = int(next_u64(ref_state))
+        for t in range(min(8, k - j)):
+            ref[(word >> (8 * t)) & 0xFF] += 1
+    assert np.array_equal(seg, ref)
+    assert np.array_equal(s, ref_state)
+
+
 @pytest.mark.parametrize("ties", ["none", "u", "both"])
 def test_cc_jackknife_fast_equals_the_direct_update_and_spearmanr(ties):
     """The O(M log M) leave-one-out Spearman equals the direct O(M²) rank update bit for bit

