@@ -76,3 +76,60 @@ def show(title: str, df, width: int = 250) -> None:
     print(f"\n{title}")
     with pd.option_context("display.width", width, "display.max_rows", 300, "display.max_columns", 40):
         print(df.to_string(float_format=lambda x: f"{x:.3f}"))
+
+
+def thread_ceiling(threads=(1, 2), n: int = 100_000_000, reps: int = 3) -> dict[str, dict[int, float]]:
+    """What the machine itself allows from 1 to T threads, for two kernels with no memory traffic
+    and no synchronisation, run on T Python threads (numba, GIL released), each doing the same
+    ``n`` iterations: the speedup T·t(1)/t(T) (medians of ``reps``).
+
+    - ``integer throughput``: a xoshiro256** loop (mcref's generator), bound by the ALUs' issue rate,
+      as the resampling, the rank passes and the t fit are;
+    - ``FP latency chain``: ``x = x·a + b``, bound by one add's latency, leaving the core's ports idle.
+
+    On separate physical cores both give T. When the T vCPUs share a core's ports (SMT siblings
+    on the host, or a host that co-schedules them) the throughput loop gets much less while the
+    latency chain still gets T: the bound the phases of ``validate`` meet on that machine.
+    """
+    import numpy as np
+    from numba import njit, uint64
+
+    from mcref.kernels.rng import chunk_states, load_state, step
+
+    @njit(nogil=True)
+    def xoshiro(s, n):
+        st = load_state(s)
+        acc = uint64(0)
+        for _ in range(n):
+            r, st = step(st)
+            acc ^= r
+        return acc
+
+    @njit(nogil=True)
+    def chain(s, n):
+        x = 1.0
+        for _ in range(n):
+            x = x * 1.0000001 + 1e-9
+        return x
+
+    states = chunk_states(np.random.SeedSequence(0), max(threads))
+    out = {}
+    for name, fn in (("integer throughput", xoshiro), ("FP latency chain", chain)):
+        fn(states[0], 10)  # compile
+
+        def run(t):
+            th = [threading.Thread(target=fn, args=(states[i], n)) for i in range(t)]
+            t0 = time.perf_counter()
+            for x in th:
+                x.start()
+            for x in th:
+                x.join()
+            return time.perf_counter() - t0
+
+        secs = {t: [] for t in threads}
+        for _ in range(reps):
+            for t in threads:
+                secs[t].append(run(t))
+        t1 = statistics.median(secs[threads[0]])
+        out[name] = {t: t * t1 / statistics.median(secs[t]) for t in threads}
+    return out

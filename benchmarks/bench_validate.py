@@ -62,7 +62,11 @@ the first round of 64 permutation repeats alone), the scale tests (all rounds, a
   (medians of 3 runs each, alternated, same data and seed) and their ratio.
 
 The first line prints the load average after the runs: on a shared machine the measured
-ratio is only as good as the quiet it was measured in.
+ratio is only as good as the quiet it was measured in. The last two rows, ``machine: …``, are
+the machine's own 1→T in the same process and hour (``_common.thread_ceiling``): a xoshiro
+loop with no memory traffic (integer throughput, as the resampling, rank passes and t fit)
+and an FP latency chain. On separate physical cores both give T; where the vCPUs share one
+core's ports the throughput loop gets much less, and no phase can beat it.
 
 Measured 2026-11-27 16:07 UTC on the 2-core machine, quiet (nothing else running; load average
 after 1.62 and 1.51), ``--profile --ms 1e5 --n-boot 1000 --n-mc 500`` (medians of 3)::
@@ -529,7 +533,10 @@ def profile_child(m: int, kw: dict, data_seed: int | None, reps: int = 3, thread
     for r in rows.values():
         for t in threads:
             r[f"s{t}"] = statistics.median(r[f"s{t}"]) if r[f"s{t}"] else float("nan")
-    return {"M": m, "rows": rows, "load": os.getloadavg(), "threads": n0, "thread_counts": list(threads)}
+    from _common import thread_ceiling
+
+    return {"M": m, "rows": rows, "load": os.getloadavg(), "threads": n0, "thread_counts": list(threads),
+            "ceiling": {k: {str(t): x for t, x in v.items()} for k, v in thread_ceiling(tuple(threads)).items()}}
 
 
 def print_profile(p: dict) -> None:
@@ -546,6 +553,9 @@ def print_profile(p: dict) -> None:
         sp = [r["s1"] / r[f"s{t}"] if r[f"s{t}"] > 0 else float("nan") for t in ts[1:]]  # NaN: not timed
         print(f"{name:26s} {r['tasks']:7d} {r['largest']:8.2%} {r['bound16']:6.1f} {r['bound64']:6.1f} "
               + " ".join(f"{r[f's{t}']:9.3g}" for t in ts) + " " + " ".join(f"{x:5.2f}" for x in sp), flush=True)
+    for name, c in p.get("ceiling", {}).items():  # the machine's own 1->T, same process, same hour
+        print(f"{'machine: ' + name:26s} {'':7s} {'':8s} {'':6s} {'':6s} " + " ".join(f"{'':9s}" for _ in ts) + " "
+              + " ".join(f"{c[str(t)]:5.2f}" for t in ts[1:]), flush=True)
 
 
 def run_child(m: int, args) -> dict:
