@@ -14,7 +14,7 @@ from numba import njit
 
 from ._config import NJIT
 from .fastrank import spearman_fixed_u
-from .generative import PERMUTATION, mixing_df, transform
+from .generative import NORMAL, PERMUTATION, mixing_df, transform
 from .rng import permute_any, permute_scratch
 from .units import exchange_levels, permute_units_into
 from .variates import fill_gamma, fill_normal
@@ -72,11 +72,14 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstates, vstates, zbuf,
         else:
             zr = zbuf[r]
         for d in range(dcodes.shape[0]):
+            e = eps
             if dcodes[d] == PERMUTATION:
                 if pust.shape[0] > 0:
                     permute_units_into(vstates[d, r], perm, pmem, pust, pcst, puid, pscr, eps)
                 else:
                     permute_any(vstates[d, r], perm, eps, plab, pcnt)
+            elif dcodes[d] == NORMAL:  # ε = z: read the row itself, no copy (8 MB a repeat at M = 10⁶)
+                e = zr
             else:
                 vr = vbuf[0]
                 df = mixing_df(dcodes[d], nus[d])
@@ -86,9 +89,9 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstates, vstates, zbuf,
                         vr[i] *= 2.0
                 transform(dcodes[d], nus[d], zr, vr, emp, eps)
             if keep.shape[1] > 0:
-                for i in range(eps.shape[0]):  # element by element: no shape-error path to compile
-                    keep[d, r, i] = eps[i]
-            _repeat_stats(codes, grp, c2s[d], eps, u, starts, su2_bins, su2, slnu2, xu, sxx, xlab, xacc0, xnb, a,
+                for i in range(e.shape[0]):  # element by element: no shape-error path to compile
+                    keep[d, r, i] = e[i]
+            _repeat_stats(codes, grp, c2s[d], e, u, starts, su2_bins, su2, slnu2, xu, sxx, xlab, xacc0, xnb, a,
                           rank_scratch, out[d], r)
 
 
