@@ -37,6 +37,20 @@ growth 10⁴ → 10⁶, × the NumPy normal floor at 10⁶)::
 ``--rows "bootstrap ZMS" --ms 1e4,1e5,1e6 --repeats 7`` in the same hour: 2.05, 2.3, 3.48 ns
 (growth 1.70×): ZMS's cost at 10⁶, where z² and the multiplicities (16 MB) leave L2, swings
 between runs.
+
+After the bootstrap kernel reuses one leaf's counts unless CC or the tie splits need all M, and
+counts a word's eight fields in straight-line code (same bits), 2026-11-28, ``--rows "bootstrap
+ZMS,bootstrap ENCE,bootstrap CC" --ms 1e4,1e6 --threads 1 --compare`` the previous commit's run::
+
+    bootstrap ZMS             2.1 → 2.05   0.98×   (before 2.41 → 2.35: 1.15×/1.14× faster)
+    bootstrap ENCE           2.46 → 2.99   1.21×   (before 3.54 → 4.4:  1.44×/1.47×)
+    bootstrap CC              6.2 → 11.2   1.80×   (before 8.22 → 15.3: 1.33×/1.37×)
+    numpy normal(M)          14.4 → 14.1           (before 16.1 → 15: the floor moved 1.06–1.12×)
+
+The same day, ``--rows "references CC normal,references CC permutation" --ms 1e4,1e6``: 9.62 →
+26.3 and 8.92 → 26.9 ns, 1.95× and 1.99× the floor (13.5 ns) at 10⁶. Of a normal repeat's ~26 ns
+at 10⁶ (direct timings): the normal draws 3.1, the whole-set sums 1.1, |u·ε| 1.1, the bucketed
+Spearman 14–20 (its buckets' counting and insertion sorts about 10 of them, the scatter 7).
 """
 
 from __future__ import annotations
