@@ -562,20 +562,28 @@ def _sort_bucket(rec, recx, lo, hi, bmin, bmax, nt, hs, tk, tx):
         tx[j] = recx[2 * q + 1]
     budget = 8 * n + 64
     # insertion sort on the full key (nearly sorted), with a move budget and a heapsort
-    # fallback: not the run sort of spearman_fixed_u (values, no budget), kept apart
+    # fallback: not the run sort of spearman_fixed_u (values, no budget), kept apart. The
+    # largest key so far stays in a register (``top``): a key in order is neither stored back
+    # nor compared with one just stored, so most points wait on no store (store-to-load
+    # forwarding was on the loop's path). spearman_bucketed at M = 10⁶–4·10⁶, old against new
+    # interleaved in one process: 0.96–1.14× (median 1.06×) over seven runs, same value each repeat
+    top = tk[0]
     for q in range(1, n):
         k = tk[q]
-        x = tx[q]
-        p = q
-        while p > 0 and k < tk[p - 1]:
-            tk[p] = tk[p - 1]
-            tx[p] = tx[p - 1]
-            p -= 1
-        tk[p] = k
-        tx[p] = x
-        budget -= q - p
-        if budget < 0:
-            break
+        if k < top:  # out of order: shift the larger keys up (top is then at q again)
+            x = tx[q]
+            p = q
+            while p > 0 and k < tk[p - 1]:
+                tk[p] = tk[p - 1]
+                tx[p] = tx[p - 1]
+                p -= 1
+            tk[p] = k
+            tx[p] = x
+            budget -= q - p
+            if budget < 0:
+                break
+        else:
+            top = k
     if budget < 0:
         _heapsort2(tk, tx, n)
 
