@@ -111,6 +111,23 @@ def test_replicates_equal_naive_statistic_on_resample(case_name):
         close(dist, want, rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.parametrize("case_name", CASE_NAMES)
+def test_replicates_without_cc_equal_naive_statistic_on_resample(case_name):
+    """Without CC (and, in the cases untied in u, without tie splits) the kernel keeps one leaf's
+    counts instead of all M: the mean statistics alone, and with the binned ones, still equal the
+    naive statistic on the same resamples (M = 300–457: two leaves; bin cuts inside leaves)."""
+    E, u = _case(case_name)
+    nb = N_BINS[case_name]
+    idx = BS.resample_indices(u, 70, seed=321, n_bins=nb)
+    no_cc = [n for n in ALL if n != "CC"]
+    binned = {"ENCE", "ZMSE", "UCE"} & set(no_cc)
+    for names in ([n for n in no_cc if n not in binned], no_cc):
+        res = BS.bootstrap_many(names, E, u, n_boot=70, n_bins=nb, seed=321, method="percentile")
+        for name in names:
+            want = [naive.statistic(name, E[r], u[r], nb) for r in idx]
+            close(res[name].distribution, want, rtol=1e-12, atol=1e-13)
+
+
 def test_replicates_qm9(qm9):
     E, u = qm9
     idx = BS.resample_indices(u, 4, seed=9, n_bins=20)
