@@ -67,16 +67,16 @@ if CACHE:
     _invalidate_stale_cache()
 
 #: options for serial kernels (also released from the GIL so that threads can run them)
-NJIT = dict(cache=CACHE, fastmath=FASTMATH, nogil=True, error_model="numpy")
+NJIT = dict(cache=CACHE, no_cfunc_wrapper=True, fastmath=FASTMATH, nogil=True, error_model="numpy")
 #: options for ``prange`` kernels
-NJIT_PARALLEL = dict(cache=CACHE, fastmath=FASTMATH, nogil=True, parallel=True, error_model="numpy")
+NJIT_PARALLEL = dict(cache=CACHE, no_cfunc_wrapper=True, fastmath=FASTMATH, nogil=True, parallel=True, error_model="numpy")
 #: exact IEEE arithmetic, for kernels whose results must match NumPy to the last bit
-NJIT_EXACT = dict(cache=CACHE, nogil=True, error_model="numpy")
+NJIT_EXACT = dict(cache=CACHE, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
 #: per-bin ratios summed over bins (:func:`.stats.finish_binned`): reassociating that sum
 #: was compiled differently by a fresh compilation and by a cache-loaded one (samples 1 ulp
 #: apart between the main process and loky workers), so it keeps its order
-NJIT_ORDERED = dict(cache=CACHE, fastmath=FASTMATH - {"reassoc"}, nogil=True, error_model="numpy")
-NJIT_EXACT_PARALLEL = dict(cache=CACHE, nogil=True, parallel=True, error_model="numpy")
+NJIT_ORDERED = dict(cache=CACHE, no_cfunc_wrapper=True, fastmath=FASTMATH - {"reassoc"}, nogil=True, error_model="numpy")
+NJIT_EXACT_PARALLEL = dict(cache=CACHE, no_cfunc_wrapper=True, nogil=True, parallel=True, error_model="numpy")
 #: ``prange`` kernels whose per-chunk sums keep their order (:mod:`.resample`)
 NJIT_ORDERED_PARALLEL = dict(NJIT_ORDERED, parallel=True)
 #: kernels built around a user's function (:mod:`.user`): closures over a dispatcher of the

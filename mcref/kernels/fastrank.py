@@ -227,7 +227,7 @@ def _heapsort2(v, p, n):
         _sift2(v, p, np.int64(0), end)  # not a literal: one signature of _sift2
 
 
-@njit(**NJIT)
+@njit(**NJIT, inline="always")
 def _sift2(v, p, root, n):
     """Sift ``v[root]`` down the max-heap ``v[:n]``, carrying ``p``."""
     while True:
@@ -618,7 +618,7 @@ def _sorted_bucket_terms(tk, tx, n, base, num, ts):
     return num, ts
 
 
-@njit(**NJIT)
+@njit(**NJIT, inline="always")
 def spearman_fixed_u(a, xu, sxx, scratch):
     """ρ = Σ xu_i·(re_i − (M+1)/2) / √(sxx·syy), re = average ranks of ``a``; NaN if ``a`` is constant.
 

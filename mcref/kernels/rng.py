@@ -323,7 +323,7 @@ def permute_blocked(s, src, out, lab, cnt, bits):
     store_state(s, st)
 
 
-@njit(**NJIT)
+@njit(**NJIT, inline="always")
 def permute_any(s, src, out, lab, cnt):
     """A uniformly random permutation of ``src`` into ``out``: :func:`permute_into` below
     :data:`BLOCKED_MIN` values (the array is in cache), :func:`permute_blocked` with

@@ -327,7 +327,7 @@ def bin_finish(starts, acc, corr):
         acc[b, 3] -= corr[b, 1]
 
 
-@njit(**NJIT)
+@njit(**NJIT, inline="always")
 def bin_sums(w, starts, u2, E2, z2, acc, corr):
     """Per-bin weighted sums ``acc[b] = (n_b, Σu², ΣE², Σz²)`` over equal-count bins of the
     multiset (sorted points, multiplicities ``w``): :func:`bin_acc` over all points, then
@@ -431,7 +431,7 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
     return sxy / np.sqrt((cube - tu) * (cube - te)) * 12.0
 
 
-@njit(**NJIT)
+@njit(**NJIT, inline="always")
 def finish_codes(codes, raw, s, acc, n_total, w, ugs, slot, eslot, egs, buf, out):
     """``out[k]`` = statistic ``codes[k]`` from the mean sums ``raw`` (:func:`mean_acc`), the
     bin sums ``acc`` (:func:`bin_acc`, :func:`bin_finish`) and, for CC, the ranks of the
@@ -447,7 +447,7 @@ def finish_codes(codes, raw, s, acc, n_total, w, ugs, slot, eslot, egs, buf, out
             out[k] = rank_corr(w, ugs, slot, eslot, egs, buf)
 
 
-@njit(**NJIT)
+@njit(**NJIT, inline="always")
 def needs(codes):
     """(mean-sum bits, any binned statistic) of ``codes``."""
     need_bins = False
