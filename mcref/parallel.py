@@ -151,14 +151,15 @@ def task_profile() -> Iterator[list]:
 
 
 def record_tasks(phase: str, sizes, threads: int, schedule: str = "round-robin", *, batch: int | None = None,
-                 span: tuple[int, int] | None = None) -> None:
+                 span: tuple[int, int] | None = None, serial: bool = False) -> None:
     """Add one dispatch to the :func:`task_profile` record, if one is open (else return at once).
     ``batch``: the tasks run as :func:`batch_ranges` cuts them, ranges of max(T, ``batch``) tasks
     (:func:`batch_size`), one parallel region each; ``span``: the repeats (r0, r1) it ran, for the
-    rounds of a sequential test."""
+    rounds of a sequential test; ``serial``: its tasks run in the calling thread on any machine
+    (:func:`over_tasks` below :data:`MIN_THREADED_WORK`)."""
     if _profile is not None:
         _profile.append({"phase": phase, "sizes": [float(x) for x in sizes], "threads": int(threads),
-                         "schedule": schedule, "batch": batch, "span": span})
+                         "schedule": schedule, "batch": batch, "span": span, "serial": bool(serial)})
 
 
 def _makespan(sizes: list[float], T: int, schedule: str) -> float:
@@ -178,10 +179,21 @@ def speedup_bound(dispatches: list[dict], T: int) -> float:
     its schedule hands thread t (dispatches, and the ranges of a batched dispatch, run one after
     the other). For n equal tasks in one
     dispatch this is n / ⌈n/T⌉ ≤ T; it counts the tasks only (memory bandwidth, the Python
-    between tasks and the serial steps of a phase lower the measured speedup)."""
+    between tasks and the serial steps of a phase lower the measured speedup). A dispatch recorded
+    ``serial`` (too small for threads on any machine: :func:`over_tasks`) counts as one thread.
+
+    Examples
+    --------
+    >>> d = {"sizes": [1.0] * 128, "schedule": "round-robin", "batch": None}
+    >>> speedup_bound([d], 64), speedup_bound([{**d, "serial": True}], 64)
+    (64.0, 1.0)
+    """
     total = sum(sum(d["sizes"]) for d in dispatches)
     span = 0.0
     for d in dispatches:
+        if d.get("serial"):
+            span += sum(d["sizes"])
+            continue
         per = len(d["sizes"]) if d.get("batch") is None else max(T, d["batch"])  # batch_ranges' ranges at T
         span += sum(_makespan(d["sizes"][i:i + per], T, d["schedule"]) for i in range(0, len(d["sizes"]), per))
     return total / span if span > 0 else 1.0
@@ -510,10 +522,12 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
 
         n_threads = numba.get_num_threads()
     T = max(1, min(int(n_threads), n_tasks))
-    if n_items * float(work_per_item) < MIN_THREADED_WORK:  # too little to pay for starting threads
+    serial = n_items * float(work_per_item) < MIN_THREADED_WORK
+    if serial:  # too little to pay for starting threads
         T = 1
     T = memory_threads(T, bytes_per_thread)
     if _profile is not None:  # the sizes are built only while a profile is recorded
-        record_tasks(phase, [float(min(per, n_items - c * per)) * work_per_item for c in range(n_tasks)], T, span=span)
+        record_tasks(phase, [float(min(per, n_items - c * per)) * work_per_item for c in range(n_tasks)], T, span=span,
+                     serial=serial)
     map_chunks(lambda c, t: fn(c * per, min(n_items, (c + 1) * per)), n_tasks, T,
                progress=None if progress is None else (lambda done: progress(min(n_items, done * per))))

@@ -53,3 +53,18 @@ def test_tasks_come_in_multiples_of_64_for_many_threads():
     assert P.task_items(3907, 2560.0, min_per=39) == 39  # never below a phase's own floor
     dispatch = {"sizes": [1.0] * 127, "schedule": "round-robin", "batch": None}
     assert P.speedup_bound([dispatch], 64) == pytest.approx(127 / 2)
+
+
+def test_the_profile_counts_a_call_run_in_the_calling_thread_as_one_thread(threshold):
+    """The parallel profile's speedup bound: a call below MIN_THREADED_WORK runs in the calling thread on
+    every machine, so its tasks bound nothing above 1 (the t fit's passes at M = 10⁵ were counted as
+    11 tasks, a bound of 10 at 64 threads, though they never ran on threads)."""
+    with P.task_profile() as rec:
+        _run(391, 2560.0)  # 10^6 element operations: in the calling thread
+        _run(400, 10_000.0)  # 4·10^6: on the threads
+    small, large = rec
+    assert small["serial"] and not large["serial"]
+    assert P.speedup_bound([small], 64) == 1.0
+    assert P.speedup_bound([large], 64) == pytest.approx(40.0)  # 40 equal tasks
+    both = (sum(small["sizes"]) + sum(large["sizes"])) / (sum(small["sizes"]) + max(large["sizes"]))
+    assert P.speedup_bound([small, large], 64) == pytest.approx(both)
