@@ -74,6 +74,20 @@ numba and the cache index).
 9.8–10.5 s alone, 11.5 s before) and ``map_chunks`` kept its threads, same VM (load average 1.3),
 ``--what demo --warm 2``: cold **43.6 s**, warm 7.4 and 6.5 s (median 7.0 s).
 
+2026-11-28 08:30–09:15 UTC, after every option set got ``no_cfunc_wrapper=True`` and six thin
+layers were inlined at numba IR level (docs/methods.md, "Numba options and caching"), this script
+of the previous commit and of this one run one after the other, same VM (load average 1.0–1.8),
+one cold and one warm run each::
+
+    | what | before cold / warm (s) | after cold / warm (s) |
+    |---|---|---|
+    | mcref demo --no-progress --seed 0 (two pairs) | 46.6 / 7.3, 44.2 / 8.0 | 42.7 / 6.9, 45.8 / 6.7 |
+    | first validate(E, u), M = 2000 | 67.6 / 3.6 | 54.7 / 3.0 |
+    | first validate(E, u, groups=...), M = 2000 | 71.8 / 3.6 | 71.0 / 3.5 |
+
+The demo waits for the slower of its two compile workers, so its cold time moved within the
+noise; a first ``validate`` in one process compiled 19 % less.
+
 Each cold run also prints what compiled (numba's compile events, in that process: not the
 demo's worker processes): how many functions and signatures, and the top-level kernels by
 compile time, so that a kernel that compiles twice or one the call does not need shows.
