@@ -5,10 +5,11 @@ A first ``mcref.validate`` on a fresh install spends most of its minute compilin
 compiles on one thread per process. Its kernels fall into two families that share few callees,
 the bootstrap's and the Monte Carlo references', each of two groups (:data:`GROUPS`): the
 bootstrap's resampling and point estimates, and its jackknives; every D's kernel, and the scale
-tests with the t fit. :func:`precompile` compiles them in worker processes (joblib's loky pool),
-which write the on-disk cache; the caller's validations then load every kernel from there. Each
-worker compiles its share of the groups in one process: one group each when
-there are workers enough, whole families on two. Measured on the 2-core VM, cold cache,
+tests with the t fit. :func:`precompile` compiles them side by side: the longest share in the
+calling process, the others in worker processes (loky's reusable pool, joblib's), which write
+the on-disk cache; the caller's validations then load those kernels from there and have the
+rest in memory. Each process compiles its share of the groups: one group each when there are
+cores enough, whole families on two. Measured on the 2-core VM, cold cache,
 ``mcref demo``: 76.0 s plain, 56.6 s with the two families compiled side by side first (35.2 s for
 them, 21.4 s for the demo, which then runs as on a warm cache; ``benchmarks/bench_first_run.py``).
 Each group alone in a fresh process (same VM, 2026-11-28): references 25.4 s, bootstrap 20.7 s,
@@ -208,8 +209,9 @@ def compile_group(name: str) -> float:
 
 
 def n_workers(n_jobs: int = -1, n_groups: int = len(GROUPS)) -> int:
-    """The worker processes :func:`precompile` would start for ``n_jobs`` (joblib's convention: -1
-    every core, -2 all but one, …) and ``n_groups`` groups: at most one per group and one per core.
+    """The processes :func:`precompile` would compile in for ``n_jobs`` (joblib's convention: -1
+    every core, -2 all but one, …) and ``n_groups`` groups, the caller included (it starts one worker
+    fewer): at most one per group and one per core.
 
     Examples
     --------
@@ -277,23 +279,30 @@ def needed(n_jobs: int = -1, *, force: bool = False, dependent: bool = False) ->
 
 def precompile(n_jobs: int = -1, *, force: bool = False, dependent: bool = False) -> float | None:
     """Compile validate's kernel groups (:data:`GROUPS`; with ``dependent`` also
-    :data:`DEPENDENT_GROUPS`, the kernels of ``groups=`` and ``order=``) side by side in worker
-    processes, each writing numba's on-disk cache: the cold ones (:func:`cold_groups`), or all of
+    :data:`DEPENDENT_GROUPS`, the kernels of ``groups=`` and ``order=``) side by side: the longest
+    share in the calling process (no process to start, nothing to load afterwards), the others in
+    worker processes, each writing numba's on-disk cache: the cold ones (:func:`cold_groups`), or all of
     them with ``force``. Returns the seconds spent, or None when there was nothing to do
     (:func:`needed`: warm cache, cache off, fewer than two cold groups or workers, or
     ``MCREF_PRECOMPILE=0`` in the environment). The results of mcref do not depend on it: it only
     moves the compiling.
 
-    ``n_jobs``: the worker processes (joblib's convention, :func:`n_workers`: -1 one per core, at
-    most one per group). ``dependent``: the call to come has dependent rows (``validate(groups=...)``
+    ``n_jobs``: the processes, the caller included (joblib's convention, :func:`n_workers`: -1 one
+    per core, at most one per group). ``dependent``: the call to come has dependent rows (``validate(groups=...)``
     or ``order=...``); without it, their kernels (about 20 s on the 2-core VM) compile in that call.
     """
     if not needed(n_jobs, force=force, dependent=dependent):
         return None
-    from joblib import Parallel, delayed
+    from joblib.externals.loky import get_reusable_executor
 
     todo = _groups(dependent) if force else cold_groups(dependent)
-    shares = _shares(todo, n_workers(n_jobs, len(todo)))
+    shares = sorted(_shares(todo, n_workers(n_jobs, len(todo))), key=lambda sh: -sum(_SECONDS[g] for g in sh))
     t0 = time.perf_counter()
-    Parallel(n_jobs=len(shares), backend="loky")(delayed(_compile_share)(share) for share in shares)
+    futures = []
+    if len(shares) > 1:
+        executor = get_reusable_executor(max_workers=len(shares) - 1)
+        futures = [executor.submit(_compile_share, share) for share in shares[1:]]
+    _compile_share(shares[0])  # the longest share here: no process to start, nothing to load afterwards
+    for f in futures:
+        f.result()
     return time.perf_counter() - t0
