@@ -77,6 +77,45 @@ def test_needed_counts_the_cold_groups_a_call_runs(monkeypatch):
     assert warmup._groups(False) == ("references", "bootstrap", "jackknife", "scale")  # the longest first
 
 
+def test_the_caller_compiles_the_longest_share_and_workers_the_rest(monkeypatch):
+    """precompile: every share compiles once, the longest (by the groups' measured seconds) in the
+    calling process, the others submitted to as many workers as there are other shares."""
+    import threading
+
+    import joblib.externals.loky as loky
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    monkeypatch.delenv("MCREF_PRECOMPILE", raising=False)
+    monkeypatch.setattr("mcref.kernels._config.CACHE", True)
+    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False: warmup._groups(dependent))
+    ran, workers = [], []
+    monkeypatch.setattr(warmup, "_compile_share", lambda share: ran.append(
+        (tuple(share), threading.current_thread() is threading.main_thread())) or 0.0)
+
+    class Done:
+        def __init__(self, value):
+            self.value = value
+
+        def result(self):
+            return self.value
+
+    class Executor:  # runs a submitted share at once, off the main thread's record
+        def submit(self, fn, share):
+            t = threading.Thread(target=fn, args=(share,))
+            t.start()
+            t.join()
+            return Done(None)
+
+    monkeypatch.setattr(loky, "get_reusable_executor", lambda max_workers: workers.append(max_workers) or Executor())
+    assert warmup.precompile() is not None
+    shares = warmup._shares(warmup._groups(False), 3)
+    assert workers == [len(shares) - 1] == [2]
+    assert sorted(share for share, _ in ran) == sorted(tuple(s) for s in shares)  # each share once
+    here = [share for share, main in ran if main]
+    longest = max(shares, key=lambda s: sum(warmup._SECONDS[g] for g in s))
+    assert here == [tuple(longest)] == [("references",)]
+
+
 @needs_cache
 def test_warm_cache_is_not_cold_and_precompile_does_nothing(monkeypatch):
     for g in warmup.GROUPS:  # loads (or compiles) both groups in this process: the cache now holds them
