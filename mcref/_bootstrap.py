@@ -276,11 +276,11 @@ def _boot_rebinned(infos: Sequence[StatInfo], rows: Sequence[int], prep: Prepare
     decides on which side of the cut each copy falls (R's ``order`` leaves a resample's ties in
     draw order: the same law)."""
     from .binning import adaptive_starts
-    from .kernels.rng import STACK_ROWS, multinomial_counts
+    from .kernels.rng import COUNT, STACK_ROWS, multinomial_counts
 
     m = prep.M
     n_boot = boot.shape[1]
-    w = np.empty(m, dtype=np.int64)
+    w = np.empty(m, dtype=COUNT)
     stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
     points = np.arange(m)
     tied = prep.tie_groups.size > 0

@@ -274,7 +274,9 @@ def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.nda
     step("buckets", nu, KC.cc_bucket_counts, ugs, ub, gy, s, counts)
     start = np.zeros(nbk + 1, dtype=np.int64)
     np.cumsum(counts.sum(axis=0, dtype=np.int64), out=start[1:])
-    fill0 = np.cumsum(counts[::-1], axis=0, dtype=np.int32)[::-1]  # the blocks above's, per bucket (< M < 2**31)
+    # the blocks above's, per bucket (< M < 2**31); C order: the reversed view is C only when nu == 1,
+    # and cc_layout compiled once more for each layout (small data and large)
+    fill0 = np.ascontiguousarray(np.cumsum(counts[::-1], axis=0, dtype=np.int32)[::-1])
     fill0 -= counts
     fill0 += start[:nbk].astype(np.int32)  # the first slot of each block's points in each bucket
     del counts

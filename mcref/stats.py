@@ -330,7 +330,7 @@ def check_E_u_once(E, u, *, min_size: int = 2) -> tuple[np.ndarray, np.ndarray]:
 def evaluate(prep: Prepared, codes: np.ndarray) -> np.ndarray:
     """Statistics ``codes`` on the prepared data (all weights 1)."""
     out = np.empty(codes.size)
-    w = np.ones(prep.M, dtype=np.int64)
+    w = np.ones(prep.M, dtype=K.COUNT)
     acc = np.empty((prep.n_bins, 4))
     corr = np.zeros((prep.n_bins + 1, 2))
     buf = np.empty((prep.M if (codes == K.CC).any() else 0, 2))

@@ -22,7 +22,7 @@ from mcref._dependence import design_effect, icc, optimal_block_length, units_fo
 from mcref._prepared import prepare
 from mcref.kernels.rng import (bounded_one, chunk_states, keyed_states, multinomial_counts, next_double,
                               repeat_states)
-from mcref.kernels.rng import STACK_ROWS
+from mcref.kernels.rng import COUNT, STACK_ROWS
 from mcref.kernels.stats import CC, ENCE, RCE, UCE, ZMS, ZMSE
 from mcref.kernels.units import (BLOCKS, CIRCULAR, GROUPS, MOVING, ROWS, STATIONARY, boot_units_kernel,
                                  permute_units_into, unit_weights_into)
@@ -56,7 +56,7 @@ def test_group_weights_are_the_drawn_group_counts_expanded():
     E, u, g = clustered()
     prep, un = _units(E, u, groups=g)
     states = chunk_states(np.random.SeedSequence(5), 2)
-    w = np.empty((70, E.size), dtype=np.int64)
+    w = np.empty((70, E.size), dtype=COUNT)
     n = np.empty(70, dtype=np.int64)
     unit_weights_into(states, 64, GROUPS, 0, 0, un.gid, un.opos, un.n_units, w, n)
     for r in (0, 63, 64, 69):  # the first replicates of each chunk's stream
@@ -75,7 +75,7 @@ def test_row_weights_are_the_iid_resamples():
     rng = np.random.default_rng(1)
     u = rng.uniform(0.5, 2, 300)
     states, _ = mcref._bootstrap.replicate_states(np.random.SeedSequence(3), 10)  # one stream per replicate
-    w = np.empty((10, 300), dtype=np.int64)
+    w = np.empty((10, 300), dtype=COUNT)
     unit_weights_into(states, 1, ROWS, 0, 0, np.zeros(300, np.int64), np.arange(300), 1, w, np.empty(10, np.int64))
     idx = mcref._bootstrap.resample_indices(u, 10, np.random.SeedSequence(3))
     order = np.argsort(u, kind="stable")
@@ -94,7 +94,7 @@ def test_block_weights_against_the_blocks_written_out(scheme, code, block):
     t = rng.permutation(m).astype(float)  # the order is not the input order
     prep, un = _units(E, u, order=t, block_length=block, block_method=scheme)
     states = chunk_states(np.random.SeedSequence(9), 1)
-    w = np.empty((5, m), dtype=np.int64)
+    w = np.empty((5, m), dtype=COUNT)
     unit_weights_into(states, 64, BLOCKS, code, block, un.gid, un.opos, 0, w, np.empty(5, np.int64))
     s = states[0].copy()
     for r in range(5):
@@ -120,7 +120,7 @@ def test_resample_statistics_equal_the_statistic_on_the_expanded_data(labels):
     boot_units_kernel(CODES, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, states,
                       tstates, 0, 6, np.empty((0, 2), np.int64), prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
                       prep.lnu2, n_bins, prep.ugs, *prep.slots(), prep.egs, out)
-    w = np.empty((6, E.size), dtype=np.int64)
+    w = np.empty((6, E.size), dtype=COUNT)
     n = np.empty(6, dtype=np.int64)
     unit_weights_into(states, 1, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, w, n)
     for r in range(6):

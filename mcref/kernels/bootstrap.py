@@ -20,9 +20,9 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT
-from .rng import (LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf, multinomial_split,
+from .rng import (COUNT, LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf, multinomial_split,
                   multinomial_start)
-from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, mean_acc, needs, prefix_counts
+from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs, prefix_counts
 
 
 @njit(**NJIT)
@@ -166,14 +166,12 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     n_bins = starts.shape[0] - 1
     need, need_bins = needs(codes)
     need_ties = need_bins and groups.shape[0] > 0
-    need_cc = False
-    for c in codes:
-        need_cc |= c == CC
+    need_cc = has_code(codes, CC)
     tarr = np.empty(4, dtype=np.uint64)
     # the whole multiplicities only for CC's rank pass and the tie splits; otherwise one leaf's
     # counts, reused: an M-sized array written per replicate left the caches at M = 10⁶
     whole = need_cc or need_ties
-    w = np.empty(m if whole else min(m, np.int64(1) << LEAF_BITS), dtype=np.int64)
+    w = np.empty(m if whole else min(m, np.int64(1) << LEAF_BITS), dtype=COUNT)
     zero = np.int64(0)
     stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
     raw = np.empty(N_RAW)
@@ -218,7 +216,7 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
 def resample_scratch(m, n_bins):
     """Scratch arrays of :func:`draw_resample` for M points and ``n_bins`` bins:
     ``(w, stack, cuts, corr, cs)``, allocated once per task."""
-    return (np.empty(m, dtype=np.int64), np.empty((STACK_ROWS, 3), dtype=np.int64),
+    return (np.empty(m, dtype=COUNT), np.empty((STACK_ROWS, 3), dtype=np.int64),
             np.empty(n_bins + 1, dtype=np.int64), np.empty((n_bins + 1, 2)), np.empty(m + 1, dtype=np.int64))
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT_ORDERED
-from .rng import LEAF_BITS, STACK_ROWS, leaf_counts, load_state, multinomial_split, multinomial_start, store_state
+from .rng import COUNT, LEAF_BITS, STACK_ROWS, leaf_counts, load_state, multinomial_split, multinomial_start, store_state
 from .variates import fill_normal, fill_t
 
 
@@ -35,7 +35,7 @@ def _chunk_sums(X, state, b0, b1, out):
     with K = 1, 2 or 4 columns (the Z scale test's 4), 1.5–1.9× with 5 (the RCE test's), 1.0–1.3×
     with 9."""
     m, k = X.shape
-    seg = np.empty(np.int64(1) << LEAF_BITS, dtype=np.int64)
+    seg = np.empty(np.int64(1) << LEAF_BITS, dtype=COUNT)
     stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
     acc = np.empty(k)
     for b in range(b0, b1):

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT, NJIT_EXACT, NJIT_ORDERED
+from .rng import COUNT
 
 ZMS, MZ, VARZ, MSE, MV, RCE, RCE2, NLL, CC, ENCE, ZMSE, UCE = range(12)
 N_CODES = 12
@@ -53,6 +54,18 @@ def is_mean_code(code):
 def is_binned_code(code):
     """True for statistics over equal-count bins of u (ENCE, ZMSE, UCE)."""
     return code >= ENCE
+
+
+@njit(**NJIT)
+def has_code(codes, code):
+    """True when ``code`` is among ``codes``. A call, so the flag is typed ``bool`` in its
+    caller: a flag set to ``False`` and then updated in a loop reached the callees it is passed
+    to first as ``Literal[bool](False)`` (numba types a call as soon as its arguments have a
+    type), compiling one more specialization of each."""
+    for c in codes:
+        if c == code:
+            return True
+    return False
 
 
 @njit(**NJIT)
@@ -417,7 +430,7 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
             sx = 0.0
             for k in range(egs[g], egs[g + 1]):
                 if k == nxt:
-                    warm += touch(buf, k, min(k + RANK_BLOCK, m))
+                    warm += touch(buf, np.int64(k), min(k + RANK_BLOCK, m))  # k is egs's int32: one signature
                     nxt += RANK_BLOCK
                 j = eslot[k]
                 c += buf[j, 0]
@@ -449,12 +462,14 @@ def finish_codes(codes, raw, s, acc, n_total, w, ugs, slot, eslot, egs, buf, out
 
 @njit(**NJIT, inline="always")
 def needs(codes):
-    """(mean-sum bits, any binned statistic) of ``codes``."""
-    need_bins = False
+    """(mean-sum bits, any binned statistic) of ``codes``. The flag is a comparison, never a
+    constant: a flag assigned ``False``/``True`` reached its callees as ``Literal[bool](False)``
+    in some callers, one more compiled specialization of each (``_eval_units`` had four)."""
+    n_binned = 0
     for c in codes:
         if is_binned_code(c):
-            need_bins = True
-    return mean_need(codes), need_bins
+            n_binned += 1
+    return mean_need(codes), n_binned > 0
 
 
 @njit(**NJIT)
@@ -567,7 +582,7 @@ def jack_mean_totals(z, zshift, z2, E2, u2, lnu2):
     """The sums of :func:`jack_mean_kernel`: ``(tot, Σ(z − c), Σ(z − c)²)`` (:func:`mean_sums`; c = ``zshift``)."""
     m = z.shape[0]
     tot = np.empty(N_SUMS)
-    mean_sums(np.ones(m, dtype=np.int64), z, zshift, z2, E2, u2, lnu2, tot)
+    mean_sums(np.ones(m, dtype=COUNT), z, zshift, z2, E2, u2, lnu2, tot)
     szc = 0.0  # raw Σ(z-c) and Σ(z-c)^2 for the VarZ update
     szc2 = 0.0
     for i in range(m):

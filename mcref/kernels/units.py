@@ -31,9 +31,9 @@ from numba import njit
 
 from ._config import NJIT, NJIT_ORDERED
 from .bootstrap import split_ties
-from .rng import (STACK_ROWS, bounded_one, load_state, multinomial_leaf, multinomial_start, next_double,
+from .rng import (COUNT, STACK_ROWS, bounded_one, load_state, multinomial_leaf, multinomial_start, next_double,
                   permute_into, store_state)
-from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, mean_acc, needs, prefix_counts
+from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs, prefix_counts
 from .variates import normal_fast, t_fast
 
 #: unit kinds of :func:`unit_weights`
@@ -127,7 +127,7 @@ def unit_weights(s, kind, scheme, block, gid, opos, cnt, cover, stack, w):
 def _eval_scratch(m, n_bins, n_codes, ties, cc):
     """Scratch of :func:`_eval_units`, once per task: ``(w, starts, raw, sums, acc, cs, corr, cuts,
     row, buf, res)``; ``row`` and ``cs`` only for tie splits, ``buf`` only for CC."""
-    return (np.empty(m, dtype=np.int64), np.empty(n_bins + 1, dtype=np.int64), np.empty(N_RAW), np.empty(N_SUMS),
+    return (np.empty(m, dtype=COUNT), np.empty(n_bins + 1, dtype=np.int64), np.empty(N_RAW), np.empty(N_SUMS),
             np.empty((n_bins, 4)), np.empty(m + 1 if ties else 0, dtype=np.int64), np.zeros((n_bins + 1, 2)),
             np.empty(n_bins + 1, dtype=np.int64), np.empty(m + 1 if ties else 0, dtype=np.int64),
             np.empty((m if cc else 0, 2)), np.empty(n_codes))
@@ -169,13 +169,11 @@ def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, ts
     n_codes = codes.shape[0]
     need, need_bins = needs(codes)
     need_ties = need_bins and groups.shape[0] > 0
-    need_cc = False
-    for c in codes:
-        need_cc |= c == CC
+    need_cc = has_code(codes, CC)
     sarr = np.empty(4, dtype=np.uint64)
     tarr = np.empty(4, dtype=np.uint64)
     w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, need_ties, need_cc)
-    cnt = np.empty(max(n_units, 1), dtype=np.int64)
+    cnt = np.empty(max(n_units, 1), dtype=COUNT)
     cover = np.empty(m + 1, dtype=np.int64)
     stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
     for r in range(r0, r1):
@@ -199,7 +197,7 @@ def unit_weights_into(states, chunk, kind, scheme, block, gid, opos, n_units, ou
     (n_boot, M) each, and their sizes n (``sizes``): the same draws from the same states."""
     m = out.shape[1]
     n_boot = out.shape[0]
-    cnt = np.empty(max(n_units, 1), dtype=np.int64)
+    cnt = np.empty(max(n_units, 1), dtype=COUNT)
     cover = np.empty(m + 1, dtype=np.int64)
     stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
     for ch in range(states.shape[0]):
@@ -217,18 +215,17 @@ def jack_units_kernel(codes, gid, sizes, z, zshift, z2, E2, u2, lnu2, n_bins, ug
     m = z.shape[0]
     n_codes = codes.shape[0]
     need, need_bins = needs(codes)
-    need_cc = False
-    for c in codes:
-        need_cc |= c == CC
+    need_cc = has_code(codes, CC)
     no_groups = np.empty((0, 2), dtype=np.int64)
-    w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, False, need_cc)
+    no_ties = no_groups.shape[0] > 0  # False, but not the literal: one signature of the callees
+    w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, no_ties, need_cc)
     tarr = np.empty(4, dtype=np.uint64)
     for j in range(j0, j1):
         for i in range(m):
             w[i] = 0 if gid[i] == j else 1
         n = m - sizes[j]
         unit_starts(n, n_bins, starts)
-        _eval_units(codes, need, need_bins, False, w, n, tarr, no_groups, z, zshift, z2, E2, u2, lnu2, starts,
+        _eval_units(codes, need, need_bins, no_ties, w, n, tarr, no_groups, z, zshift, z2, E2, u2, lnu2, starts,
                     ugs, slot, eslot, egs, raw, sums, acc, cs, corr, cuts, row, buf, res)
         for k in range(n_codes):
             out[k, j] = res[k]
