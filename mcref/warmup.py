@@ -14,7 +14,10 @@ cores enough, whole families on two. Measured on the 2-core VM, cold cache,
 them, 21.4 s for the demo, which then runs as on a warm cache; ``benchmarks/bench_first_run.py``).
 Each group alone in a fresh process (same VM, 2026-11-28): references 25.4 s, bootstrap 20.7 s,
 jackknife 11.5 s, scale 9.4 s, so on four cores or more the longest is the references' 25 s, where
-the two families took 34 and 30 s. On a warm cache, with the cache switched off
+the two families took 34 and 30 s. Since a small set's references no longer compile the bucketed
+ranks of sets of ``BUCKET_MIN_M`` rows or more (issue 41), the references take 22.8 s (27.0 before,
+the same process and load); a large set's variant is a group of its own, ``references-large``
+(``precompile(large=True)``; the command line passes it for such a set). On a warm cache, with the cache switched off
 (``MCREF_NUMBA_CACHE=0``: nothing to share between processes), on one core or with
 ``MCREF_PRECOMPILE=0`` it does nothing.
 
@@ -43,7 +46,7 @@ import numpy as np
 __all__ = ["DEPENDENT_GROUPS", "GROUPS", "cache_is_cold", "cold_groups", "compile_group", "enabled", "n_workers",
            "needed", "precompile"]
 
-#: the kernel groups compiled side by side (2-core VM, each alone in a fresh process: 21, 12, 25 and 9 s)
+#: the kernel groups compiled side by side (2-core VM, each alone in a fresh process: 21, 12, 23 and 9 s)
 GROUPS = ("bootstrap", "jackknife", "references", "scale")
 #: the kernels of dependent rows (``validate(groups=...)`` or ``order=...``), compiled besides when the
 #: call has them: the unit bootstrap and jackknife, and the u-level exchange of unequal groups with the
@@ -88,15 +91,24 @@ def _jackknife_group() -> None:
         jacks.take(inf)
 
 
-def _references_group() -> None:
-    """The simulated references under validate's four D."""
+def _references_group(large: bool = False) -> None:
+    """The simulated references under validate's four D; ``large``: those of a set of
+    ``BUCKET_MIN_M`` points or more, whose CC ranks by buckets (a specialization of its own, which
+    the small set's kernels do not compile: :func:`mcref.kernels.reference._repeat_stats`), on a
+    set of that size and two repeats (about a second)."""
     from .generative import get_distribution
+    from .kernels.fastrank import BUCKET_MIN_M
     from .reference import simulate
 
-    E, u = _data()
+    if large:
+        rng = np.random.default_rng(0)
+        u = rng.lognormal(-1.0, 0.4, BUCKET_MIN_M)
+        E = u * rng.standard_normal(BUCKET_MIN_M)
+    else:
+        E, u = _data()
     Z = E / u
     dists = ["normal", "t6", get_distribution("empirical", Z=Z), get_distribution("permutation", Z=Z)]
-    simulate(_stats(), u, dists=dists, n_mc=64, seed=0)
+    simulate(_stats(), u, dists=dists, n_mc=2 if large else 64, seed=0)
 
 
 def _scale_group() -> None:
@@ -141,19 +153,22 @@ def _references_units_group() -> None:
 
 
 _RUN: dict[str, Callable[[], None]] = {"bootstrap": _bootstrap_group, "references": _references_group,
+                                       "references-large": lambda: _references_group(large=True),
                                        "jackknife": _jackknife_group, "scale": _scale_group,
                                        "bootstrap-units": _bootstrap_units_group,
                                        "references-units": _references_units_group}
 #: each group's main kernel (module, name): its index file in the cache says the group was compiled
 _MAIN = {"bootstrap": ("bootstrap", "boot_kernel"), "jackknife": ("jackknife_cc", "cc_finish"),
-         "references": ("reference", "mc_chunk_kernel"), "scale": ("resample", "resampled_sums"),
+         "references": ("reference", "mc_chunk_kernel"), "references-large": ("reference", "mc_chunk_kernel"),
+         "scale": ("resample", "resampled_sums"),
          "bootstrap-units": ("units", "boot_units_kernel"), "references-units": ("reference", "mc_levels_kernel")}
 #: each group's compile seconds alone in a fresh process (2-core VM), the longest first
-_SECONDS = {"references": 25.0, "bootstrap": 21.0, "bootstrap-units": 13.0, "jackknife": 12.0, "scale": 9.0,
-            "references-units": 8.0}
+_SECONDS = {"references-large": 27.0, "references": 22.0, "bootstrap": 21.0, "bootstrap-units": 13.0,
+            "jackknife": 12.0, "scale": 9.0, "references-units": 8.0}
 _ORDER = tuple(_SECONDS)
 #: groups of one family share many callees (the statistics' kernels; the variates, permutations and ranks)
-_FAMILY = {"bootstrap": 0, "jackknife": 0, "bootstrap-units": 0, "references": 1, "scale": 1, "references-units": 1}
+_FAMILY = {"bootstrap": 0, "jackknife": 0, "bootstrap-units": 0, "references": 1, "references-large": 1, "scale": 1,
+           "references-units": 1}
 
 
 def _lpt(items: Sequence, seconds, n: int) -> list[list]:
@@ -228,14 +243,17 @@ def enabled() -> bool:
     return os.environ.get("MCREF_PRECOMPILE", "1").strip().lower() not in {"0", "false", "no", "off", ""}
 
 
-def _groups(dependent: bool) -> tuple[str, ...]:
+def _groups(dependent: bool, large: bool = False) -> tuple[str, ...]:
     """The groups a call needs, longest first: :data:`GROUPS`, and :data:`DEPENDENT_GROUPS` with
-    ``dependent``."""
+    ``dependent``; with ``large`` (a set of ``BUCKET_MIN_M`` points or more) the references' on a
+    set of that size."""
     wanted = GROUPS + (DEPENDENT_GROUPS if dependent else ())
+    if large:
+        wanted = tuple("references-large" if g == "references" else g for g in wanted)
     return tuple(g for g in _ORDER if g in wanted)
 
 
-def cold_groups(dependent: bool = False) -> tuple[str, ...]:
+def cold_groups(dependent: bool = False, large: bool = False) -> tuple[str, ...]:
     """The groups of :data:`GROUPS` (and :data:`DEPENDENT_GROUPS` with ``dependent``) whose main
     kernel numba's on-disk cache lacks (its index file), i.e. that a first ``validate`` would
     compile; longest first. Empty when the cache is off, or with another numba's cache internals
@@ -247,7 +265,7 @@ def cold_groups(dependent: bool = False) -> tuple[str, ...]:
     import importlib
 
     out = []
-    for g in _groups(dependent):
+    for g in _groups(dependent, large):
         module, name = _MAIN[g]
         kernel = getattr(importlib.import_module(f"{__package__}.kernels.{module}"), name)
         try:
@@ -258,14 +276,14 @@ def cold_groups(dependent: bool = False) -> tuple[str, ...]:
     return tuple(out)
 
 
-def cache_is_cold(dependent: bool = False) -> bool:
+def cache_is_cold(dependent: bool = False, large: bool = False) -> bool:
     """Whether numba's on-disk cache lacks the main kernel of a group a first ``validate`` runs
     (:func:`cold_groups`: the bootstrap's and the references'; with ``dependent`` those of
     ``groups=``/``order=`` too). False when the cache is off."""
-    return bool(cold_groups(dependent))
+    return bool(cold_groups(dependent, large))
 
 
-def needed(n_jobs: int = -1, *, force: bool = False, dependent: bool = False) -> bool:
+def needed(n_jobs: int = -1, *, force: bool = False, dependent: bool = False, large: bool = False) -> bool:
     """Whether :func:`precompile` would start workers: the cache is on, ``MCREF_PRECOMPILE`` does
     not turn it off, and two groups or more are cold (all of them with ``force``), given two
     workers or more by ``n_jobs``. (A single cold group compiles as fast in the calling process.)"""
@@ -273,11 +291,11 @@ def needed(n_jobs: int = -1, *, force: bool = False, dependent: bool = False) ->
 
     if not (CACHE and enabled()):
         return False
-    n = len(_groups(dependent)) if force else len(cold_groups(dependent))
+    n = len(_groups(dependent, large)) if force else len(cold_groups(dependent, large))
     return n >= 2 and n_workers(n_jobs, n) >= 2
 
 
-def precompile(n_jobs: int = -1, *, force: bool = False, dependent: bool = False) -> float | None:
+def precompile(n_jobs: int = -1, *, force: bool = False, dependent: bool = False, large: bool = False) -> float | None:
     """Compile validate's kernel groups (:data:`GROUPS`; with ``dependent`` also
     :data:`DEPENDENT_GROUPS`, the kernels of ``groups=`` and ``order=``) side by side: the longest
     share in the calling process (no process to start, nothing to load afterwards), the others in
@@ -290,12 +308,16 @@ def precompile(n_jobs: int = -1, *, force: bool = False, dependent: bool = False
     ``n_jobs``: the processes, the caller included (joblib's convention, :func:`n_workers`: -1 one
     per core, at most one per group). ``dependent``: the call to come has dependent rows (``validate(groups=...)``
     or ``order=...``); without it, their kernels (about 20 s on the 2-core VM) compile in that call.
+    ``large``: the call to come has ``BUCKET_MIN_M`` (393 216) rows or more, whose CC ranks by buckets:
+    the references' kernel compiles for that path (``"references-large"``) instead of the small
+    sets' one. The on-disk cache keeps both; a cache that already holds either is not cold, and the
+    other then compiles in the call that needs it (about 25 s, once).
     """
-    if not needed(n_jobs, force=force, dependent=dependent):
+    if not needed(n_jobs, force=force, dependent=dependent, large=large):
         return None
     from joblib.externals.loky import get_reusable_executor
 
-    todo = _groups(dependent) if force else cold_groups(dependent)
+    todo = _groups(dependent, large) if force else cold_groups(dependent, large)
     shares = sorted(_shares(todo, n_workers(n_jobs, len(todo))), key=lambda sh: -sum(_SECONDS[g] for g in sh))
     t0 = time.perf_counter()
     futures = []

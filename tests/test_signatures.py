@@ -66,3 +66,50 @@ def test_cc_jackknife_compiles_one_layout_for_any_size():
         for n_blocks in (1, 7):
             J.cc_jackknife(prep.ugs, prep.eord, prep.egs, np.empty(m), n_blocks=n_blocks, n_threads=1)
     assert len(KC.cc_layout.signatures) == 1, KC.cc_layout.signatures
+
+
+def test_a_small_sets_references_do_not_compile_the_bucketed_ranks():
+    """The rank scratch of a set below ``BUCKET_MIN_M`` points has no ``rec`` (None), and
+    ``_repeat_stats`` tests ``rec is None``, which numba decides at compile time: compiled for a
+    small set's scratch, it types ``spearman_radix`` alone; for a large set's, the bucketed path
+    too (the control: the test can see the difference). In a fresh process, so that nothing else
+    has compiled the bucketed kernel; the callees load from the on-disk cache."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import numpy as np
+        from numba import njit, typeof
+        from mcref.kernels import fastrank as F
+        from mcref.kernels import reference as R
+        fresh = njit(cache=False, nogil=True)(R._repeat_stats.py_func)
+        def sig(m):
+            sc = F.make_rank_scratch(m, spearman_only=True)
+            i1, f1 = np.zeros(1, np.int64), np.zeros(1)
+            args = (i1, i1, 1.0, f1, f1, i1, f1, 1.0, 1.0, f1, 1.0, np.zeros((1, 1), np.int64), np.zeros((1, 1, 2)),
+                    i1, f1, sc, sc[5], np.zeros((1, 1)), 0)
+            return tuple(typeof(a) for a in args)
+        fresh.compile(sig(100))
+        print(len(F.spearman_bucketed.signatures), len(F.spearman_radix.signatures))
+        fresh.compile(sig(F.BUCKET_MIN_M))
+        print(len(F.spearman_bucketed.signatures))
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    small, large = r.stdout.strip().splitlines()
+    assert small == "0 1"
+    assert large == "1"
+
+
+def test_the_rank_scratch_has_rec_only_where_the_bucketed_path_can_run():
+    from mcref.kernels.fastrank import BUCKET_MIN_M, make_rank_scratch, rank_scratch_bytes
+
+    for m in (0, 1, 5000, BUCKET_MIN_M - 1):
+        sc = make_rank_scratch(m, spearman_only=True)
+        assert sc[5] is None
+        assert rank_scratch_bytes(m, spearman_only=True) == sum(a.nbytes for a in sc[:5])
+        assert make_rank_scratch(m)[5].shape == (2 * max(m, 1),)  # average_ranks' scratch keeps it
+    sc = make_rank_scratch(BUCKET_MIN_M, spearman_only=True)
+    assert sc[5].shape == (2 * BUCKET_MIN_M,)
+    assert rank_scratch_bytes(BUCKET_MIN_M, spearman_only=True) == sum(a.nbytes for a in sc)

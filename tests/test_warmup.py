@@ -13,6 +13,7 @@ import pytest
 
 import mcref
 from mcref import warmup
+from mcref.kernels.fastrank import BUCKET_MIN_M
 from mcref.kernels._config import CACHE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,14 +51,14 @@ def test_shares_keep_families_together_on_few_workers():
     every = main + list(warmup.DEPENDENT_GROUPS)
     boot, refs = {"bootstrap", "jackknife", "bootstrap-units"}, {"references", "scale", "references-units"}
     assert warmup._shares(main, 4) == [["references"], ["bootstrap"], ["jackknife"], ["scale"]]
-    assert warmup._shares(main, 2) == [["references", "scale"], ["bootstrap", "jackknife"]]
+    assert warmup._shares(main, 2) == [["bootstrap", "jackknife"], ["references", "scale"]]  # longest first
     assert [set(s) for s in warmup._shares(every, 2)] == [boot, refs]
     assert len(warmup._shares(every, 8)) == 6 and len(warmup._shares(every, 3)) == 3
     for n in (1, 2, 3, 4, 5, 6):
         shares = warmup._shares(every, n)
         assert sorted(g for share in shares for g in share) == sorted(every) and len(shares) == min(n, 6)
     loads = [sum(warmup._SECONDS[g] for g in share) for share in warmup._shares(every, 3)]
-    assert max(loads) <= 0.5 * sum(warmup._SECONDS.values())  # three workers: no worse than two families
+    assert max(loads) <= 0.5 * sum(warmup._SECONDS[g] for g in every)  # three workers: no worse than two families
 
 
 def test_needed_counts_the_cold_groups_a_call_runs(monkeypatch):
@@ -67,7 +68,7 @@ def test_needed_counts_the_cold_groups_a_call_runs(monkeypatch):
     monkeypatch.delenv("MCREF_PRECOMPILE", raising=False)
     monkeypatch.setattr("mcref.kernels._config.CACHE", True)
     cold = {"bootstrap-units"}
-    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False: tuple(
+    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False, large=False: tuple(
         g for g in warmup._groups(dependent) if g in cold))
     assert not warmup.needed() and not warmup.needed(dependent=True)  # one cold group: in the caller
     assert warmup.needed(force=True) and warmup.needed(dependent=True, force=True)
@@ -87,7 +88,7 @@ def test_the_caller_compiles_the_longest_share_and_workers_the_rest(monkeypatch)
     monkeypatch.setattr(os, "cpu_count", lambda: 3)
     monkeypatch.delenv("MCREF_PRECOMPILE", raising=False)
     monkeypatch.setattr("mcref.kernels._config.CACHE", True)
-    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False: warmup._groups(dependent))
+    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False, large=False: warmup._groups(dependent, large))
     ran, workers = [], []
     monkeypatch.setattr(warmup, "_compile_share", lambda share: ran.append(
         (tuple(share), threading.current_thread() is threading.main_thread())) or 0.0)
@@ -138,13 +139,13 @@ def test_the_cli_precompiles_only_a_cold_cache(monkeypatch, capsys):
     from mcref.cli import _common
 
     calls = []
-    monkeypatch.setattr(warmup, "precompile", lambda n_jobs=-1, dependent=False: calls.append((n_jobs, dependent))
-                        or 12.0)
-    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False: ())
+    monkeypatch.setattr(warmup, "precompile", lambda n_jobs=-1, dependent=False, large=False:
+                        calls.append((n_jobs, dependent) + (("large",) if large else ())) or 12.0)
+    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False, large=False: ())
     _common.precompile_if_cold()
     _common.precompile_if_cold(dependent=True)
     assert calls == [] and capsys.readouterr().err == ""
-    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False: warmup._groups(dependent))
+    monkeypatch.setattr(warmup, "cold_groups", lambda dependent=False, large=False: warmup._groups(dependent, large))
     _common.precompile_if_cold(backend="dask")  # the workers are elsewhere: nothing to share
     _common.precompile_if_cold(1)  # one process: nothing to do side by side (and nothing printed)
     assert calls == [] and capsys.readouterr().err == ""
@@ -153,9 +154,23 @@ def test_the_cli_precompiles_only_a_cold_cache(monkeypatch, capsys):
     assert calls == [(3, False)] and "compiling the kernels in parallel processes" in err and "compiled in 12 s" in err
     _common.precompile_if_cold(dependent=True)  # validate --groups/--order: their kernels too
     assert calls[-1] == (-1, True)
+    _common.precompile_if_cold(m=BUCKET_MIN_M - 1)  # below the bucketed ranks: the small sets' kernels
+    assert calls[-1] == (-1, False)
+    _common.precompile_if_cold(m=BUCKET_MIN_M)  # from there on: the references' kernel for that path
+    assert calls[-1] == (-1, False, "large")
     monkeypatch.setenv("MCREF_PRECOMPILE", "0")
     _common.precompile_if_cold()
-    assert len(calls) == 2
+    assert len(calls) == 4
+
+
+def test_large_swaps_the_references_group_for_its_large_set_variant():
+    """``large`` (BUCKET_MIN_M rows or more) compiles the references on a set of that size, in
+    place of the small one, in the same family (it shares the references' callees)."""
+    small, large = warmup._groups(True), warmup._groups(True, large=True)
+    assert "references" in small and "references-large" not in small
+    assert set(large) == set(small) - {"references"} | {"references-large"}
+    assert warmup._FAMILY["references-large"] == warmup._FAMILY["references"]
+    assert warmup._MAIN["references-large"] == warmup._MAIN["references"]
 
 
 @needs_cache

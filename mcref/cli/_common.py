@@ -32,19 +32,21 @@ OUTPUTS = (("out", "--out", False), ("csv", "--csv", False), ("json", "--json", 
            ("store", "--store", False))
 
 
-def precompile_if_cold(n_jobs: int = -1, backend: str = "loky", dependent: bool = False) -> None:
+def precompile_if_cold(n_jobs: int = -1, backend: str = "loky", dependent: bool = False, m: int = 0) -> None:
     """On a cold numba cache, compile validate's kernel groups side by side in worker processes
     first (:func:`mcref.precompile`; local backends only; ``dependent``: with those of --groups and
-    --order), and say so on stderr."""
+    --order; ``m``: the rows of the set, whose size picks the references' path), and say so on stderr."""
     import sys
 
     from .. import warmup
+    from ..kernels.fastrank import BUCKET_MIN_M
 
-    if backend in ("dask", "threading") or not warmup.needed(n_jobs, dependent=dependent):
+    large = m >= BUCKET_MIN_M
+    if backend in ("dask", "threading") or not warmup.needed(n_jobs, dependent=dependent, large=large):
         return
     print("mcref: first run on this install: compiling the kernels in parallel processes (once; later runs "
           "load them from numba's cache)", file=sys.stderr, flush=True)
-    seconds = warmup.precompile(n_jobs, dependent=dependent)
+    seconds = warmup.precompile(n_jobs, dependent=dependent, large=large)
     if seconds is not None:
         print(f"mcref: compiled in {seconds:.0f} s", file=sys.stderr, flush=True)
 

@@ -41,7 +41,7 @@ def cmd_validate(args) -> int:
 
     from .._warnings import FewReplicatesWarning, TieOrderWarning
 
-    precompile_if_cold(dependent=bool(dep))
+    precompile_if_cold(dependent=bool(dep), m=ds.E.size)
     with warnings.catch_warnings():  # both are notes of the printed table
         warnings.simplefilter("ignore", FewReplicatesWarning)
         warnings.simplefilter("ignore", TieOrderWarning)
@@ -100,7 +100,7 @@ def cmd_report(args) -> int:
     x = None if args.no_x else ds.x
     if args.html:  # checked before any work (cli.main); _html writes the directory atomically
         dep = dependence_of(args, ds)
-        precompile_if_cold(dependent=bool(dep))
+        precompile_if_cold(dependent=bool(dep), m=ds.E.size)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FewReplicatesWarning)
             warnings.simplefilter("ignore", TieOrderWarning)

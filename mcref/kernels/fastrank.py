@@ -106,9 +106,13 @@ def make_rank_scratch(m: int, *, spearman_only: bool = False) -> tuple:
     ``spearman_only``: the scratch of :func:`spearman_fixed_u` alone, which from
     ``BUCKET_MIN_M`` points on takes the bucketed path and never reads ``w0`` nor ``gl``:
     those two are then one word each (16·M bytes less per thread: 160 MB at M = 10⁷).
-    Not for :func:`average_ranks` nor :func:`spearman_radix`.
+    Not for :func:`average_ranks` nor :func:`spearman_radix`. Below ``BUCKET_MIN_M`` (the
+    radix path) its ``rec`` is ``None``: a kernel that takes ``rec`` as an argument can test
+    ``rec is None``, which numba decides at compile time, and leave the bucketed path
+    uncompiled (:func:`mcref.kernels.reference._repeat_stats`).
     """
-    return tuple(np.empty(shape, dtype) for shape, dtype in _rank_scratch_shapes(m, spearman_only))
+    return tuple(None if shape is None else np.empty(shape, dtype)
+                 for shape, dtype in _rank_scratch_shapes(m, spearman_only))
 
 
 def rank_scratch_bytes(m: int, *, spearman_only: bool = False) -> int:
@@ -119,7 +123,8 @@ def rank_scratch_bytes(m: int, *, spearman_only: bool = False) -> int:
     >>> rank_scratch_bytes(10**7, spearman_only=True) // 10**7  # w1, gv and rec: 32 bytes a point
     32
     """
-    return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in _rank_scratch_shapes(m, spearman_only))
+    return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
+               for shape, dtype in _rank_scratch_shapes(m, spearman_only) if shape is not None)
 
 
 def _rank_scratch_shapes(m: int, spearman_only: bool) -> list:
@@ -132,6 +137,8 @@ def _rank_scratch_shapes(m: int, spearman_only: bool) -> list:
     if spearman_only and m >= BUCKET_MIN_M and (1 << d) >= 1024:  # spearman_bucketed: rec, w1, gv, hist
         return [(1, u64), (m + 1, u64), (1, u64), ((2, 1 << d), u64), (m, f64), (2 * m, u64)]
     n = max(m, 1)
+    if spearman_only:  # spearman_radix alone: no rec (None)
+        return [(m + 1, u64), (m + 1, u64), (n, u64), ((2, 1 << d), u64), (n, f64), (None, u64)]
     return [(m + 1, u64), (m + 1, u64), (n, u64), ((2, 1 << d), u64), (n, f64), (2 * n, u64)]
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT
-from .fastrank import spearman_fixed_u
+from .fastrank import spearman_fixed_u, spearman_radix
 from .generative import NORMAL, PERMUTATION, mixing_df, transform
 from .rng import permute_any, permute_scratch
 from .units import exchange_levels, permute_units_into
@@ -92,7 +92,7 @@ def mc_chunk_kernel(codes, grp, dcodes, nus, c2s, n_rep, zstates, vstates, zbuf,
                 for i in range(e.shape[0]):  # element by element: no shape-error path to compile
                     keep[d, r, i] = e[i]
             _repeat_stats(codes, grp, c2s[d], e, u, starts, su2_bins, su2, slnu2, xu, sxx, xlab, xacc0, xnb, a,
-                          rank_scratch, out[d], r)
+                          rank_scratch, rank_scratch[5], out[d], r)
 
 
 @njit(**NJIT)
@@ -128,7 +128,7 @@ def mc_levels_kernel(codes, grp, c2, n_rep, vstates, perm, starts, xlab, xacc0, 
         o, s2, sl, sx = exchange_levels(vstates[r], lev, rr, lgid, luid, lpi, src, ustar, us, eps_l, xu_l)
         _level_fixed(o, us, starts, su2b, xlab, xacc0, xlab_l, xacc_l)
         _repeat_stats(codes, grp, c2, eps_l, us, starts, su2b, s2, sl, xu_l, sx, xlab_l, xacc_l, xnb, a, rank_scratch,
-                      out, r)
+                      rank_scratch[5], out, r)
 
 
 @njit(**NJIT)
@@ -180,12 +180,17 @@ def label_acc(lab, eps, u, acc0, acc):
 
 @njit(**NJIT)
 def _repeat_stats(codes, grp, c2, eps, u, starts, su2_bins, su2, slnu2, xu, sxx, xlab, xacc0, xnb, a, rank_scratch,
-                  out, r):
+                  rec, out, r):
     """``out[k, r]`` = statistic ``codes[k]`` on (u·ε, u): one pass for the whole-set sums
     (and a = |u·ε| when CC is asked), one over the bins of u when a statistic is binned on
     them, then the rank pass of CC, and one labelled pass per feature that a statistic is
     binned on (``grp``). Each statistic reads only its own sums, so its value does not depend
-    on the statistics beside it."""
+    on the statistics beside it.
+
+    ``rec`` is ``rank_scratch[5]``, an argument of its own so that numba decides ``rec is None``
+    at compile time: the scratch of a set below ``BUCKET_MIN_M`` points has none, and CC's
+    rank pass then compiles :func:`.fastrank.spearman_radix` alone, not the bucketed path it
+    cannot take (about 5 s less to compile the references on a cold cache, 2-core VM)."""
     m = u.shape[0]
     n_bins = starts.shape[0] - 1
     need_cc = False
@@ -255,4 +260,7 @@ def _repeat_stats(codes, grp, c2, eps, u, starts, su2_bins, su2, slnu2, xu, sxx,
         elif is_binned_code(c):
             out[k, r] = finish_binned(c, acc, fm)
         else:
-            out[k, r] = spearman_fixed_u(a, xu, sxx, rank_scratch)
+            if rec is None:  # pruned at compile time: one path compiles
+                out[k, r] = spearman_radix(a, xu, sxx, rank_scratch)
+            else:
+                out[k, r] = spearman_fixed_u(a, xu, sxx, rank_scratch)
