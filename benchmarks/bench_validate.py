@@ -175,6 +175,30 @@ lent machine gave the t fit 1.70 at 10⁶.
 The t fit's passes at 10⁵ (1 ms each) now run on one thread: 0.076 s on 2 threads against
 0.272 s before (its 1->2 was 0.19); a pass that small cannot gain from a second thread.
 
+2026-11-28 11:08 UTC, after the int32 multiplicities and the serial-dispatch accounting, same
+machine (load average after 1.5; the machine's own 1->2 in the same runs: integer throughput
+1.91 and 1.79, FP latency chain 1.96 and 1.91), ``--profile --ms 1e5,1e6 --n-boot 1000 --n-mc
+500`` (medians of 3)::
+
+    M = 1e5                      tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6      1.34     0.611  2.19
+    jackknife                      697    0.15%    8.0   12.3    0.0757    0.0557  1.36
+    references                     628    0.18%   15.7   62.6      4.57      2.25  2.03
+    references, first round         64    1.56%   16.0   64.0      0.13    0.0776  1.68
+    scale tests                    192    0.52%   16.0   64.0     0.102     0.109  0.93
+    t fit                          440    0.25%    1.0    1.0    0.0804    0.0668  1.20
+    M = 1e6
+    bootstrap                      334    0.30%   15.9   55.6      14.7      9.23  1.59
+    jackknife                     5708    0.03%   15.8   62.2     0.769     0.468  1.64
+    references                      64    1.56%   16.0   64.0      1.82      1.03  1.77
+    scale tests                    192    0.52%   16.0   64.0      1.08     0.712  1.52
+    t fit                         8001    0.01%   15.8   63.0     0.916     0.779  1.18
+
+The phases that carry the time pass 1.8 at 10⁵ (bootstrap 2.19, references 2.03) and reach
+1.5–1.8 at 10⁶ in this hour; the sub-0.1 s phases at 10⁵ do not. One pass of the t fit at 10⁶,
+timed alone in the same hour: 15.0 ms on one thread, 10.2–10.4 ms on two (1.45–1.72), 14.8–16.0
+ms as one kernel call with no tasks: the tasks' Python costs about 1 %.
+
 Earlier the same day, on the 2-core machine shared with three other sessions (load average 12–14
 throughout: the 1->2 column is the machine's contention as much as the code's; the first
 rounds, measured in the same runs, gave 1.97/1.81 at 10⁵ and 1.71/1.63 at 10⁶),
