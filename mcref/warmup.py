@@ -97,18 +97,21 @@ def _references_group(large: bool = False) -> None:
     the small set's kernels do not compile: :func:`mcref.kernels.reference._repeat_stats`), on a
     set of that size and two repeats (about a second)."""
     from .generative import get_distribution
-    from .kernels.fastrank import BUCKET_MIN_M
     from .reference import simulate
 
-    if large:
-        rng = np.random.default_rng(0)
-        u = rng.lognormal(-1.0, 0.4, BUCKET_MIN_M)
-        E = u * rng.standard_normal(BUCKET_MIN_M)
-    else:
-        E, u = _data()
+    E, u = _large_data() if large else _data()
     Z = E / u
     dists = ["normal", "t6", get_distribution("empirical", Z=Z), get_distribution("permutation", Z=Z)]
     simulate(_stats(), u, dists=dists, n_mc=2 if large else 64, seed=0)
+
+
+def _large_data() -> tuple[np.ndarray, np.ndarray]:
+    """A set of ``BUCKET_MIN_M`` rows (CC's references rank it by buckets)."""
+    from .kernels.fastrank import BUCKET_MIN_M
+
+    rng = np.random.default_rng(0)
+    u = rng.lognormal(-1.0, 0.4, BUCKET_MIN_M)
+    return u * rng.standard_normal(BUCKET_MIN_M), u
 
 
 def _scale_group() -> None:
@@ -120,10 +123,16 @@ def _scale_group() -> None:
     rce_test(E, u, n_boot=64, seed=0)
 
 
-def _dependent_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The small set in groups of unequal sizes (100 of 10 rows, 200 of 5): the u-level exchange runs."""
-    E, u = _data()
-    return E, u, np.repeat(np.arange(300), np.r_[np.full(100, 10), np.full(200, 5)])
+def _dependent_data(large: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The small set in groups of unequal sizes (100 of 10 rows, 200 of 5): the u-level exchange runs;
+    ``large``: the set of :func:`_large_data` in groups of 10 and 5 rows alike."""
+    if not large:
+        E, u = _data()
+        return E, u, np.repeat(np.arange(300), np.r_[np.full(100, 10), np.full(200, 5)])
+    E, u = _large_data()
+    n10 = E.size // 20  # half the rows in groups of 10, the rest in groups of 5 (the last one shorter)
+    sizes = np.r_[np.full(n10, 10), np.full(-(-(E.size - 10 * n10) // 5), 5)]
+    return E, u, np.repeat(np.arange(sizes.size), sizes)[:E.size]
 
 
 def _bootstrap_units_group() -> None:
@@ -134,8 +143,9 @@ def _bootstrap_units_group() -> None:
     bootstrap_many(_stats(), E, u, n_boot=200, seed=0, groups=g)
 
 
-def _references_units_group() -> None:
-    """The permutation D by units with the exchange of u-levels, and the clustered scale tests."""
+def _references_units_group(large: bool = False) -> None:
+    """The permutation D by units with the exchange of u-levels, and the clustered scale tests;
+    ``large``: on a set of ``BUCKET_MIN_M`` rows (two repeats), as :func:`_references_group`."""
     from ._dependence import units_for
     from ._prepared import prepare_for
     from .generative import get_distribution
@@ -143,11 +153,11 @@ def _references_units_group() -> None:
     from .stats import info
     from .verdict._scale_test import scale_tests
 
-    E, u, g = _dependent_data()
+    E, u, g = _dependent_data(large)
     infos = [info(n) for n in _stats()]
     prep = prepare_for(infos, E, u, n_bins=20)
     units = units_for(prep.order, groups=g, z2=prep.z2, us=prep.u)
-    simulate_prepared(infos, prep, [get_distribution("permutation", Z=prep.z)], n_mc=64, seed=0,
+    simulate_prepared(infos, prep, [get_distribution("permutation", Z=prep.z)], n_mc=2 if large else 64, seed=0,
                       perm_scale=float(np.mean(prep.z2)), units=units)
     scale_tests(["ZMS", "RCE"], E, u, n_boot=64, seed=0, prep=prep, units=units)
 
@@ -156,19 +166,21 @@ _RUN: dict[str, Callable[[], None]] = {"bootstrap": _bootstrap_group, "reference
                                        "references-large": lambda: _references_group(large=True),
                                        "jackknife": _jackknife_group, "scale": _scale_group,
                                        "bootstrap-units": _bootstrap_units_group,
-                                       "references-units": _references_units_group}
+                                       "references-units": _references_units_group,
+                                       "references-units-large": lambda: _references_units_group(large=True)}
 #: each group's main kernel (module, name): its index file in the cache says the group was compiled
 _MAIN = {"bootstrap": ("bootstrap", "boot_kernel"), "jackknife": ("jackknife_cc", "cc_finish"),
          "references": ("reference", "mc_chunk_kernel"), "references-large": ("reference", "mc_chunk_kernel"),
          "scale": ("resample", "resampled_sums"),
-         "bootstrap-units": ("units", "boot_units_kernel"), "references-units": ("reference", "mc_levels_kernel")}
+         "bootstrap-units": ("units", "boot_units_kernel"), "references-units": ("reference", "mc_levels_kernel"),
+         "references-units-large": ("reference", "mc_levels_kernel")}
 #: each group's compile seconds alone in a fresh process (2-core VM), the longest first
 _SECONDS = {"references-large": 27.0, "references": 22.0, "bootstrap": 21.0, "bootstrap-units": 13.0,
-            "jackknife": 12.0, "scale": 9.0, "references-units": 8.0}
+            "jackknife": 12.0, "scale": 9.0, "references-units-large": 9.0, "references-units": 8.0}
 _ORDER = tuple(_SECONDS)
 #: groups of one family share many callees (the statistics' kernels; the variates, permutations and ranks)
 _FAMILY = {"bootstrap": 0, "jackknife": 0, "bootstrap-units": 0, "references": 1, "references-large": 1, "scale": 1,
-           "references-units": 1}
+           "references-units": 1, "references-units-large": 1}
 
 
 def _lpt(items: Sequence, seconds, n: int) -> list[list]:
@@ -249,7 +261,7 @@ def _groups(dependent: bool, large: bool = False) -> tuple[str, ...]:
     set of that size."""
     wanted = GROUPS + (DEPENDENT_GROUPS if dependent else ())
     if large:
-        wanted = tuple("references-large" if g == "references" else g for g in wanted)
+        wanted = tuple(g + "-large" if g in ("references", "references-units") else g for g in wanted)
     return tuple(g for g in _ORDER if g in wanted)
 
 
@@ -309,8 +321,8 @@ def precompile(n_jobs: int = -1, *, force: bool = False, dependent: bool = False
     per core, at most one per group). ``dependent``: the call to come has dependent rows (``validate(groups=...)``
     or ``order=...``); without it, their kernels (about 20 s on the 2-core VM) compile in that call.
     ``large``: the call to come has ``BUCKET_MIN_M`` (393 216) rows or more, whose CC ranks by buckets:
-    the references' kernel compiles for that path (``"references-large"``) instead of the small
-    sets' one. The on-disk cache keeps both; a cache that already holds either is not cold, and the
+    the references' kernels compile for that path (``"references-large"``, and
+    ``"references-units-large"`` with ``dependent``) instead of the small sets' ones. The on-disk cache keeps both; a cache that already holds either is not cold, and the
     other then compiles in the call that needs it (about 25 s, once).
     """
     if not needed(n_jobs, force=force, dependent=dependent, large=large):

@@ -164,13 +164,17 @@ def test_the_cli_precompiles_only_a_cold_cache(monkeypatch, capsys):
 
 
 def test_large_swaps_the_references_group_for_its_large_set_variant():
-    """``large`` (BUCKET_MIN_M rows or more) compiles the references on a set of that size, in
-    place of the small one, in the same family (it shares the references' callees)."""
+    """``large`` (BUCKET_MIN_M rows or more) compiles the references (and with ``dependent`` those
+    of units) on a set of that size, in place of the small ones, in the same family (they share
+    the references' callees)."""
     small, large = warmup._groups(True), warmup._groups(True, large=True)
-    assert "references" in small and "references-large" not in small
-    assert set(large) == set(small) - {"references"} | {"references-large"}
-    assert warmup._FAMILY["references-large"] == warmup._FAMILY["references"]
-    assert warmup._MAIN["references-large"] == warmup._MAIN["references"]
+    swapped = {"references", "references-units"}
+    assert swapped <= set(small) and not {g + "-large" for g in swapped} & set(small)
+    assert set(large) == set(small) - swapped | {g + "-large" for g in swapped}
+    assert set(warmup._groups(False, large=True)) == set(warmup.GROUPS) - {"references"} | {"references-large"}
+    for g in swapped:
+        assert warmup._FAMILY[g + "-large"] == warmup._FAMILY[g]
+        assert warmup._MAIN[g + "-large"] == warmup._MAIN[g]
 
 
 @needs_cache
@@ -212,3 +216,16 @@ def test_after_precompile_a_first_validate_loads_its_main_kernels(tmp_path):
             "t_cluster_sums", "t_rce_cluster_sums"}
     assert not main & compiled, compiled
     assert int(n) < 40, compiled  # a cold validate compiles ~156 signatures
+
+
+def test_the_large_dependent_set_has_groups_of_unequal_sizes():
+    """``references-units-large`` runs the u-level exchange (groups of unequal sizes) on a set of
+    BUCKET_MIN_M rows, every row in a group."""
+    import numpy as np
+
+    E, u, g = warmup._dependent_data(large=True)
+    assert E.size == u.size == g.size == BUCKET_MIN_M
+    sizes = np.bincount(g)
+    assert {5, 10} <= set(sizes.tolist()) and sizes.min() >= 1
+    small = warmup._dependent_data()
+    assert len(set(np.bincount(small[2]).tolist())) == 2  # the small set's groups: 10 and 5 rows
