@@ -52,7 +52,7 @@ from ._checks import dataset_args, as_float_array, check_E_u, check_int, check_p
 from .kernels import fit as KF
 from .kernels.rng import chunk_states
 from .kernels.special import FAMILY_F1, FAMILY_IG
-from .parallel import map_chunks, over_tasks
+from .parallel import map_chunks, over_tasks, serial_blas
 
 __all__ = ["DistFit", "TFit", "distfit", "fit_scaled", "fit_t", "ks_distance", "NU_BOUNDS"]
 
@@ -237,6 +237,14 @@ def fit_t(z: Any) -> TFit:
 
     starts = [np.array([math.log(v), mu0, math.log(s0)]) for v in (1.5, 3.0, 6.0, 20.0, 100.0)]
     th0 = min(starts, key=lambda th: nll(th)[0])
+    # BLAS on one thread: L-BFGS-B's steps between the threaded passes would wake OpenBLAS's threads,
+    # which then spin on the cores the passes need (mcref.parallel.serial_blas)
+    with serial_blas():
+        return _fit_t_from(nll, th0, lo, hi, z)
+
+
+def _fit_t_from(nll, th0, lo: float, hi: float, z: np.ndarray) -> TFit:
+    """L-BFGS-B from ``th0``, then the observed information at the optimum (:func:`fit_t`)."""
     res = optimize.minimize(nll, th0, jac=True, method="L-BFGS-B",
                             bounds=[(lo, hi), (None, None), (None, None)],
                             options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 1000})

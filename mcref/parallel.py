@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 __all__ = ["map_chunks", "over_tasks", "task_items", "batch_ranges", "checkpoint", "task_profile", "record_tasks",
-           "speedup_bound", "thread_memory", "memory_threads"]
+           "speedup_bound", "thread_memory", "memory_threads", "serial_blas"]
 
 
 #: seconds between checks of the main thread while it waits for the workers
@@ -126,6 +126,57 @@ def memory_threads(n_threads: int, bytes_per_thread: float) -> int:
     if budget is None:
         return n_threads
     return max(1, min(n_threads, int(budget // float(bytes_per_thread))))
+
+
+_blas_lock = threading.Lock()
+_blas_depth = 0
+_blas_limiter = None  # threadpoolctl's limiter of the outermost serial_blas block, which restores on exit
+_blas_controller = None  # threadpoolctl.ThreadpoolController, made once (≈ 6 ms: it scans the loaded libraries)
+
+
+@contextmanager
+def serial_blas() -> Iterator[None]:
+    """Run the BLAS libraries (NumPy's and SciPy's OpenBLAS, MKL, …) on one thread inside the block,
+    then restore their thread counts (docs/methods.md, "Parallelism").
+
+    mcref's threads run numba kernels, not BLAS; but a BLAS call made between two threaded passes
+    (L-BFGS-B's steps between the t fit's likelihood passes) wakes OpenBLAS's own threads, which then
+    spin, waiting for more work, on the cores that mcref's threads need. On the 2-core VM that made
+    the t fit at M = 10⁶ take as long on 2 threads as on 1 (1 → 2 = 1.02; 1.82 with BLAS on one
+    thread). The small BLAS calls of such loops gain nothing from BLAS's threads. Nested blocks
+    (also from several threads) set the limit once and restore it when the outermost one ends.
+    threadpoolctl lets one Python thread at a time drive OpenBLAS's shared pool (the first to set
+    it, while it lives): a block opened first in another thread changes nothing, as does a block
+    without threadpoolctl; the results never depend on it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with serial_blas():
+    ...     x = np.ones(3) @ np.ones(3)
+    >>> float(x)
+    3.0
+    """
+    global _blas_depth, _blas_limiter, _blas_controller
+    with _blas_lock:
+        _blas_depth += 1
+        if _blas_depth == 1:
+            try:
+                if _blas_controller is None:
+                    from threadpoolctl import ThreadpoolController
+
+                    _blas_controller = ThreadpoolController()
+                _blas_limiter = _blas_controller.limit(limits=1, user_api="blas")
+            except Exception:  # noqa: BLE001 - no threadpoolctl, or a library it cannot drive: leave BLAS as it is
+                _blas_limiter = None
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_depth -= 1
+            if _blas_depth == 0 and _blas_limiter is not None:
+                _blas_limiter.restore_original_limits()
+                _blas_limiter = None
 
 
 #: the task record of :func:`task_profile` (None: not recording, the default; recording costs nothing then)
