@@ -47,11 +47,14 @@ BATCH_WORK = 5e7
 #: work of one task of :func:`over_tasks` (≈ element operations): ~0.1–0.5 ms, enough to pay for the
 #: Python call of a serial kernel, small enough that M ≥ 10⁵ makes an item (a replicate) a task
 TASK_WORK = 100_000
-#: below this total work (element operations, ≈ 1–2 ms) :func:`over_tasks` runs its ranges in the
-#: calling thread: starting threads costs more than they save (measured on the 2-core VM: 0.4 ms
-#: per :func:`map_chunks` call on 2 threads, 1.7 ms on 4; the t fit's ~26 passes at M = 10⁵,
-#: 1 ms each, took 2–2.5× longer on 2 threads than on 1)
-MIN_THREADED_WORK = 2_000_000
+#: below this total work (element operations, ≈ 0.2–0.5 ms) :func:`over_tasks` runs its ranges in the
+#: calling thread: starting threads costs more than they save. Measured on the 2-core VM
+#: (2026-11-28): a :func:`map_chunks` call of two empty tasks on two parked threads costs 57 µs; the t
+#: fit breaks even at about 4·10⁴ values (4·10⁵ of this work; at 10⁵ values 27.3 ms on one thread,
+#: 17.8 on two), CC's jackknife steps and the scale tests' kernels lower. It was 2·10⁶ until then: the
+#: t fit's passes at M = 10⁵ took 2–2.5× longer on two threads than on one, which was OpenBLAS's
+#: threads spinning beside them (:func:`serial_blas`), not the cost of the threads
+MIN_THREADED_WORK = 250_000
 
 
 #: the environment variable that bounds the threads' scratch of one phase (:func:`thread_memory`)

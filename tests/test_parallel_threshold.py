@@ -12,7 +12,7 @@ import mcref.parallel as P
 
 @pytest.fixture
 def threshold(monkeypatch):
-    monkeypatch.setattr(P, "MIN_THREADED_WORK", 2_000_000)  # the default (conftest sets 0 for every other test)
+    monkeypatch.setattr(P, "MIN_THREADED_WORK", 250_000)  # the default (conftest sets 0 for every other test)
 
 
 def _run(n_items: int, work: float) -> tuple[set, list]:
@@ -29,14 +29,16 @@ def _run(n_items: int, work: float) -> tuple[set, list]:
 
 
 def test_small_calls_run_in_the_calling_thread(threshold):
-    idents, ranges = _run(391, 2560.0)  # the t fit's pass at M = 10^5: 10^6 element operations
+    idents, ranges = _run(79, 2560.0)  # the t fit's pass at M = 2·10^4: 2·10^5 element operations
     assert idents == {threading.current_thread().name}
     per = P.TASK_WORK // 2560
-    assert ranges == [(i, min(391, i + per)) for i in range(0, 391, per)]  # the same ranges as on threads
+    assert ranges == [(i, min(79, i + per)) for i in range(0, 79, per)]  # the same ranges as on threads
 
 
 def test_large_calls_use_the_threads(threshold):
     idents, ranges = _run(400, 10_000.0)  # 4·10^6 element operations
+    assert idents == {"mcref-chunks-0", "mcref-chunks-1"}
+    idents, _ = _run(391, 2560.0)  # the t fit's pass at M = 10^5 (10^6): on threads since 2026-11-28
     assert idents == {"mcref-chunks-0", "mcref-chunks-1"}
     per = P.TASK_WORK // 10_000
     assert ranges == [(i, min(400, i + per)) for i in range(0, 400, per)]
@@ -57,10 +59,11 @@ def test_tasks_come_in_multiples_of_64_for_many_threads():
 
 def test_the_profile_counts_a_call_run_in_the_calling_thread_as_one_thread(threshold):
     """The parallel profile's speedup bound: a call below MIN_THREADED_WORK runs in the calling thread on
-    every machine, so its tasks bound nothing above 1 (the t fit's passes at M = 10⁵ were counted as
-    11 tasks, a bound of 10 at 64 threads, though they never ran on threads)."""
+    every machine, so its tasks bound nothing above 1 (the t fit's passes at M = 10⁵, when the
+    threshold was 2·10⁶, were counted as 11 tasks, a bound of 10 at 64 threads, though they never ran
+    on threads)."""
     with P.task_profile() as rec:
-        _run(391, 2560.0)  # 10^6 element operations: in the calling thread
+        _run(79, 2560.0)  # 2·10^5 element operations: in the calling thread
         _run(400, 10_000.0)  # 4·10^6: on the threads
     small, large = rec
     assert small["serial"] and not large["serial"]
