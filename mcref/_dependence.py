@@ -48,7 +48,9 @@ from scipy.special import ndtri
 
 from ._checks import (BLOCK_METHODS, check_block_length, check_choice, check_E_u, check_groups, check_order,
                           dataset_args)
+from ._dot import fixed_dot
 from .kernels.units import BLOCKS, GROUPS
+from .parallel import serial_blas
 
 if TYPE_CHECKING:
     from ._prepared import Prepared
@@ -114,6 +116,7 @@ def _pw_lengths(g: float, lr: float, b_max: int, n: int) -> tuple[float, float]:
     return float(min(b_sb, b_max)), float(min(b_cb, b_max))
 
 
+@serial_blas()  # its ~3·√n dot products of n values: BLAS on one thread gives the same bits on any machine
 def _pw_terms(x) -> tuple[float, float, int, int]:
     """(G, σ̂², the cap, n) of :func:`optimal_block_length`: the flat-top sums of |k|·γ̂_k and of
     γ̂_k over |k| ≤ m."""
@@ -191,6 +194,7 @@ floor\Big),
     return ell, kappa / ell
 
 
+@serial_blas()  # as _pw_terms
 def _long_run_ratio(x: np.ndarray) -> tuple[float, np.ndarray]:
     """(σ²_LR/γ̂₀, ρ̂_1 … ρ̂_m): the long-run variance of the mean of ``x`` over its variance, with
     the flat-top window and the bandwidth of :func:`optimal_block_length`, and the
@@ -503,7 +507,7 @@ def design_effect(y: np.ndarray, gid: np.ndarray) -> float:
     (Kish 1965; 1 for independent rows, 1 + (n − 1)ρ for clusters of n with intra-group
     correlation ρ). M/d is the effective number of independent rows."""
     e = np.asarray(y, dtype=np.float64) - np.mean(y)
-    den = float(e @ e)
+    den = float(fixed_dot(e, e))
     return float(np.sum(np.bincount(gid, e) ** 2) / den) if den > 0 else 1.0
 
 
@@ -604,8 +608,8 @@ class DependenceDiagnostics:
 
 def _acf(x: np.ndarray, lags: int) -> np.ndarray:
     e = x - x.mean()
-    g0 = float(e @ e)
-    return np.array([float(e[k:] @ e[:x.size - k]) / g0 if g0 > 0 else 0.0 for k in range(1, lags + 1)])
+    g0 = float(fixed_dot(e, e))
+    return np.array([float(fixed_dot(e[k:], e[:x.size - k])) / g0 if g0 > 0 else 0.0 for k in range(1, lags + 1)])
 
 
 def dependence_diagnostics(z: np.ndarray, units: Units, alpha: float = 0.05) -> DependenceDiagnostics:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betainc, betaincinv, betainccinv
 
+from ._dot import fixed_dot
+
 __all__ = ["HD_TAIL", "hd_weights", "hd_apply", "quantiles_sorted"]
 
 #: Beta-CDF values within this distance of 0 or 1 are rounded to 0 / 1 in the
@@ -27,7 +29,7 @@ HD_TAIL = 1e-30
 def hd_weights(n: int, probs: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """Harrell–Davis weights for ``n`` sorted points, one ``(start, w)`` per probability.
 
-    The estimate at ``probs[k]`` is ``w @ xs[start:start + w.size]``. The beta CDF
+    The estimate at ``probs[k]`` is ``fixed_dot(w, xs[start:start + w.size])`` (:func:`mcref._dot.fixed_dot`). The beta CDF
     :math:`I_{i/n}(a, b)` is evaluated only on the grid points where it is not within
     ``HD_TAIL`` of 0 or 1 (window from :func:`scipy.special.betaincinv` and
     :func:`scipy.special.betainccinv`), and set to exactly 0 / 1 outside: the skipped
@@ -50,8 +52,8 @@ def hd_weights(n: int, probs: np.ndarray) -> list[tuple[int, np.ndarray]]:
 
 
 def hd_apply(weights: list[tuple[int, np.ndarray]], xs: np.ndarray) -> np.ndarray:
-    """Apply :func:`hd_weights` to the sorted sample ``xs``."""
-    return np.array([w @ xs[i0:i0 + w.size] for i0, w in weights])
+    """Apply :func:`hd_weights` to the sorted sample ``xs`` (:func:`mcref._dot.fixed_dot`)."""
+    return np.array([fixed_dot(w, xs[i0:i0 + w.size]) for i0, w in weights])
 
 
 def quantiles_sorted(xs: np.ndarray, probs: np.ndarray, method: str) -> np.ndarray:

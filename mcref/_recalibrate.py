@@ -17,6 +17,7 @@ import numpy as np
 
 from ._checks import dataset_args, as_float_array, check_choice, check_E_u, check_int, check_seed, check_u
 from ._warnings import MCRefWarning
+from .parallel import serial_blas
 
 #: the recalibration methods of :func:`recalibrate`
 METHODS = ("zms", "rce", "bvs", "poly", "isotonic")
@@ -279,10 +280,11 @@ def recalibrate(
         y = E2 / m2
         if M <= X.shape[1]:
             raise ValueError(f"the dataset must have more than {X.shape[1]} points for `degree`={degree}")
-        coef, *_ = np.linalg.lstsq(X, y, rcond=None)
-        bread = np.linalg.inv(X.T @ X)
-        res = y - X @ coef
-        cov = bread @ ((X * (res * res)[:, None]).T @ X) @ bread  # HC0 sandwich
+        with serial_blas():  # products over M rows: the same bits whatever BLAS's threads (mcref._dot)
+            coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+            bread = np.linalg.inv(X.T @ X)
+            res = y - X @ coef
+            cov = bread @ ((X * (res * res)[:, None]).T @ X) @ bread  # HC0 sandwich
         scale = np.array([m2, 1.0, 1.0 / m2][: X.shape[1]])
         names = ["a", "b", "c"][: X.shape[1]]
         params = {k: float(c * f) for k, c, f in zip(names, coef, scale)}

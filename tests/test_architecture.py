@@ -34,7 +34,7 @@ MAX_BODY_LINES = 110
 #: the layers of docs/architecture.md, bottom up: a module is in the layer of the longest entry
 #: that names it or a package holding it (``mcref.kernels`` holds ``mcref.kernels.stats``)
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("conventions", ("mcref._checks", "mcref._warnings", "mcref._version", "mcref.kernels._config")),
+    ("conventions", ("mcref._checks", "mcref._warnings", "mcref._version", "mcref.kernels._config", "mcref._dot")),
     ("kernels", ("mcref.kernels",)),
     ("numerical API", ("mcref._hd", "mcref.binning", "mcref._prepared", "mcref._dependence", "mcref.stats",
                        "mcref.shape",

@@ -77,3 +77,44 @@ def test_the_t_fit_runs_its_optimizer_with_blas_on_one_thread(two_blas_threads, 
     assert seen == [{1}]
     assert set(_blas_threads()) == {2}
     assert 2 < fit.nu < 12
+
+
+def test_hd_estimates_do_not_depend_on_blas_threads(two_blas_threads):
+    """The Harrell–Davis windows pass 10 000 values from M ≈ 10⁶ on, where OpenBLAS splits a dot
+    between its threads: ``w @ x`` then changed in its last bits with their number, and with it the
+    shape screen's β_GM. mcref._dot.fixed_dot sums in an order fixed by the sizes alone."""
+    from mcref._hd import hd_apply, hd_weights
+    from mcref.shape import skewness_gm
+
+    x = np.random.default_rng(1).standard_normal(10**6) ** 2
+    xs = np.sort(x)
+    w = hd_weights(xs.size, np.array([0.125, 0.25, 0.5, 0.75, 0.875]))
+    assert max(v.size for _, v in w) > 10_000
+    two = hd_apply(w, xs), skewness_gm(x)
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        one = hd_apply(w, xs), skewness_gm(x)
+    assert np.array_equal(one[0], two[0]) and one[1] == two[1]
+    # the sum itself: NumPy's pairwise sum of the products, close to the exact one
+    i0, v = w[2]
+    exact = float(np.sum(v.astype(np.longdouble) * xs[i0:i0 + v.size].astype(np.longdouble)))
+    assert abs(two[0][2] - exact) <= 1e-14 * abs(exact)
+
+
+def test_dependence_measures_do_not_depend_on_blas_threads(two_blas_threads):
+    """The design effect and the autocorrelations (fixed_dot) and Politis & White's block lengths
+    (their lagged dots under serial_blas) give the same bits on one and on two BLAS threads."""
+    from mcref._dependence import _acf, _long_run_ratio, design_effect, optimal_block_length
+
+    rng = np.random.default_rng(2)
+    e = rng.standard_normal(200_000)
+    x = np.convolve(e, np.ones(5) / 5, mode="same")  # serially dependent
+    gid = np.repeat(np.arange(20_000), 10)
+    def measures():
+        d, rho = _long_run_ratio(x)
+        return design_effect(x, gid), _acf(x, 3).tolist(), optimal_block_length(x), d, rho.tolist()
+
+    two = measures()
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        one = measures()
+    assert one == two
+    assert 3.8 < two[0] < 4.6  # five-point moving averages in groups of ten: d = 1 + 2·Σ_k (1 − k/10)·ρ_k = 4.2

@@ -85,12 +85,14 @@ def _q95_weights(m: int, cuts: np.ndarray) -> list[tuple[int, np.ndarray]]:
 def _q95_curve(e: np.ndarray, cuts: np.ndarray, weights: list[tuple[int, np.ndarray]]) -> np.ndarray:
     """Q95(k): the HD 95th percentile of abs(e[cuts[k]:]) (ErrViewLib ``q95hd``), from the order
     statistics inside the weights' window only (a partition, then a sort of that window)."""
+    from .._dot import fixed_dot
+
     a = np.abs(e)
     out = np.empty(cuts.size)
     for k, (c, (i0, w)) in enumerate(zip(cuts, weights)):
         x = np.partition(a[c:], [i0, i0 + w.size - 1])[i0:i0 + w.size]
         x.sort()
-        out[k] = w @ x
+        out[k] = fixed_dot(w, x)
     return out
 
 
@@ -279,6 +281,7 @@ def running_quantiles(x, y, *, p: float = 0.95, n_windows: int | None = None) ->
     r"""Running (1 ∓ p)/2 quantiles of y in sliding windows of ⌊M/n⌋ consecutive points along
     x (step 1; n = ⌈2·M^{0.333}⌉ by default), Harrell–Davis estimates, at the window mid-range
     of x (ErrViewLib ``plotEvsPU`` with ``runQuant=TRUE``)."""
+    from .._dot import fixed_dot
     from .._hd import hd_weights
 
     x = as_float_array(x, "x")
@@ -293,7 +296,7 @@ def running_quantiles(x, y, *, p: float = 0.95, n_windows: int | None = None) ->
     weights = hd_weights(w, np.array([(1 - p) / 2, (1 + p) / 2]))
     starts = np.arange(m - w + 1)
     win = np.sort(np.lib.stride_tricks.sliding_window_view(ys, w), axis=1)
-    q = np.stack([win[:, s:s + wt.size] @ wt for s, wt in weights], axis=1)
+    q = np.stack([fixed_dot(wt, win[:, s:s + wt.size]) for s, wt in weights], axis=1)
     mid = 0.5 * (xs[starts] + xs[starts + w - 1])
     return RunningQuantiles(mid, q[:, 0], q[:, 1], w)
 

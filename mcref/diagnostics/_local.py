@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats as st
 
 from .._checks import dataset_args, check_choice, check_int, check_seed
+from .._dot import fixed_dot
 from ..shape import skewness_gm
 from ._binned import BinnedDiagnostic, binned, binned_halfwidths
 from ._coverage import (BINOMIAL_INTERVALS, CalibrationCurve, Z975, binomial_interval, calibration_curve,
@@ -342,7 +343,8 @@ def _range_ratio(e: np.ndarray, U: np.ndarray, wlo, whi) -> float:
     """2·√⟨U²⟩ / (HD_{(1+p)/2}(e) − HD_{(1−p)/2}(e)), with the HD weights of len(e) points."""
     es = np.sort(e)
     (i0, w0), (i1, w1) = wlo, whi
-    return 2.0 * math.sqrt(np.mean(U * U)) / (w1 @ es[i1:i1 + w1.size] - w0 @ es[i0:i0 + w0.size])
+    q_hi, q_lo = fixed_dot(w1, es[i1:i1 + w1.size]), fixed_dot(w0, es[i0:i0 + w0.size])
+    return 2.0 * math.sqrt(np.mean(U * U)) / (q_hi - q_lo)
 
 
 @dataset_args
@@ -395,7 +397,8 @@ def lrr(E, u, x=None, *, p: float = 0.95, dist: Any = "normal", U=None, n_bins: 
         es, U2 = e[idx], Ub[idx] ** 2
         es.sort(axis=1)
         (i0, w0), (i1, w1) = w
-        dist_b = 2.0 * np.sqrt(U2.mean(axis=1)) / (es[:, i1:i1 + w1.size] @ w1 - es[:, i0:i0 + w0.size] @ w0)
+        q_hi, q_lo = fixed_dot(w1, es[:, i1:i1 + w1.size]), fixed_dot(w0, es[:, i0:i0 + w0.size])
+        dist_b = 2.0 * np.sqrt(U2.mean(axis=1)) / (q_hi - q_lo)
         wj = hd_weights(n - 1, probs)
         jack = np.array([_range_ratio(np.delete(e, i), np.delete(Ub, i), *wj) for i in range(n)])
         dist_b = np.append(dist_b, theta)  # bca_levels' convention (θ̂ with the replicates)
