@@ -88,6 +88,19 @@ one cold and one warm run each::
 The demo waits for the slower of its two compile workers, so its cold time moved within the
 noise; a first ``validate`` in one process compiled 19 % less.
 
+2026-11-28 12:45 UTC, on the 2-core VM's new CPU (AMD EPYC family 26, AVX-512; about 2.5× faster
+compiles than the AVX2 machine above), load average 1.0–1.5, ``--what demo validate groups
+--cold 2 --warm 2``, twice (four cold runs, each on its own empty cache)::
+
+    | what | cold (s) | warm (s) |
+    |---|---|---|
+    | mcref demo --no-progress --seed 0 | 16.1, 16.0, 14.8 (median 15.4; 14.3 earlier that hour) | 3.1–3.4 |
+    | first validate(E, u), M = 2000 | 24.4, 23.3 (24.7 in the first pair) | 1.3–1.4 |
+    | first validate(E, u, groups=...), M = 2000 | 24.2, 23.5 (24.8) | 1.2–1.4 |
+
+Issue 41's targets, cold demo ≤ 25 s and warm ≤ 10 s, hold on this machine; they did not on the
+one before (34–37 s cold).
+
 Each cold run also prints what compiled (numba's compile events, in that process: not the
 demo's worker processes): how many functions and signatures, and the top-level kernels by
 compile time, so that a kernel that compiles twice or one the call does not need shows.

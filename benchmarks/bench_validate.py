@@ -199,6 +199,53 @@ The phases that carry the time pass 1.8 at 10⁵ (bootstrap 2.19, references 2.0
 timed alone in the same hour: 15.0 ms on one thread, 10.2–10.4 ms on two (1.45–1.72), 14.8–16.0
 ms as one kernel call with no tasks: the tasks' Python costs about 1 %.
 
+**A new VM, and what held the t fit back.** From 2026-11-28 11:50 UTC the 2-core machine is an
+AMD EPYC of family 26 (Zen 5, AVX-512; the one above had AVX2 only): everything runs about 2.5–3×
+faster, and its own 1→2 is 1.96–2.00 for both loops. There the t fit at 10⁶ still gave 1.02 and
+the scale tests at 10⁵ 0.95, though one likelihood pass timed alone scaled 1.9×. The cause was
+SciPy's OpenBLAS: L-BFGS-B's steps between the passes woke its threads, which then spun, waiting
+for work, on the cores the passes needed (``OPENBLAS_NUM_THREADS=1``: t fit 1.82, references at
+10⁶ 1.93). So the diagnosis above ("the vCPUs do not double floating-point throughput") was
+wrong. The fit now runs its optimizer inside ``mcref.parallel.serial_blas`` (BLAS on one thread),
+and ``MIN_THREADED_WORK`` went from 2·10⁶ to 2.5·10⁵ (its old value had measured the same spin).
+``--profile --ms 1e5,1e6 --n-boot 1000 --n-mc 500`` (medians of 3; 12:40 UTC, load average after
+1.5, the machine's own 1→2 1.99/1.99 at 10⁵, 1.76/1.98 at 10⁶), and a second run of 10⁶ (12:48,
+ceiling 1.96/1.99)::
+
+    M = 1e5                      tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6     0.437     0.228  1.92
+    jackknife                      697    0.15%   13.9   34.3    0.0335    0.0194  1.72
+    references                     628    0.18%   15.7   62.6      1.16     0.596  1.94
+    references, first round         64    1.56%   16.0   64.0    0.0302    0.0164  1.84
+    scale tests                    192    0.52%   16.0   64.0    0.0534    0.0316  1.69
+    t fit                          440    0.25%   10.0   10.0     0.028     0.019  1.47
+    M = 1e6, first run / second run
+    bootstrap                      334    0.30%   15.9   55.6      5.74      3.78  1.52 / 1.68
+    jackknife                     5708    0.03%   15.8   62.2      0.37     0.204  1.82 / 1.80
+    references                      64    1.56%   16.0   64.0      0.75     0.425  1.76 / 1.82
+    scale tests                    192    0.52%   16.0   64.0     0.559     0.309  1.81 / 1.81
+    t fit                         8001    0.01%   15.8   63.0     0.393     0.226  1.74 / 1.77
+
+Before the two changes, same hour: t fit 1.00 at 10⁵ (bound 1.0) and 1.02 at 10⁶, scale tests
+0.95 at 10⁵ and 1.69 at 10⁶. The bootstrap at 10⁶ swings between runs (1.52, 1.68, 1.70, 1.82,
+1.93 today): each thread's task holds 4·M bytes of counts and CC's 40·M-byte rank buffer, and
+two of those do not fit the 32 MB L3. ``--profile --ms 1e7 --reps 1`` (after ``serial_blas``,
+before the threshold, which does not act at 10⁷; 12:23 UTC, load average after 1.75, ceiling
+2.00/1.98)::
+
+    M = 1e7                      tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6      98.7        55  1.80
+    jackknife                    43404    0.04%   15.9   63.5      4.23      2.33  1.82
+    references                      64    1.56%   16.0   64.0      10.6       6.1  1.73
+    scale tests                   1064    0.09%   15.6   62.6      26.8        14  1.91
+    scale tests, first round       192    0.52%   16.0   64.0      6.27      3.32  1.89
+    t fit                        38076    0.00%   15.9   62.6      2.39      1.37  1.74
+
+What still misses 1.8 is a fixed serial cost of a small phase (at 10⁵: the scale tests' sums and
+shape screen, about 4 ms of 30; the t fit's two partitions for its start and ~27 optimizer steps;
+the jackknife's prefix sums, which are the page faults of three fresh M-sized arrays), or
+memory traffic (the bootstrap and the references at 10⁶–10⁷).
+
 Earlier the same day, on the 2-core machine shared with three other sessions (load average 12–14
 throughout: the 1->2 column is the machine's contention as much as the code's; the first
 rounds, measured in the same runs, gave 1.97/1.81 at 10⁵ and 1.71/1.63 at 10⁶),

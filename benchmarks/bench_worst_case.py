@@ -45,6 +45,11 @@ sixteen for the others), every p and verdict the same.
 400 MB) outlived the phase; once it drops the call, **245.4 s, peak 1860 MiB**. Same p and
 verdicts.
 
+2026-11-28 12:15 UTC, on the VM's new CPU (AMD EPYC family 26, AVX-512), after ``serial_blas``,
+one run, ``--seed 0``: **96.8 s, peak 1861 MiB**; ZMS p = 0.00195 after 1024 replicates, RCE
+unreliable (shape screen), CC, ENCE and ZMSE valid after 64, joint invalid (p = 0.0039): the same
+p and verdicts as above.
+
 A permutation row at the cap costs 2000 repeats of the permutation D: at 10⁷ about 0.22 s each
 (docs/guide/performance.md), so a set whose CC sits at α would still take over 5 min.
 """
