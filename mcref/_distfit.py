@@ -206,6 +206,30 @@ def _t_loglik_grad(nu: float, mu: float, sigma: float, z: np.ndarray) -> tuple[f
     return float(ll), np.array([g_nu, g_mu, g_sigma])
 
 
+def _median_quartiles(z: np.ndarray) -> tuple[float, float, float]:
+    """``np.median(z)`` and ``np.percentile(z, [75, 25])`` (NumPy's linear method), bit for bit, from
+    one partition instead of two (the fit's start: 8 of its 23 ms of serial NumPy at M = 10⁶).
+
+    The order statistics are those NumPy reads: the one or two middle values, and for each quartile
+    q the values at ⌊q(n − 1)⌋ and the next, interpolated as NumPy's ``_lerp`` does
+    (a + (b − a)·g, or b − (b − a)·(1 − g) when g ≥ ½)."""
+    n = z.size
+    quart = []
+    for q in (0.75, 0.25):
+        v = n * q + (1.0 - q) - 1.0  # NumPy's virtual index (alpha = beta = 1): exactly q·(n − 1)
+        i = int(math.floor(v))
+        quart.append((i, min(i + 1, n - 1), v - i))
+    mid = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
+    part = np.partition(z, sorted({*mid, *(k for i, j, _ in quart for k in (i, j))}))
+    med = float(part[mid[0]]) if n % 2 else float((part[mid[0]] + part[mid[1]]) / 2.0)
+    out = []
+    for i, j, g in quart:
+        a, b = float(part[i]), float(part[j])
+        d = b - a
+        out.append(b - d * (1.0 - g) if g >= 0.5 else a + d * g)
+    return med, out[0], out[1]
+
+
 def fit_t(z: Any) -> TFit:
     """Maximum-likelihood Student-t fit of the sample ``z`` (location, scale and ν).
 
@@ -223,9 +247,8 @@ def fit_t(z: Any) -> TFit:
     z = as_float_array(z, "z")
     if z.size < 8:
         raise ValueError(f"a Student-t fit needs at least 8 values, got {z.size}")
-    mu0 = float(np.median(z))
-    q75, q25 = np.percentile(z, [75, 25])
-    s0 = float(q75 - q25) / 1.349 or float(np.std(z))
+    mu0, q75, q25 = _median_quartiles(z)
+    s0 = (q75 - q25) / 1.349 or float(np.std(z))
     if not s0 > 0:
         raise ValueError("a Student-t fit needs a sample with spread (all values are equal)")
     lo, hi = math.log(NU_BOUNDS[0]), math.log(NU_BOUNDS[1])

@@ -394,3 +394,16 @@ def test_cli_decimate(capsys):
     assert got == pytest.approx(want, rel=1e-12)
     assert cli.main(["decimate", "--dataset", "Diffusion_RF", "--max-fraction", "0.9"]) == 2
     assert "--max-fraction" in capsys.readouterr().err
+
+
+def test_the_t_fits_start_is_numpys_median_and_quartiles_bit_for_bit():
+    """mcref._distfit._median_quartiles reads NumPy's order statistics from one partition: the same
+    bits as np.median and np.percentile(z, [75, 25]) for odd and even n, ties and small samples."""
+    from mcref._distfit import _median_quartiles
+
+    rng = np.random.default_rng(11)
+    for n in [*range(1, 40), 100, 101, 1000, 1001, 99_999, 100_002]:
+        for z in (rng.standard_t(4, size=n), np.round(rng.normal(size=n), 1)):
+            want = (float(np.median(z)), *(float(v) for v in np.percentile(z, [75, 25])))
+            got = _median_quartiles(z)
+            assert got == want, (n, got, want)
