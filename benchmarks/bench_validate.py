@@ -243,7 +243,7 @@ before the threshold, which does not act at 10⁷; 12:23 UTC, load average after
 
 What still misses 1.8 is a fixed serial cost of a small phase (at 10⁵: the scale tests' sums and
 shape screen, about 4 ms of 30; the t fit's two partitions for its start and ~27 optimizer steps;
-the jackknife's prefix sums, which are the page faults of three fresh M-sized arrays), or
+the jackknife's prefix sums, a serial scan: 8 ms at 10⁶, the same into reused arrays), or
 memory traffic (the bootstrap and the references at 10⁶–10⁷).
 
 Earlier the same day, on the 2-core machine shared with three other sessions (load average 12–14
