@@ -20,11 +20,24 @@ def fixed_dot(w: np.ndarray, x: np.ndarray) -> np.ndarray | float:
 
     The Harrell–Davis windows (:mod:`mcref._hd`) pass 10 000 values from M ≈ 10⁶ on: with
     ``w @ x`` the shape screen's β_GM of a set of 10⁶ rows differed by 4·10⁻¹⁶ between one and two
-    BLAS threads.
+    BLAS threads. Rows are summed in blocks of about 65 536 products, so that the scratch stays
+    small (``running_quantiles``' windows).
 
     Examples
     --------
     >>> float(fixed_dot(np.array([0.25, 0.5, 0.25]), np.array([1.0, 2.0, 4.0])))
     2.25
+    >>> fixed_dot(np.array([1.0, 1.0]), np.arange(6.0).reshape(3, 2)).tolist()
+    [1.0, 5.0, 9.0]
     """
-    return np.add.reduce(w * x, axis=-1)
+    if x.ndim < 2 or x.size <= _BLOCK:
+        return np.add.reduce(w * x, axis=-1)
+    out = np.empty(x.shape[:-1])  # rows in blocks: the products' scratch stays near _BLOCK values
+    rows = max(1, _BLOCK // max(1, x.shape[-1]))
+    for r in range(0, x.shape[0], rows):
+        np.add.reduce(w * x[r:r + rows], axis=-1, out=out[r:r + rows])
+    return out
+
+
+#: values of products held at once by :func:`fixed_dot` on rows (each row's sum is the same whatever the blocks)
+_BLOCK = 1 << 16

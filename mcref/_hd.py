@@ -29,7 +29,8 @@ HD_TAIL = 1e-30
 def hd_weights(n: int, probs: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """Harrell–Davis weights for ``n`` sorted points, one ``(start, w)`` per probability.
 
-    The estimate at ``probs[k]`` is ``fixed_dot(w, xs[start:start + w.size])`` (:func:`mcref._dot.fixed_dot`). The beta CDF
+    The estimate at ``probs[k]`` is ``fixed_dot(w, xs[start:start + w.size])``
+    (:func:`mcref._dot.fixed_dot`: not ``w @ …``, whose bits depend on BLAS's threads). The beta CDF
     :math:`I_{i/n}(a, b)` is evaluated only on the grid points where it is not within
     ``HD_TAIL`` of 0 or 1 (window from :func:`scipy.special.betaincinv` and
     :func:`scipy.special.betainccinv`), and set to exactly 0 / 1 outside: the skipped

@@ -150,7 +150,10 @@ def serial_blas() -> Iterator[None]:
     (also from several threads) set the limit once and restore it when the outermost one ends.
     threadpoolctl lets one Python thread at a time drive OpenBLAS's shared pool (the first to set
     it, while it lives): a block opened first in another thread changes nothing, as does a block
-    without threadpoolctl; the results never depend on it.
+    without threadpoolctl. The t fit's results never depend on it (its BLAS calls are on three
+    values); the long BLAS loops that rely on it for fixed bits (Politis & White's lagged dots, the
+    CME test's Σ̂, the polynomial recalibration) then follow BLAS's own threads: the sums that
+    must not depend on them at all use :func:`mcref._dot.fixed_dot`.
 
     Examples
     --------
