@@ -144,9 +144,9 @@ def _eval_units(codes, need, need_bins, need_ties, w, n, tarr, groups, z, zshift
     acc[:, :] = 0.0
     corr[:, :] = 0.0
     if need:
-        mean_acc(w, np.int64(0), m, need, z, zshift, z2, E2, u2, lnu2, raw)  # no literals: the
+        mean_acc(w, np.int64(0), m, max(m, 1), need, z, zshift, z2, E2, u2, lnu2, raw)  # no literals: the
     if need_bins:  # signatures the bootstrap compiles
-        bin_acc(w, np.int64(0), m, starts, u2, E2, z2, acc, np.int64(0), np.int64(0))
+        bin_acc(w, np.int64(0), m, max(m, 1), starts, u2, E2, z2, acc, np.int64(0), np.int64(0))
         if need_ties:
             prefix_counts(w, cs)
             split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
