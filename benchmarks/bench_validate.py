@@ -363,6 +363,39 @@ load. Measured apart on the same data (medians of 7–21): CC's pass 1->2 = 1.85
 1.9–2.0 at 10⁷; the binned statistics' jackknife 1.46–1.81, ZMS's and RCE's (10–20 ms, mostly
 the first touch of their 8 MB output, faulted in by both threads) below 1.
 
+Measured 2026-11-28 15:10 UTC on the VM's new CPU (AMD EPYC family 26), after a dispatch of fewer
+than 64 tasks of ``TASK_WORK`` became one contiguous run of items per thread (``over_tasks``; its
+``tasks`` column now counts those items: the jackknife's 201 029 and the t fit's 15 640 at 10⁵),
+the tasks were rounded to a multiple of 64 up to 512 of them, and the bootstrap kernel took its
+sums once per block of 16 leaves. ``--profile --ms 1e5 --n-boot 1000 --n-mc 500`` (load average
+before 1.10)::
+
+    phase                        tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6     0.375     0.198  1.89
+    jackknife                   201029    0.15%   14.9   51.5    0.0323    0.0183  1.76
+    references                     628    0.18%   15.7   62.6      1.12     0.568  1.98
+    references, first round         64    1.56%   16.0   64.0    0.0293     0.016  1.83
+    scale tests                    192    0.52%   16.0   64.0    0.0522    0.0303  1.72
+    scale tests, first round       192    0.52%   16.0   64.0    0.0522    0.0303  1.72
+    t fit                        15640    0.01%   15.6   55.9    0.0259    0.0177  1.46
+    machine: integer throughput                                                     2.00
+
+and at ``--ms 1e6`` (load average after 1.88, just after the test suite)::
+
+    bootstrap                      334    0.30%   15.9   55.6       5.4      2.91  1.86
+    jackknife                  2006270    0.03%   15.9   63.2     0.358     0.194  1.84
+    references                      64    1.56%   16.0   64.0     0.732     0.369  1.98
+    scale tests                    192    0.52%   16.0   64.0     0.551     0.319  1.73
+    t fit                         8001    0.01%   15.8   63.0     0.386     0.216  1.79
+
+Every phase at 10⁵ and 10⁶ now has S(64) ≥ 51.2 (0.8·64): at 10⁵ the t fit went from 10 to 55.9
+and the jackknife from 34.3 to 51.5. The measured 1→2 stays below 1.8 in the small phases at
+10⁵: each of the t fit's 26 passes (0.6 ms on one thread) pays about 80 µs of dispatch on two
+threads (an empty ``over_tasks`` call: 83 µs; an Event ping-pong between two Python threads alone
+17–22 µs on this VM), and its start (one partition, 1.5 ms) is serial; three alternated runs of
+the version before and after the per-thread cut gave the jackknife 1.59–1.73 → 1.76–1.80 and the
+t fit 1.28–1.48 → 1.44–1.48.
+
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
 

@@ -208,25 +208,27 @@ def task_profile() -> Iterator[list]:
 
 
 def record_tasks(phase: str, sizes, threads: int, schedule: str = "round-robin", *, batch: int | None = None,
-                 span: tuple[int, int] | None = None, serial: bool = False) -> None:
+                 span: tuple[int, int] | None = None, serial: bool = False, min_per: int = 1) -> None:
     """Add one dispatch to the :func:`task_profile` record, if one is open (else return at once).
     ``batch``: the tasks run as :func:`batch_ranges` cuts them, ranges of max(T, ``batch``) tasks
     (:func:`batch_size`), one parallel region each; ``span``: the repeats (r0, r1) it ran, for the
     rounds of a sequential test; ``serial``: its tasks run in the calling thread on any machine
-    (:func:`over_tasks` below :data:`MIN_THREADED_WORK`)."""
+    (:func:`over_tasks` below :data:`MIN_THREADED_WORK`); ``min_per``: with ``"blocks"``, the fewest
+    items a thread's run holds (:func:`over_tasks`' per-thread cut)."""
     if _profile is not None:
         _profile.append({"phase": phase, "sizes": [float(x) for x in sizes], "threads": int(threads),
-                         "schedule": schedule, "batch": batch, "span": span, "serial": bool(serial)})
+                         "schedule": schedule, "batch": batch, "span": span, "serial": bool(serial),
+                         "min_per": int(min_per)})
 
 
-def _makespan(sizes: list[float], T: int, schedule: str) -> float:
+def _makespan(sizes: list[float], T: int, schedule: str, min_per: int = 1) -> float:
     """The largest work any one of ``T`` threads gets from ``sizes`` under ``schedule``."""
     n = len(sizes)
     if n == 0:
         return 0.0
     if schedule == "round-robin":  # thread t takes tasks t, t + T, …
         return max(sum(sizes[t::T]) for t in range(min(T, n)))
-    per = -(-n // T)  # "blocks": contiguous runs of ceil(n/T) iterations per thread
+    per = max(-(-n // T), min_per)  # "blocks": contiguous runs of ceil(n/T) iterations per thread
     return max(sum(sizes[i:i + per]) for i in range(0, n, per))
 
 
@@ -252,7 +254,8 @@ def speedup_bound(dispatches: list[dict], T: int) -> float:
             span += sum(d["sizes"])
             continue
         per = len(d["sizes"]) if d.get("batch") is None else max(T, d["batch"])  # batch_ranges' ranges at T
-        span += sum(_makespan(d["sizes"][i:i + per], T, d["schedule"]) for i in range(0, len(d["sizes"]), per))
+        span += sum(_makespan(d["sizes"][i:i + per], T, d["schedule"], d.get("min_per", 1))
+                    for i in range(0, len(d["sizes"]), per))
     return total / span if span > 0 else 1.0
 
 
@@ -522,10 +525,11 @@ TASK_ROUND = 64
 def task_items(n_items: int, work_per_item: float, min_per: int = 1) -> int:
     """Items per task of :func:`over_tasks`: ``max(min_per, TASK_WORK // work_per_item)``, each
     task's Python call paid for; then, when that makes between :data:`TASK_ROUND` and
-    4·:data:`TASK_ROUND` tasks, fewer items per task, so that the tasks come in a multiple of
+    8·:data:`TASK_ROUND` tasks, fewer items per task, so that the tasks come in a multiple of
     :data:`TASK_ROUND` (at most twice as many), which 16, 32 or 64 threads share evenly: 101 equal
     tasks give 64 threads a speedup of at most 101/2 = 50.5, 128 of them 64 (the t fit's passes at
-    M = 10⁶). Never below ``min_per``.
+    M = 10⁶); 400 give 57.1, 448 of them 64 (the mean jackknife at M = 10⁵, until 2026-11-28 cut
+    only below 4·:data:`TASK_ROUND`). Never below ``min_per``.
 
     Examples
     --------
@@ -536,7 +540,7 @@ def task_items(n_items: int, work_per_item: float, min_per: int = 1) -> int:
     """
     per = max(1, int(min_per), int(TASK_WORK // max(float(work_per_item), 1.0)))
     n_tasks = -(-n_items // per)
-    if TASK_ROUND < n_tasks < 4 * TASK_ROUND and n_tasks % TASK_ROUND:
+    if TASK_ROUND < n_tasks < 8 * TASK_ROUND and n_tasks % TASK_ROUND:
         target = -(-n_tasks // TASK_ROUND) * TASK_ROUND
         per = max(1, int(min_per), -(-n_items // target))
     return per
@@ -555,7 +559,10 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
     that its Python call is paid for (``min_per``: a phase's own floor, e.g. B // 256 replicates); :func:`map_chunks` runs the ranges round-robin on
     ``n_threads`` threads (default: numba's thread count), stoppable with Ctrl-C between
     ranges; a call whose whole work is below :data:`MIN_THREADED_WORK` runs them in the calling
-    thread (the same ranges, so the same results). ``fn`` must write only the outputs of its items: then the result does not depend on
+    thread (the same ranges, so the same results), and a call of fewer than :data:`TASK_ROUND` such
+    ranges is cut instead into one contiguous range per thread (at least ``min_per`` items each): a
+    pass of the t fit at M = 10⁵ was 11 tasks, which 64 threads could speed up 10×, now as many
+    ranges as threads (the profile records its items, ``"blocks"``). ``fn`` must write only the outputs of its items: then the result does not depend on
     the threads. ``progress`` is called with the items done so far; ``span`` is recorded with
     the tasks (:func:`record_tasks`). ``bytes_per_thread``: the scratch a thread holds while it runs
     a task; the threads are as many as fit :func:`thread_memory` (:func:`memory_threads`).
@@ -578,13 +585,23 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
         import numba
 
         n_threads = numba.get_num_threads()
-    T = max(1, min(int(n_threads), n_tasks))
     serial = n_items * float(work_per_item) < MIN_THREADED_WORK
+    # a small dispatch (fewer than TASK_ROUND tasks of TASK_WORK) is cut into one contiguous range per
+    # thread instead: the items are independent, so any cut gives the same results
+    split = not serial and n_tasks < TASK_ROUND and n_items > n_tasks
+    T = max(1, min(int(n_threads), n_items if split else n_tasks))
     if serial:  # too little to pay for starting threads
         T = 1
     T = memory_threads(T, bytes_per_thread)
+    if split:
+        per = max(1, int(min_per), -(-n_items // T))
+        n_tasks = -(-n_items // per)
+        T = min(T, n_tasks)
     if _profile is not None:  # the sizes are built only while a profile is recorded
-        record_tasks(phase, [float(min(per, n_items - c * per)) * work_per_item for c in range(n_tasks)], T, span=span,
-                     serial=serial)
+        if split:  # what T threads would get: its items, in T contiguous runs
+            record_tasks(phase, [float(work_per_item)] * n_items, T, "blocks", span=span, min_per=min_per)
+        else:
+            record_tasks(phase, [float(min(per, n_items - c * per)) * work_per_item for c in range(n_tasks)], T,
+                         span=span, serial=serial)
     map_chunks(lambda c, t: fn(c * per, min(n_items, (c + 1) * per)), n_tasks, T,
                progress=None if progress is None else (lambda done: progress(min(n_items, done * per))))
