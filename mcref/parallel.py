@@ -560,7 +560,8 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
     ``n_threads`` threads (default: numba's thread count), stoppable with Ctrl-C between
     ranges; a call whose whole work is below :data:`MIN_THREADED_WORK` runs them in the calling
     thread (the same ranges, so the same results), and a call of fewer than :data:`TASK_ROUND` such
-    ranges is cut instead into one contiguous range per thread (at least ``min_per`` items each): a
+    ranges and less work than :data:`TASK_ROUND` · :data:`TASK_WORK` (a few ms) is cut instead into
+    one contiguous range per thread (at least ``min_per`` items each): a
     pass of the t fit at M = 10⁵ was 11 tasks, which 64 threads could speed up 10×, now as many
     ranges as threads (the profile records its items, ``"blocks"``). ``fn`` must write only the outputs of its items: then the result does not depend on
     the threads. ``progress`` is called with the items done so far; ``span`` is recorded with
@@ -586,9 +587,12 @@ def over_tasks(fn: Callable[[int, int], None], n_items: int, work_per_item: floa
 
         n_threads = numba.get_num_threads()
     serial = n_items * float(work_per_item) < MIN_THREADED_WORK
-    # a small dispatch (fewer than TASK_ROUND tasks of TASK_WORK) is cut into one contiguous range per
-    # thread instead: the items are independent, so any cut gives the same results
-    split = not serial and n_tasks < TASK_ROUND and n_items > n_tasks
+    # a small dispatch (less work than TASK_ROUND tasks of TASK_WORK, in fewer tasks) is cut into one
+    # contiguous range per thread instead: the items are independent, so any cut gives the same results.
+    # Not a dispatch of few large items (a floor of several replicates a task at M = 10⁷): each thread's
+    # one range would hold its progress and Ctrl-C for seconds
+    split = (not serial and n_tasks < TASK_ROUND and n_items > n_tasks
+             and n_items * float(work_per_item) < TASK_ROUND * TASK_WORK)
     T = max(1, min(int(n_threads), n_items if split else n_tasks))
     if serial:  # too little to pay for starting threads
         T = 1

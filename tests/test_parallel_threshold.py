@@ -56,6 +56,12 @@ def test_a_small_dispatch_is_cut_into_one_run_per_thread(threshold):
     assert d["schedule"] == "blocks" and len(d["sizes"]) == 391 and d["threads"] == 2
     assert P.speedup_bound([d], 64) == pytest.approx(391 / 7)  # runs of ceil(391/64) = 7 blocks
     assert P.speedup_bound([d], 16) == pytest.approx(391 / 25)
+    # few large items keep their tasks (here a floor of 2 items a task: 25 tasks), not one range per
+    # thread, which would hold the progress and Ctrl-C for the whole call
+    with P.task_profile() as rec:
+        ranges = []
+        P.over_tasks(lambda a, b: ranges.append((a, b)), 50, 1e7, phase="test", n_threads=2, min_per=2)
+    assert sorted(ranges) == [(i, i + 2) for i in range(0, 50, 2)] and rec[0]["schedule"] == "round-robin"
     # a phase's floor of items per run is kept, and counted by the bound
     with P.task_profile() as rec:
         P.over_tasks(lambda a, b: None, 391, 2560.0, phase="test", n_threads=2, min_per=300)
