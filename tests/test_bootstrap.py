@@ -668,14 +668,71 @@ def test_binomial_rational_is_binomial(n, a, d):
     assert _gof(obs, sps.binom.pmf(np.arange(n + 1), n, a / d), x.size) > 1e-3
 
 
-@pytest.mark.parametrize("m", [1, 2, 255, 256, 300, 1000, 2 * 256 + 17])
+@pytest.mark.parametrize("n,p", [(2048, 0.5), (13_885, 0.4931), (5000, 0.7), (3000, 0.99), (100, 0.35),
+                                 (1_000_000, 0.5), (40_000, 0.03)])
+def test_binomial_btpe_is_binomial(n, p):
+    """Bin(n, p) by BTPE (:func:`binomial_btpe`, every branch: the triangle, parallelograms,
+    tails, the recursion near the mode and the squeeze/Stirling test far from it at n = 10⁶)
+    against the exact pmf (χ²), and its mean and variance within 5 standard errors."""
+    from numba import njit
+
+    from mcref.kernels.rng import binomial_btpe, chunk_states, load_state
+
+    @njit
+    def draws(s, n, p, k):
+        st = load_state(s)
+        out = np.empty(k, dtype=np.int64)
+        for i in range(k):
+            out[i], st = binomial_btpe(st, n, p)
+        return out
+
+    k = 40_000
+    x = draws(chunk_states(np.random.SeedSequence(n), 1)[0], n, p, k)
+    assert x.min() >= 0 and x.max() <= n
+    mu, var = n * p, n * p * (1 - p)
+    assert abs(x.mean() - mu) < 5 * np.sqrt(var / k)
+    mu4 = var * (1 + 3 * (n - 2) * p * (1 - p))  # the binomial's 4th central moment
+    assert abs(x.var() - var) < 5 * np.sqrt((mu4 - var ** 2) / k)
+    lo, hi = int(x.min()), int(x.max())
+    obs = np.bincount(x - lo, minlength=hi - lo + 1)
+    probs = sps.binom.pmf(np.arange(lo, hi + 1), n, p)
+    probs[0] += sps.binom.cdf(lo - 1, n, p)  # the tails beyond the sample's range pooled at its ends
+    probs[-1] += sps.binom.sf(hi, n, p)
+    assert _gof(obs, probs, x.size) > 1e-3
+
+
+def test_splits_take_btpe_only_for_many_draws():
+    """:func:`split_binomial` draws from BTPE at BTPE_MIN draws or more (both parts then have a
+    mean above 30), and from the random bits below (same stream as :func:`binomial_rational`)."""
+    from numba import njit
+
+    from mcref.kernels.rng import BTPE_MIN, binomial_btpe, binomial_rational, chunk_states, load_state, split_binomial
+
+    @njit
+    def both(s, k, a, d):
+        st = load_state(s)
+        x, st1 = split_binomial(st, k, a, d)
+        y, st2 = binomial_btpe(st, k, a / d)
+        z, st3 = binomial_rational(st, k, a, d)
+        return x, y, z, st1 == st2, st1 == st3
+
+    s = chunk_states(np.random.SeedSequence(0), 1)[0]
+    x, y, z, same_btpe, same_bits = both(s, BTPE_MIN, 256, 512)
+    assert x == y and same_btpe and not same_bits
+    x, y, z, same_btpe, same_bits = both(s, BTPE_MIN - 1, 256, 512)
+    assert x == z and same_bits and not same_btpe
+    x, y, z, same_btpe, same_bits = both(s, 10 * BTPE_MIN, 1, 1000)  # a mean of 20 draws: the bits
+    assert x == z and same_bits
+
+
+@pytest.mark.parametrize("m", [1, 2, 255, 256, 300, 1000, 2 * 256 + 17, 5000])
 def test_multinomial_counts_are_bootstrap_counts(m):
     """The counts drawn leaf by leaf are those of M i.i.d. uniform draws: they sum to M, each
     count is Binomial(M, 1/M), two counts have covariance −1/M, and no cell (leaf or
-    remainder) is favoured."""
+    remainder) is favoured. M = 5000: the upper splits (≥ BTPE_MIN draws) by BTPE."""
     from mcref.kernels.rng import STACK_ROWS, chunk_states, multinomial_counts
 
-    reps = 4000 if m <= 300 else 1500
+    reps = 4000 if m <= 300 else 1500 if m <= 1000 else 800
     s = chunk_states(np.random.SeedSequence(m), 1)[0]
     w = np.empty(m, dtype=np.int64)
     stack = np.empty((STACK_ROWS, 3), dtype=np.int64)

@@ -11,6 +11,8 @@ integer generation in an interval", ACM TOMACS 29 (2019), doi:10.1145/3230636.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, uint64
 
@@ -418,6 +420,124 @@ def binomial_rational(st, n, a, d):
     return succ, st
 
 
+#: splits of at least this many draws take Binomial(k, a/d) from :func:`binomial_btpe` (a few
+#: uniforms each, whatever k) instead of :func:`binomial_rational` (about k to 2k random bits):
+#: the tree's upper levels, where one split holds many draws (measured on the splits alone, one
+#: thread, 2026-11-28, ns per element: 0.191 → 0.139 at M = 13 885, 0.237 → 0.101 at M = 10⁶;
+#: 1024 and 3072 measured within 10 % of 2048, 256 slower than popcounts)
+BTPE_MIN = 2048
+
+
+@njit(**NJIT)
+def unit_double(st):
+    """Uniform double in [0, 1) with 53 random bits, on a state tuple: (u, state)."""
+    r, st = step(st)
+    return np.float64(r >> uint64(11)) * (1.0 / 9007199254740992.0), st
+
+
+@njit(**NJIT)
+def _stirling_tail(x):
+    """1/(12x) − 1/(360x³) + 1/(1260x⁵) − 1/(1680x⁷) + 1/(1188x⁹): ln x! − Stirling's ln x!
+    (the correction of BTPE's final test)."""
+    x2 = x * x
+    return (13860.0 - (462.0 - (132.0 - (99.0 - 140.0 / x2) / x2) / x2) / x2) / x / 166320.0
+
+
+@njit(**NJIT)
+def binomial_btpe(st, n, p):
+    """Binomial(n, p) by Kachitvichyanukul & Schmeiser's BTPE, for n·min(p, 1 − p) > 30:
+    (count, state tuple).
+
+    The acceptance–rejection sampler of V. Kachitvichyanukul and B. W. Schmeiser, "Binomial random
+    variate generation", Comm. ACM 31 (1988) 216–222, doi:10.1145/42372.42381 (step numbers
+    in the comments), as NumPy's ``random_binomial_btpe`` after its fix of the final Stirling test
+    (NumPy PR 31238: the constant 13860, and the corrections of x1 and w subtracted). Two uniforms
+    per trial, about 1.1–1.3 trials on average, whatever n: the cost does not grow with the draws
+    split. An exact sampler (its envelope dominates the pmf; the squeezes only decide sooner).
+    """
+    r = min(p, 1.0 - p)
+    q = 1.0 - r
+    nrq = n * r * q
+    fm = n * r + r
+    m = np.int64(math.floor(fm))
+    p1 = math.floor(2.195 * math.sqrt(nrq) - 4.6 * q) + 0.5
+    xm = m + 0.5
+    xl = xm - p1
+    xr = xm + p1
+    c = 0.134 + 20.5 / (15.3 + m)
+    a = (fm - xl) / (fm - xl * r)
+    laml = a * (1.0 + a / 2.0)
+    a = (xr - fm) / (xr * q)
+    lamr = a * (1.0 + a / 2.0)
+    p2 = p1 * (1.0 + 2.0 * c)
+    p3 = p2 + c / laml
+    p4 = p3 + c / lamr
+    y = np.int64(0)
+    while True:
+        u, st = unit_double(st)  # step 1
+        u *= p4
+        v, st = unit_double(st)
+        if u <= p1:  # the triangle: accepted at once
+            y = np.int64(math.floor(xm - p1 * v + u))
+            break
+        if u <= p2:  # step 2: the parallelograms
+            x = xl + (u - p1) / c
+            v = v * c + 1.0 - abs(m - x + 0.5) / p1
+            if v > 1.0:
+                continue
+            y = np.int64(math.floor(x))
+        elif u <= p3:  # step 3: the left exponential tail
+            y = np.int64(math.floor(xl + math.log(v) / laml))
+            if y < 0 or v == 0.0:
+                continue
+            v = v * (u - p2) * laml
+        else:  # step 4: the right exponential tail
+            y = np.int64(math.floor(xr - math.log(v) / lamr))
+            if y > n or v == 0.0:
+                continue
+            v = v * (u - p3) * lamr
+        k = abs(y - m)
+        if k <= 20 or k >= nrq / 2.0 - 1.0:  # step 5.1: f(y)/f(m) by its recursion
+            s = r / q
+            aa = s * (n + 1)
+            f = 1.0
+            if m < y:
+                for i in range(m + 1, y + 1):
+                    f *= aa / i - s
+            elif m > y:
+                for i in range(y + 1, m + 1):
+                    f /= aa / i - s
+            if v > f:
+                continue
+            break
+        rho = (k / nrq) * ((k * (k / 3.0 + 0.625) + 0.16666666666666666) / nrq + 0.5)  # step 5.2: squeeze
+        t = -k * k / (2.0 * nrq)
+        big_a = math.log(v)
+        if big_a < t - rho:
+            break
+        if big_a > t + rho:
+            continue
+        x1 = y + 1.0  # step 5.3: the final test, ln f(y)/f(m) by Stirling's formula
+        f1 = m + 1.0
+        z = n + 1.0 - m
+        w = n - y + 1.0
+        if big_a > (xm * math.log(f1 / x1) + (n - m + 0.5) * math.log(z / w) + (y - m) * math.log(w * r / (x1 * q))
+                    + _stirling_tail(f1) + _stirling_tail(z) - _stirling_tail(x1) - _stirling_tail(w)):
+            continue
+        break
+    return (n - y if p > 0.5 else y), st
+
+
+@njit(**NJIT)
+def split_binomial(st, k, a, d):
+    """Binomial(k, a/d), 0 ≤ a ≤ d, for a split of :func:`multinomial_split`: (count, state tuple).
+    :func:`binomial_btpe` from :data:`BTPE_MIN` draws on (when k·min(a, d − a)/d > 30), else
+    :func:`binomial_rational` (exact from random bits)."""
+    if k >= BTPE_MIN and k * min(a, d - a) > 30 * d:
+        return binomial_btpe(st, k, a / d)
+    return binomial_rational(st, k, a, d)
+
+
 @njit(**NJIT)
 def multinomial_start(stack, m, n):
     """Start the counts of ``n`` uniform draws over ``m`` cells: push the root; returns the stack size."""
@@ -442,7 +562,7 @@ def multinomial_split(st, stack, sp):
         if d <= leaf:
             return lo, hi, k, sp, st
         a = (((d >> LEAF_BITS) + 1) >> 1) << LEAF_BITS  # half of the full leaves, rounded up
-        kl, st = binomial_rational(st, k, a, d)
+        kl, st = split_binomial(st, k, a, d)
         stack[sp, 0] = lo + a  # right part below the left one: the left is popped first
         stack[sp, 1] = hi
         stack[sp, 2] = k - kl
@@ -493,7 +613,7 @@ def multinomial_leaf(st, stack, sp, w):
 
     The ``k`` draws that fall in cells ``[lo, hi)`` split between its left part (``a``
     cells, a multiple of the leaf size 2**LEAF_BITS) and the rest as Binomial(k, a/(hi − lo))
-    (:func:`binomial_rational`); given the split, each part's draws are again i.i.d.
+    (:func:`split_binomial`); given the split, each part's draws are again i.i.d.
     uniform over it, so splitting down to leaves and drawing each leaf's ``k`` cells
     there gives exactly the counts of ``n`` i.i.d. uniform draws over all cells: a
     bootstrap resample as multiplicities (:func:`multinomial_split`, :func:`leaf_counts`).
