@@ -396,6 +396,30 @@ threads (an empty ``over_tasks`` call: 83 µs; an Event ping-pong between two Py
 the version before and after the per-thread cut gave the jackknife 1.59–1.73 → 1.76–1.80 and the
 t fit 1.28–1.48 → 1.44–1.48.
 
+2026-11-28 14:47 UTC, same machine (load average 1.1–1.6), after the t fit's passes, a scale test's
+short rounds and its columns became ``prange`` regions (``mcref.parallel.run_region``: numba's
+OpenMP threads start a region in 2.5 µs, a dispatch to mcref's threads costs ~70 µs) and the
+resampling's upper splits BTPE draws, ``--profile --ms 1e5,1e6 --n-boot 1000 --n-mc 500`` (medians
+of 3; the columns' M items now count in the scale tests' tasks)::
+
+    M = 1e5                      tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6     0.382     0.198  1.94
+    jackknife                   201029    0.15%   14.9   51.5    0.0335    0.0184  1.82
+    references                     628    0.18%   15.7   62.6      1.21     0.613  1.97
+    references, first round         64    1.56%   16.0   64.0    0.0308     0.017  1.82
+    scale tests                 200192    0.50%   16.0   64.0    0.0534    0.0294  1.81
+    t fit                        15640    0.01%   15.6   55.9    0.0257    0.0137  1.87
+    M = 1e6
+    bootstrap                      334    0.30%   15.9   55.6      5.07      3.09  1.64
+    jackknife                  2006270    0.03%   15.9   63.2     0.345     0.183  1.89
+    references                      64    1.56%   16.0   64.0      0.72     0.392  1.84
+    scale tests                2000192    0.50%   16.0   64.0     0.557     0.283  1.97
+    t fit                       246141    0.00%   15.9   63.0     0.362     0.184  1.96
+
+Over five runs at 10⁵ the scale tests gave 1.70–1.81 and the jackknife 1.57–1.83 (the same code;
+the VM's wake-up latencies swing); before the regions the t fit gave 1.39–1.51 and the scale tests
+1.64–1.72 in the same hour. The bootstrap at 10⁶ (1.52–1.93 over the day) is memory traffic.
+
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
 

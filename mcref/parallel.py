@@ -13,8 +13,11 @@ The pool's threads are kept between calls, parked (:class:`_Pool`): waking them 
 fraction of starting new ones, which phases of many short passes pay on every pass.
 
 :func:`over_tasks` cuts a phase's items (replicates, points, samples) into tasks of a serial
-kernel and runs them with :func:`map_chunks`: mcref has no numba ``prange`` kernel on
-``validate``'s path (a ``prange`` kernel costs seconds of numba's parfor passes to compile).
+kernel and runs them with :func:`map_chunks`: the long phases of ``validate`` have no numba
+``prange`` kernel (a ``prange`` kernel costs seconds of numba's parfor passes to compile, and a
+region cannot be interrupted). Short, repeated passes (the t fit's, a scale test's short round)
+are one ``prange`` region each instead (:func:`run_region`, where :func:`prange_safe`): numba's
+threads start a region in µs, where waking mcref's costs about 70 µs.
 :func:`batch_ranges` serves the kernels that loop over many items in one call (the O(M²)
 jackknives): Python cannot raise ``KeyboardInterrupt`` while a compiled kernel runs, so such
 a kernel is called once per batch, each batch about 0.1 s of work; the interrupt is raised
@@ -37,7 +40,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 __all__ = ["map_chunks", "over_tasks", "task_items", "batch_ranges", "checkpoint", "task_profile", "record_tasks",
-           "speedup_bound", "thread_memory", "memory_threads", "serial_blas"]
+           "speedup_bound", "thread_memory", "memory_threads", "serial_blas", "prange_safe", "run_region"]
 
 
 #: seconds between checks of the main thread while it waits for the workers
@@ -510,8 +513,74 @@ def _the_pool() -> _Pool | None:
 
 
 def _forget_pool() -> None:  # a forked child has none of its parent's threads
-    global _pool
+    global _pool, _forked
     _pool = None
+    _forked = True
+
+
+#: the most work (element operations, as :data:`TASK_WORK`) that :func:`run_region` hands to one
+#: ``prange`` region: about 0.1 s of one thread, so that a Ctrl-C (raised when the region returns)
+#: stays prompt; more work goes to :func:`over_tasks`, whose dispatch cost it then dwarfs
+REGION_WORK = 1e8
+
+
+def run_region(region: Callable[[], None], n_items: int, work_per_item: float, *, phase: str,
+               span: tuple[int, int] | None = None) -> bool:
+    """Run ``region()``, one call of a ``prange`` kernel over ``n_items`` independent items, and
+    return True, when numba's threads may run it here (:func:`prange_safe`) and its work is at most
+    :data:`REGION_WORK`; else return False at once (the caller runs the items with
+    :func:`over_tasks`, the same bits). A region starts its threads in a few µs where a dispatch to
+    mcref's threads costs about 70 µs on a 2-core VM (their wake-ups through futexes and the GIL):
+    the short, repeated passes of a phase (the t fit's likelihood, a scale test's first round) scale
+    with the threads. Recorded in the parallel profile as its items on numba's contiguous blocks.
+
+    Examples
+    --------
+    >>> out = []
+    >>> run_region(lambda: out.append(1), 4, 1e9, phase="doc")  # too much work for one region
+    False
+    """
+    if n_items <= 0 or n_items * float(work_per_item) > REGION_WORK or not prange_safe():
+        return False
+    import numba
+
+    record_tasks(phase, [float(work_per_item)] * n_items, numba.get_num_threads(), "blocks", span=span)
+    region()
+    return True
+
+
+#: set in a forked child (:func:`prange_safe`)
+_forked = False
+#: numba's threading layer, once :func:`prange_safe` has asked
+_layer: str | None = None
+
+
+def prange_safe() -> bool:
+    """Whether a numba ``prange`` kernel may run on validate's path in this process: numba's
+    threading layer is thread-safe (``tbb`` or ``omp``: two Python threads may each launch a
+    parallel region, e.g. two validates on a Dask worker's threads; ``workqueue`` aborts the
+    process then), and with ``omp`` this is not a forked child (GNU OpenMP is not fork-safe:
+    numba terminates a child that launches a region after its parent used OpenMP). Where it
+    is False the same kernels run as tasks on mcref's threads (:func:`over_tasks`), with the same
+    bits. Asks numba once (starting its threading layer, as a first ``prange`` call would).
+
+    Examples
+    --------
+    >>> isinstance(prange_safe(), bool)
+    True
+    """
+    global _layer
+    if _layer is None:
+        import numba
+
+        try:
+            _layer = numba.threading_layer()
+        except ValueError:  # not started yet
+            from numba.np.ufunc.parallel import _launch_threads
+
+            _launch_threads()
+            _layer = numba.threading_layer()
+    return _layer == "tbb" or (_layer == "omp" and not _forked)
 
 
 if hasattr(os, "register_at_fork"):

@@ -161,6 +161,83 @@ def test_fit_t_matches_scipy_mle():
     assert f.loglik == pytest.approx(sps.t(f.nu, f.loc, f.scale).logpdf(z).sum(), rel=1e-12)
 
 
+@pytest.mark.parametrize("n", [1, 255, 256, 257, 12_345, 100_003])
+def test_t_loglik_region_is_the_tasks_bits(n):
+    """One ``prange`` region over the blocks (:func:`t_loglik_all`) gives the tasks' block sums
+    (:func:`t_loglik_sums`, mcref's threads) bit for bit, on one and on two threads, and both are
+    the direct sums (NumPy, same order, to rounding)."""
+    z = np.random.default_rng(n).standard_t(5, n) * 0.9 + 0.05
+    nb = -(-n // KF.LL_BLOCK)
+    ref = np.empty((nb, 3))
+    KF.t_loglik_sums(z, 4.3, 0.01, 0.97, 0, nb, ref)
+    old = numba.get_num_threads()
+    try:
+        for t in (1, 2):
+            numba.set_num_threads(min(t, numba.config.NUMBA_NUM_THREADS))
+            part = np.full((nb, 3), np.nan)
+            KF.t_loglik_all(z, 4.3, 0.01, 0.97, part)
+            assert part.tobytes() == ref.tobytes()
+    finally:
+        numba.set_num_threads(old)
+    r = (z - 0.01) / 0.97
+    np.testing.assert_allclose(ref.sum(axis=0), [np.log1p(r * r / 4.3).sum(), (r * r / (4.3 + r * r)).sum(),
+                                                 (r / (4.3 + r * r)).sum()], rtol=1e-11, atol=1e-12)
+
+
+def test_fit_t_same_bits_on_tasks_sorted_input_and_threads(monkeypatch):
+    """The fit is the same, bit for bit, with its passes as ``prange`` regions or as tasks on mcref's
+    threads (where numba's layer is not safe: ``prange_safe`` false), on 1 or 2 threads, and with
+    its start read from a sorted copy instead of a partition; a sorted copy of another size is refused."""
+    import mcref.parallel as P
+
+    z = sps.t(5).rvs(size=30_011, random_state=8) * 1.1 + 0.03
+    fits = set()
+    old = numba.get_num_threads()
+    try:
+        for t in (1, 2):
+            numba.set_num_threads(min(t, numba.config.NUMBA_NUM_THREADS))
+            for layer in (None, "workqueue"):
+                monkeypatch.setattr(P, "_layer", layer)
+                fits.add(repr(fit_t(z)))
+                fits.add(repr(fit_t(z, sorted_z=np.sort(z))))
+    finally:
+        numba.set_num_threads(old)
+    assert len(fits) == 1
+    with pytest.raises(ValueError, match="sorted_z"):
+        fit_t(z, sorted_z=np.sort(z)[1:])
+
+
+def test_prange_safe_only_with_a_thread_safe_layer(monkeypatch):
+    """``prange`` on validate's path only where numba's threading layer is thread-safe (tbb, omp)
+    and, for GNU OpenMP, not in a forked child."""
+    import mcref.parallel as P
+
+    for layer, forked, ok in [("tbb", False, True), ("tbb", True, True), ("omp", False, True), ("omp", True, False),
+                              ("workqueue", False, False)]:
+        monkeypatch.setattr(P, "_layer", layer)
+        monkeypatch.setattr(P, "_forked", forked)
+        assert P.prange_safe() is ok, (layer, forked)
+
+
+def _fit_in_child(z):
+    import mcref.parallel as P
+
+    return repr(fit_t(z)), P._forked
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_fit_t_in_a_forked_child_after_the_parent_used_prange():
+    """A child forked after the parent's fit ran its ``prange`` regions fits without them (GNU
+    OpenMP is not fork-safe: numba would terminate the child) and gets the parent's bits."""
+    import multiprocessing
+
+    z = sps.t(5).rvs(size=20_000, random_state=9)
+    parent = repr(fit_t(z))
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        child, forked = pool.apply_async(_fit_in_child, (z,)).get(timeout=120)  # a terminated child: no hang
+    assert forked and child == parent
+
+
 def test_fit_t_normal_data_hits_the_bound():
     f = fit_t(np.random.default_rng(3).standard_normal(20_000))
     assert f.nu > 50  # a normal sample: ν̂ large, often at the bound

@@ -108,6 +108,44 @@ def test_determinism_and_threads():
     assert not np.array_equal(a.tstar, c.tstar)
 
 
+@pytest.mark.parametrize("m", [3, 5000, 16_385])
+def test_regions_and_tasks_give_the_same_bits(monkeypatch, m):
+    """A round as one ``prange`` region (``run_region``: the replicates' sums, the t(ν̂) sums, the
+    columns) and as tasks on mcref's threads (``prange_safe`` false, or more than ``REGION_WORK``)
+    give the same tests bit for bit, on 1 and 2 threads; the columns are NumPy's products."""
+    import mcref.parallel as P
+    from mcref.verdict._scale_test import _rce_columns, _z_columns
+
+    rng = np.random.default_rng(m)
+    u = rng.lognormal(0, 0.5, m)
+    E = 1.05 * u * rng.standard_t(6, m) * math.sqrt(4 / 6)
+    seen = set()
+    old = numba.get_num_threads()
+    try:
+        for t in (1, 2):
+            numba.set_num_threads(min(t, numba.config.NUMBA_NUM_THREADS))
+            for layer, limit in ((None, P.REGION_WORK), ("workqueue", P.REGION_WORK), (None, 0.0)):
+                monkeypatch.setattr(P, "_layer", layer)
+                monkeypatch.setattr(P, "REGION_WORK", limit)
+                zt = scale_test(E / u, ["ZMS", "VarZ"], n_boot=40, seed=2, nu=7.5)
+                rt = rce_test(E, u, n_boot=40, seed=2)
+                z = E / u
+                v = u * u
+                s = v.mean()
+                v /= s
+                seen.add((repr(zt.p), repr(zt.t), repr(rt.p), repr(rt.t), np.asarray(zt.tstar).tobytes(),
+                          np.asarray(zt.tsim).tobytes(), np.asarray(rt.tstar).tobytes(), _z_columns(z).tobytes(),
+                          _rce_columns(E, v, s).tobytes()))
+    finally:
+        numba.set_num_threads(old)
+    assert len(seen) == 1
+    *_, zc, rc = seen.pop()
+    x = z * z
+    assert zc == np.column_stack([z, x, x * z, x * x]).tobytes()
+    e = E * E / s
+    assert rc == np.column_stack([e, v, e * e, v * v, e * v]).tobytes()
+
+
 def test_bad_inputs():
     with pytest.raises(ValueError, match="constant"):
         scale_test(np.ones(10), n_boot=10)

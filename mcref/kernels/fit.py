@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from ._config import NJIT_EXACT, NJIT_ORDERED
+from ._config import NJIT_EXACT, NJIT_ORDERED, NJIT_ORDERED_PARALLEL
 from .rng import bounded_draws
 from .special import family_cdf, log_norm
 
@@ -269,23 +269,41 @@ LL_BLOCK = 1 << 8
 
 
 @njit(**NJIT_ORDERED)
-def t_loglik_sums(z, nu, mu, sigma, b0, b1, part):
+def t_loglik_block(z, nu, mu, sigma, b, part):
     """The sums of the Student-t log-likelihood and its gradient (:func:`mcref._distfit.fit_t`)
-    over blocks b0 ≤ b < b1 of :data:`LL_BLOCK` values: with r = (z − μ)/σ, ``part[b]`` =
-    ``(Σ ln(1 + r²/ν), Σ r²/(ν + r²), Σ r/(ν + r²))`` over block b. A task of the fit
-    (:func:`mcref.parallel.over_tasks`); the caller adds the blocks in block order."""
+    over block b of :data:`LL_BLOCK` values: with r = (z − μ)/σ, ``part[b]`` =
+    ``(Σ ln(1 + r²/ν), Σ r²/(ν + r²), Σ r/(ν + r²))``, added in order (no reassociation: the
+    same bits inside either caller, :func:`t_loglik_sums` or :func:`t_loglik_all`)."""
     n = z.shape[0]
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    for i in range(b * LL_BLOCK, min(n, (b + 1) * LL_BLOCK)):
+        r = (z[i] - mu) / sigma
+        r2 = r * r
+        d = nu + r2
+        s0 += math.log1p(r2 / nu)
+        s1 += r2 / d
+        s2 += r / d
+    part[b, 0] = s0
+    part[b, 1] = s1
+    part[b, 2] = s2
+
+
+@njit(**NJIT_ORDERED)
+def t_loglik_sums(z, nu, mu, sigma, b0, b1, part):
+    """:func:`t_loglik_block` for blocks b0 ≤ b < b1: a task of the fit on mcref's threads
+    (:func:`mcref.parallel.over_tasks`), where numba's ``prange`` is not safe
+    (:func:`mcref.parallel.prange_safe`); the caller adds the blocks in block order."""
     for b in range(b0, b1):
-        s0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        for i in range(b * LL_BLOCK, min(n, (b + 1) * LL_BLOCK)):
-            r = (z[i] - mu) / sigma
-            r2 = r * r
-            d = nu + r2
-            s0 += math.log1p(r2 / nu)
-            s1 += r2 / d
-            s2 += r / d
-        part[b, 0] = s0
-        part[b, 1] = s1
-        part[b, 2] = s2
+        t_loglik_block(z, nu, mu, sigma, b, part)
+
+
+@njit(**NJIT_ORDERED_PARALLEL)
+def t_loglik_all(z, nu, mu, sigma, part):
+    """:func:`t_loglik_block` for every block (``part.shape[0]`` of them), on numba's threads: one
+    parallel region per likelihood pass of the fit, which the threading layer starts in a few µs
+    where a dispatch to mcref's threads costs about 70 µs on a 2-core VM (issue 41); the same bits
+    as :func:`t_loglik_sums` (each block's sums in its own slot; tested)."""
+    for b in prange(part.shape[0]):
+        t_loglik_block(z, nu, mu, sigma, np.int64(b), part)  # int64, as the tasks' (one compile)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from ._config import NJIT_ORDERED
+from ._config import NJIT_EXACT_PARALLEL, NJIT_ORDERED, NJIT_ORDERED_PARALLEL
 from .rng import COUNT, LEAF_BITS, STACK_ROWS, leaf_counts, load_state, multinomial_split, multinomial_start, store_state
 from .variates import fill_normal, fill_t
 
@@ -140,3 +140,60 @@ def t_power_sums(m, W, K, FL, FD, r, nu, states, chunk, c0, c1, out):
         b1 = min(n_mc, b0 + chunk)
         if b0 < b1:
             _chunk_t_sums(m, W, K, FL, FD, r, nu, st, b0, b1, out)
+
+
+@njit(**NJIT_ORDERED_PARALLEL)
+def resampled_sums_all(X, states, chunk, out):
+    """:func:`resampled_sums` over every chunk (``states.shape[0]`` of them) as one ``prange``
+    region: a short round of the scale tests on numba's threads (:func:`mcref.parallel.run_region`),
+    the same rows, bit for bit."""
+    for c in prange(states.shape[0]):
+        i = np.int64(c)  # prange's index is unsigned: int64, the tasks' signature (one compile)
+        resampled_sums(X, states, chunk, i, i + 1, out)
+
+
+@njit(**NJIT_ORDERED_PARALLEL)
+def t_power_sums_all(m, W, K, FL, FD, r, nu, states, chunk, out):
+    """:func:`t_power_sums` over every chunk (``states.shape[0]`` of them) as one ``prange`` region
+    (:func:`mcref.parallel.run_region`), the same rows, bit for bit."""
+    for c in prange(states.shape[0]):
+        i = np.int64(c)  # prange's index is unsigned: int64, the tasks' signature (one compile)
+        t_power_sums(m, W, K, FL, FD, r, nu, states, chunk, i, i + 1, out)
+
+
+#: rows of X written per ``prange`` iteration of :func:`z_columns_all` and :func:`rce_columns_all`
+COLUMN_ROWS = 1 << 14
+
+
+@njit(**NJIT_EXACT_PARALLEL)
+def z_columns_all(z, X):
+    """The rows (z, z², z³, z⁴) of the Z scale test into X (shape (M, 4)), x = z·z, x·z, x·x: each
+    value one IEEE product of NumPy's (:func:`mcref.verdict._scale_test._z_columns`), bit for bit,
+    written by numba's threads (its pages first touched by them: the serial writes and page faults
+    were 7 ms of the scale tests' serial 40 at M = 10⁶)."""
+    m = z.shape[0]
+    for b in prange((m + COLUMN_ROWS - 1) // COLUMN_ROWS):
+        for i in range(b * COLUMN_ROWS, min(m, (b + 1) * COLUMN_ROWS)):
+            x = z[i] * z[i]
+            X[i, 0] = z[i]
+            X[i, 1] = x
+            X[i, 2] = x * z[i]
+            X[i, 3] = x * x
+
+
+@njit(**NJIT_EXACT_PARALLEL)
+def rce_columns_all(E, v, scale, X):
+    """The rows (e, v, e², v², e·v) of the RCE scale test into X (shape (M, 5)), e = E²/s (``v``:
+    u²/s already, s = ``scale``): the IEEE operations of NumPy's in-place columns
+    (:func:`mcref.verdict._scale_test._rce_columns`), bit for bit, on numba's threads (about 60 of
+    the scale tests' serial ms at M = 10⁶ were these writes and their page faults)."""
+    m = E.shape[0]
+    for b in prange((m + COLUMN_ROWS - 1) // COLUMN_ROWS):
+        for i in range(b * COLUMN_ROWS, min(m, (b + 1) * COLUMN_ROWS)):
+            e = E[i] * E[i] / scale
+            w = v[i]
+            X[i, 0] = e
+            X[i, 1] = w
+            X[i, 2] = e * e
+            X[i, 3] = w * w
+            X[i, 4] = e * w

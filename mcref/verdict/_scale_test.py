@@ -135,8 +135,14 @@ def bootstrap_sums(X, n_boot: int, seed) -> np.ndarray:
 
 def _z_columns(z: np.ndarray) -> np.ndarray:
     """The rows (z, z², z³, z⁴) of the scale test, written in place (no M-sized temporaries:
-    the same bits as ``np.column_stack([z, x, x * z, x * x])``, x = z·z)."""
+    the same bits as ``np.column_stack([z, x, x * z, x * x])``, x = z·z), by numba's threads
+    where they may run (:func:`mcref.kernels.resample.z_columns_all`)."""
+    from ..kernels.resample import z_columns_all
+    from ..parallel import run_region
+
     X = np.empty((z.size, 4))
+    if run_region(lambda: z_columns_all(z, X), z.size, 4.0, phase="scale tests"):
+        return X
     X[:, 0] = z
     np.multiply(z, z, out=X[:, 1])
     np.multiply(X[:, 1], z, out=X[:, 2])
@@ -245,7 +251,7 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     """
     from .._distfit import fit_t
     from .._checks import as_float_array
-    from ..kernels.resample import t_power_sums
+    from ..kernels.resample import t_power_sums, t_power_sums_all
     from ..kernels.variates import t_ziggurat
 
     stats = [stats] if isinstance(stats, str) else list(stats)
@@ -257,7 +263,8 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
         raise ValueError("`Z` must be finite")
     if np.all(z == z[0]):
         raise ValueError("`Z` is constant: no studentized test exists")
-    nu = float(fit_t(z).nu) if nu is None else float(nu)  # nu: the fit of these Z, already made
+    zs = np.sort(z) if clusters is None else None  # resampled in sorted order (below); the fit's start reads it
+    nu = float(fit_t(z, sorted_z=zs).nu) if nu is None else float(nu)  # nu: the fit of these Z, already made
     if not nu > 2.0:
         raise ValueError(f"the Student t fitted to Z has nu = {nu:.3g} <= 2: no unit-variance t exists")
     m = z.size
@@ -275,13 +282,14 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
         return _finish(stats, lambda n, s: _cluster_z_stat(n, s, G), X.sum(axis=0), bootstrap_sums(X, n_boot, ss_boot),
                        {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
     # resampled in sorted order: the test is a function of the multiset of Z (the same p in any row order)
-    X = _z_columns(np.sort(z))
+    X = _z_columns(zs)
     obs = X.sum(axis=0)
     sums = _round_sums(cache, "z", n_boot, lambda b, n: _resampled(X, ss_boot, b, n))
     nu_t = nu if nu < T_NORMAL_NU else np.inf
     tab = t_ziggurat(nu_t)
     tsums = _round_sums(cache, "t", n_boot, lambda b, n: _tasks(
-        lambda states, c0, c1, out: t_power_sums(m, *tab, states, 1, c0, c1, out), _streams(ss_t, b, n), 4, m, (b, n)))
+        lambda states, c0, c1, out: t_power_sums(m, *tab, states, 1, c0, c1, out), _streams(ss_t, b, n), 4, m, (b, n),
+        lambda states, out: t_power_sums_all(m, *tab, states, 1, out)))
     return _finish(stats, lambda n, s: _z_stat(n, s, m, SCALE_TESTED[n]), obs, sums,
                    {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
 
@@ -324,24 +332,28 @@ def _streams(ss: np.random.SeedSequence, b: int, n: int) -> np.ndarray:
     return repeat_states(chunk_states(ss, -(-n // CHUNK))[b0:], CHUNK, b - b0 * CHUNK, n - b0 * CHUNK)
 
 
-def _tasks(kernel, states: np.ndarray, k: int, m: int, span: tuple[int, int]) -> np.ndarray:
+def _tasks(kernel, states: np.ndarray, k: int, m: int, span: tuple[int, int], region=None) -> np.ndarray:
     """The rows (one per replicate, ``k`` sums each) of ``kernel(states, c0, c1, out)`` over the
-    replicates' ``states``, threads over ranges of replicates (:func:`mcref.parallel.over_tasks`,
-    a replicate ``m`` elements of work; recorded for the parallel profile with ``span``)."""
-    from ..parallel import over_tasks
+    replicates' ``states``: one ``prange`` region ``region(states, out)`` when given and the round is
+    short (:func:`mcref.parallel.run_region`), else threads over ranges of replicates
+    (:func:`mcref.parallel.over_tasks`); a replicate is ``m`` elements of work, recorded for the
+    parallel profile with ``span``. The same rows, bit for bit, either way."""
+    from ..parallel import over_tasks, run_region
 
-    out = np.empty((states.shape[0], k))
-    over_tasks(lambda c0, c1: kernel(states, c0, c1, out), states.shape[0], float(m), phase="scale tests", span=span)
+    n = states.shape[0]
+    out = np.empty((n, k))
+    if region is None or not run_region(lambda: region(states, out), n, float(m), phase="scale tests", span=span):
+        over_tasks(lambda c0, c1: kernel(states, c0, c1, out), n, float(m), phase="scale tests", span=span)
     return out
 
 
 def _resampled(X: np.ndarray, ss: np.random.SeedSequence, b: int, n: int) -> np.ndarray:
     """Replicates b ≤ r < n of :func:`bootstrap_sums` (X, n, ss), ``ss`` not spawned yet."""
-    from ..kernels.resample import resampled_sums
+    from ..kernels.resample import resampled_sums, resampled_sums_all
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     return _tasks(lambda states, c0, c1, out: resampled_sums(X, states, 1, c0, c1, out), _streams(ss, b, n),
-                  X.shape[1], X.shape[0], (b, n))
+                  X.shape[1], X.shape[0], (b, n), lambda states, out: resampled_sums_all(X, states, 1, out))
 
 
 def _round_sums(cache: dict | None, key: str, n: int, compute) -> np.ndarray:
@@ -402,6 +414,26 @@ def _rce_rho(z: np.ndarray, gid: np.ndarray) -> float:
     return float(min(max(r, 0.0), 0.95))
 
 
+def _rce_columns(E: np.ndarray, v: np.ndarray, scale: float) -> np.ndarray:
+    """The rows (e, v, e², v², e·v) of the RCE scale test, e = E²/``scale`` (``v``: u² already divided
+    by ``scale``), written in place (no M-sized temporaries; the same bits as the column stack of
+    :func:`_rce_test`'s clustered branch), by numba's threads where they may run
+    (:func:`mcref.kernels.resample.rce_columns_all`)."""
+    from ..kernels.resample import rce_columns_all
+    from ..parallel import run_region
+
+    X = np.empty((v.size, 5))
+    if run_region(lambda: rce_columns_all(E, v, scale, X), v.size, 5.0, phase="scale tests"):
+        return X
+    np.multiply(E, E, out=X[:, 0])
+    X[:, 0] /= scale
+    X[:, 1] = v
+    np.multiply(X[:, 0], X[:, 0], out=X[:, 2])
+    np.multiply(X[:, 1], X[:, 1], out=X[:, 3])
+    np.multiply(X[:, 0], X[:, 1], out=X[:, 4])
+    return X
+
+
 def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, sorted_pairs=None,
               cache: dict | None = None) -> ScaleTest:
     """:func:`rce_test` on arrays checked by the caller (``validate`` checks once). The pairs are
@@ -439,16 +471,9 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, so
         rho = _rce_rho(z, gid)
         e, v = np.bincount(gid, e), np.bincount(gid, v)
         X = np.column_stack([e, v, e * e, v * v, e * v])
-    else:  # the columns written in place (no M-sized temporaries), the same bits as the stack above
-        X = np.empty((v.size, 5))
-        np.multiply(E, E, out=X[:, 0])
-        del E, u
-        X[:, 0] /= scale
-        X[:, 1] = v
-        del v
-        np.multiply(X[:, 0], X[:, 0], out=X[:, 2])
-        np.multiply(X[:, 1], X[:, 1], out=X[:, 3])
-        np.multiply(X[:, 0], X[:, 1], out=X[:, 4])
+    else:
+        X = _rce_columns(E, v, scale)
+        del E, u, v
     obs = X.sum(axis=0)
     sums = _round_sums(cache if clusters is None else None, "rce", n_boot, lambda b, n: _resampled(X, ss, b, n))
     if clusters is not None and nu > 2.0:  # the t(ν̂) reference in the same clusters (after the bootstrap's streams)
