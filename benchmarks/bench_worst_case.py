@@ -50,6 +50,12 @@ one run, ``--seed 0``: **96.8 s, peak 1861 MiB**; ZMS p = 0.00195 after 1024 rep
 unreliable (shape screen), CC, ENCE and ZMSE valid after 64, joint invalid (p = 0.0039): the same
 p and verdicts as above.
 
+2026-11-28 14:50 UTC, same machine, after the resampling's upper splits drew by BTPE (a new
+resampling stream) and the t fit's passes and the scale tests' short rounds became ``prange``
+regions, one run, ``--seed 0``: **95.9 s, peak 1863 MiB**; ZMS p = 0.0039 after 1024 replicates
+(the new stream's draw; 0.00195 before), RCE unreliable, CC, ENCE and ZMSE valid after 64, joint
+invalid (p = 0.0078): the same verdicts.
+
 A permutation row at the cap costs 2000 repeats of the permutation D: at 10⁷ about 0.22 s each
 (docs/guide/performance.md), so a set whose CC sits at α would still take over 5 min.
 """
