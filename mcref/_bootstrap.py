@@ -433,8 +433,9 @@ def replicates_per_task(n_boot: int) -> int:
     return max(1, n_boot // MIN_TASKS)
 
 
-#: a resampling task's scratch, bytes per point at most (boot_kernel: counts 8, tie rows 16, CC's buffer 16)
-BOOT_BYTES_PER_POINT = 40.0
+#: a resampling task's scratch, bytes per point at most (boot_kernel: counts 4, tie rows 16, CC's buffer 8;
+#: 40 until CC's buffer held (w, w·x) as float64 and the counts were int64)
+BOOT_BYTES_PER_POINT = 28.0
 
 
 def _by_tasks(call, n_boot: int, m: int, phase) -> None:

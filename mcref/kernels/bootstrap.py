@@ -22,7 +22,7 @@ from numba import njit
 from ._config import NJIT
 from .rng import (COUNT, LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf, multinomial_split,
                   multinomial_start)
-from .stats import CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs, prefix_counts
+from .stats import CC, N_RAW, N_SUMS, RANK_BUF, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs, prefix_counts
 
 
 #: leaves of counts drawn before their sums are taken (:func:`boot_kernel`): 16 leaves, 16 KiB of
@@ -190,7 +190,7 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     corr = np.zeros((n_bins + 1, 2))
     cuts = np.empty(n_bins + 1, dtype=np.int64)
     row = np.empty(m + 1 if need_ties else 0, dtype=np.int64)
-    buf = np.empty((m if need_cc else 0, 2))
+    buf = np.empty((m if need_cc else 0, 2), dtype=RANK_BUF)
     res = np.empty(n_codes)
     for r in range(r0, r1):
         raw[:] = 0.0

@@ -373,12 +373,19 @@ def bin_sums(w, starts, u2, E2, z2, acc, corr):
 RANK_BLOCK = 1 << 15
 
 
+#: dtype of :func:`rank_corr`'s buffer: a point's (w_i, 2·p + C + 1), 8 bytes where (w_i, w_i·x_i) as
+#: float64 took 16: the u pass writes and the |E| pass reads it once per replicate, M at random
+#: inside blocks, and at M = 10⁶ two threads' traffic set the bootstrap's pace (twice the average
+#: rank of a run is an integer below 2³² for M < 2³¹)
+RANK_BUF = np.uint32
+
+
 @njit(**NJIT)
 def touch(buf, lo, hi):
-    """Read one value per cache line of ``buf[lo:hi]`` (sequential, prefetched): brings a
-    block into cache before :func:`rank_corr` reads it at random."""
-    t = 0.0
-    for j in range(lo, hi, 4):
+    """Read one value per cache line of ``buf[lo:hi]`` (sequential, prefetched; rows of 8 bytes):
+    brings a block into cache before :func:`rank_corr` reads it at random."""
+    t = 0
+    for j in range(lo, hi, 8):
         t += buf[j, 0]
     return t
 
@@ -391,12 +398,14 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
     those of |E| over the points in |E| order. A tie group of total multiplicity C
     starting after p copies gets the centred rank x = p + (C + 1)/2 − (n + 1)/2, and
     Σ C x² = (n³ − n − Σ(C³ − C))/12 (ties among copies included). The u pass writes,
-    for point i, ``buf[slot[i]] = (w_i, w_i·x_i)``; the |E| pass reads ``buf[eslot[k]]``
-    for the k-th point by |E| and sums y·Σ w x over its groups. ``slot`` places the
-    points by blocks of RANK_BLOCK positions of the |E| order (``mcref.stats.rank_slots``),
-    so the u pass writes M/RANK_BLOCK sequential streams and the |E| pass reads at random
-    only inside one cache-sized block (docs/methods.md, "Bootstrap"). ``buf`` is scratch
-    (M, 2); running positions are integers (1-cycle dependency chain).
+    for point i, ``buf[slot[i]] = (w_i, q_i)`` with q = 2p + C + 1 (twice its run's average
+    rank: an integer, so x = q/2 − (n + 1)/2 exactly as p + (C + 1)/2 − (n + 1)/2); the |E| pass
+    reads ``buf[eslot[k]]`` for the k-th point by |E| and sums y·Σ w x over its groups.
+    ``slot`` places the points by blocks of RANK_BLOCK positions of the |E| order
+    (``mcref.stats.rank_slots``), so the u pass writes M/RANK_BLOCK sequential streams and the
+    |E| pass reads at random only inside one cache-sized block (docs/methods.md, "Bootstrap").
+    ``buf`` is scratch (M, 2) of :data:`RANK_BUF`; running positions are integers (1-cycle
+    dependency chain).
     """
     m = w.shape[0]
     n = 0
@@ -410,8 +419,8 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
             ci = w[i]
             c = np.float64(ci)
             j = slot[i]
-            buf[j, 0] = c
-            buf[j, 1] = c * (np.float64(p) + 0.5 * (c + 1.0) - mid)
+            buf[j, 0] = ci
+            buf[j, 1] = 2 * p + ci + 1
             tu += c * (c * c - 1.0)
             p += ci
     else:
@@ -419,45 +428,48 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
             ci = 0
             for i in range(ugs[g], ugs[g + 1]):
                 ci += w[i]
-            c = np.float64(ci)
-            r = np.float64(p) + 0.5 * (c + 1.0) - mid
+            q = 2 * p + ci + 1
             for i in range(ugs[g], ugs[g + 1]):
-                wi = np.float64(w[i])
                 j = slot[i]
-                buf[j, 0] = wi
-                buf[j, 1] = wi * r
+                buf[j, 0] = w[i]
+                buf[j, 1] = q
+            c = np.float64(ci)
             tu += c * (c * c - 1.0)
             p += ci
     p = 0
     te = 0.0
     sxy = 0.0
-    warm = 0.0
+    warm = 0
     if egs.shape[0] == m + 1:  # no tied |E|
         for b0 in range(0, m, RANK_BLOCK):
             b1 = min(b0 + RANK_BLOCK, m)
             warm += touch(buf, b0, b1)
             for k in range(b0, b1):
                 j = eslot[k]
-                c = buf[j, 0]
-                sxy += (np.float64(p) + 0.5 * (c + 1.0) - mid) * buf[j, 1]
+                ci = np.int64(buf[j, 0])
+                c = np.float64(ci)
+                wx = c * (0.5 * np.float64(buf[j, 1]) - mid)
+                sxy += (np.float64(p) + 0.5 * (c + 1.0) - mid) * wx
                 te += c * (c * c - 1.0)
-                p += np.int64(c)
+                p += ci
     else:
         nxt = 0
         for g in range(egs.shape[0] - 1):
-            c = 0.0
+            ci = 0
             sx = 0.0
             for k in range(egs[g], egs[g + 1]):
                 if k == nxt:
                     warm += touch(buf, np.int64(k), min(k + RANK_BLOCK, m))  # k is egs's int32: one signature
                     nxt += RANK_BLOCK
                 j = eslot[k]
-                c += buf[j, 0]
-                sx += buf[j, 1]
+                wi = np.int64(buf[j, 0])
+                ci += wi
+                sx += np.float64(wi) * (0.5 * np.float64(buf[j, 1]) - mid)
+            c = np.float64(ci)
             sxy += (np.float64(p) + 0.5 * (c + 1.0) - mid) * sx
             te += c * (c * c - 1.0)
-            p += np.int64(c)
-    sxy += 0.0 * warm  # keeps the touches (no nnan/ninf: not folded away)
+            p += ci
+    sxy += 0.0 * np.float64(warm)  # keeps the touches (no nnan/ninf: not folded away)
     nf = np.float64(n)
     cube = nf * (nf * nf - 1.0)
     return sxy / np.sqrt((cube - tu) * (cube - te)) * 12.0
