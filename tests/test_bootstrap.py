@@ -144,6 +144,37 @@ def test_replicates_are_the_same_bits_alone_and_beside_cc():
             np.testing.assert_array_equal(alone[name].distribution, with_cc[name].distribution)
 
 
+@pytest.mark.parametrize("tied", [False, True])
+def test_cc_replicates_block_u_pass_are_the_whole_pass_bits(tied):
+    """Where u has no ties (and no tie split needs all M counts) the kernel takes CC's u pass block
+    by block as it draws the counts (``rank_u_run``), keeping no whole count array; its replicates are
+    bit for bit those of the whole pass (``rank_corr``, via ``eval_weighted``) on the same counts, at
+    an M of several blocks of 4096 points and of two rank blocks. Tied u: the whole pass both ways."""
+    from mcref.kernels import stats as K
+
+    rng = np.random.default_rng(29)
+    m = 70_001
+    u = rng.lognormal(0.0, 0.4, m)
+    if tied:
+        u = np.round(u, 2)
+    E = u * rng.standard_normal(m)
+    n_boot = 6
+    res = BS.bootstrap_many(["CC"], E, u, n_boot=n_boot, seed=9, method="percentile")
+    idx = BS.resample_indices(u, n_boot, seed=9)
+    prep = S.prepare(E, u, None)
+    pos = np.empty(m, dtype=np.int64)
+    pos[prep.order] = np.arange(m)  # input row -> u-sorted position
+    codes = np.array([K.CC], dtype=np.int64)
+    for b in range(n_boot):
+        w = np.bincount(pos[idx[b]], minlength=m).astype(K.COUNT)
+        out = np.empty(1)
+        K.eval_weighted(codes, w, *prep.kernel_args(), np.empty(K.N_RAW), np.empty(K.N_SUMS), np.empty((prep.n_bins, 4)),
+                        np.zeros((prep.n_bins + 1, 2)), np.empty((m, 2), dtype=K.RANK_BUF), out)
+        assert out[0] == res["CC"].distribution[b]
+        if not tied:  # and Spearman's ρ of the resampled rows, to rounding
+            assert out[0] == pytest.approx(sps.spearmanr(np.abs(E[idx[b]]), u[idx[b]])[0], abs=1e-12)
+
+
 def test_replicates_qm9(qm9):
     E, u = qm9
     idx = BS.resample_indices(u, 4, seed=9, n_bins=20)

@@ -22,7 +22,8 @@ from numba import njit
 from ._config import NJIT
 from .rng import (COUNT, LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf, multinomial_split,
                   multinomial_start)
-from .stats import CC, N_RAW, N_SUMS, RANK_BUF, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs, prefix_counts
+from .stats import (CC, N_RAW, N_SUMS, RANK_BUF, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs,
+                    prefix_counts, rank_u_run)
 
 
 #: leaves of counts drawn before their sums are taken (:func:`boot_kernel`): 16 leaves, 16 KiB of
@@ -175,10 +176,13 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     need, need_bins = needs(codes)
     need_ties = need_bins and groups.shape[0] > 0
     need_cc = has_code(codes, CC)
+    # CC's u pass block by block as the counts are drawn, where u has no ties and no tie split needs
+    # the whole counts (rank_u_run: the same operations in the same order as rank_corr's)
+    cc_blocks = need_cc and not need_ties and ugs.shape[0] == m + 1
     tarr = np.empty(4, dtype=np.uint64)
-    # the whole multiplicities only for CC's rank pass and the tie splits; otherwise one block's
-    # counts, reused: an M-sized array written per replicate left the caches at M = 10⁶
-    whole = need_cc or need_ties
+    # the whole multiplicities only for CC's rank pass over tied u and the tie splits; otherwise one
+    # block's counts, reused: an M-sized array written per replicate left the caches at M = 10⁶
+    whole = (need_cc and not cc_blocks) or need_ties
     leaf = np.int64(1) << LEAF_BITS
     w = np.empty(m if whole else min(m, BLOCK_LEAVES * leaf), dtype=COUNT)
     zero = np.int64(0)
@@ -201,6 +205,8 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
         if need_ties:  # without tie splits ``tstates`` is not read (may be any (B, 4) array)
             for j in range(4):
                 tarr[j] = tstates[r, j]
+        pc = zero  # CC's u pass: copies so far, Σ(C³ − C)
+        tu = 0.0
         sp = multinomial_start(stack, m, m)
         while sp > 0:
             blo = bhi = zero  # a block of up to BLOCK_LEAVES leaves, in order
@@ -218,12 +224,14 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
                          u2[blo:bhi], lnu2[blo:bhi], raw)
             if need_bins:
                 b, p = bin_acc(wb, zero, bhi - blo, leaf, starts, u2[blo:bhi], E2[blo:bhi], z2[blo:bhi], acc, b, p)
+            if cc_blocks:
+                pc, tu = rank_u_run(wb, slot[blo:bhi], buf, pc, tu)
         if need_ties:
             prefix_counts(w, cs)
             split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
         if need_bins:
             bin_finish(starts, acc, corr)
-        finish_codes(codes, raw, s, acc, np.float64(m), w, ugs, slot, eslot, egs, buf, res)
+        finish_codes(codes, raw, s, acc, np.float64(m), w, ugs, slot, eslot, egs, buf, res, tu if cc_blocks else -1.0)
         for k in range(n_codes):
             out[k, r] = res[k]
 

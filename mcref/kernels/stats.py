@@ -391,51 +391,29 @@ def touch(buf, lo, hi):
 
 
 @njit(**NJIT)
-def rank_corr(w, ugs, slot, eslot, egs, buf):
-    """Spearman ρ of (u, |E|) with multiplicities ``w``: Pearson correlation of average ranks.
+def rank_u_run(w, slot, buf, p, tu):
+    """The u pass of :func:`rank_corr` where u has no ties, over the consecutive points of ``w`` (one
+    point per run): ``buf[slot[i]] = (w_i, 2p + w_i + 1)``, p the copies before point i; returns
+    the new ``(p, tu)``, tu += w_i(w_i² − 1). Called on the whole array, or block by block as the
+    bootstrap draws its counts (:func:`mcref.kernels.bootstrap.boot_kernel`): the same operations
+    in the same order."""
+    for i in range(w.shape[0]):
+        ci = w[i]
+        c = np.float64(ci)
+        j = slot[i]
+        buf[j, 0] = ci
+        buf[j, 1] = 2 * p + ci + 1
+        tu += c * (c * c - 1.0)
+        p += ci
+    return p, tu
 
-    ``ugs`` are the starts of the tie groups of u (sorted order, last = M) and ``egs``
-    those of |E| over the points in |E| order. A tie group of total multiplicity C
-    starting after p copies gets the centred rank x = p + (C + 1)/2 − (n + 1)/2, and
-    Σ C x² = (n³ − n − Σ(C³ − C))/12 (ties among copies included). The u pass writes,
-    for point i, ``buf[slot[i]] = (w_i, q_i)`` with q = 2p + C + 1 (twice its run's average
-    rank: an integer, so x = q/2 − (n + 1)/2 exactly as p + (C + 1)/2 − (n + 1)/2); the |E| pass
-    reads ``buf[eslot[k]]`` for the k-th point by |E| and sums y·Σ w x over its groups.
-    ``slot`` places the points by blocks of RANK_BLOCK positions of the |E| order
-    (``mcref.stats.rank_slots``), so the u pass writes M/RANK_BLOCK sequential streams and the
-    |E| pass reads at random only inside one cache-sized block (docs/methods.md, "Bootstrap").
-    ``buf`` is scratch (M, 2) of :data:`RANK_BUF`; running positions are integers (1-cycle
-    dependency chain).
-    """
-    m = w.shape[0]
-    n = 0
-    for i in range(m):
-        n += w[i]
+
+@njit(**NJIT)
+def rank_e_pass(n, tu, eslot, egs, buf):
+    """The |E| pass of :func:`rank_corr` and ρ, from ``buf`` filled by the u pass (``n`` copies in
+    all, ``tu`` = Σ(C³ − C) over u's runs)."""
+    m = eslot.shape[0]
     mid = 0.5 * np.float64(n + 1)
-    p = 0
-    tu = 0.0  # Σ (C³ − C) over the tie groups of u
-    if ugs.shape[0] == m + 1:  # no tied u: one point per group, ugs not read
-        for i in range(m):
-            ci = w[i]
-            c = np.float64(ci)
-            j = slot[i]
-            buf[j, 0] = ci
-            buf[j, 1] = 2 * p + ci + 1
-            tu += c * (c * c - 1.0)
-            p += ci
-    else:
-        for g in range(ugs.shape[0] - 1):
-            ci = 0
-            for i in range(ugs[g], ugs[g + 1]):
-                ci += w[i]
-            q = 2 * p + ci + 1
-            for i in range(ugs[g], ugs[g + 1]):
-                j = slot[i]
-                buf[j, 0] = w[i]
-                buf[j, 1] = q
-            c = np.float64(ci)
-            tu += c * (c * c - 1.0)
-            p += ci
     p = 0
     te = 0.0
     sxy = 0.0
@@ -475,11 +453,53 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
     return sxy / np.sqrt((cube - tu) * (cube - te)) * 12.0
 
 
+@njit(**NJIT)
+def rank_corr(w, ugs, slot, eslot, egs, buf):
+    """Spearman ρ of (u, |E|) with multiplicities ``w``: Pearson correlation of average ranks.
+
+    ``ugs`` are the starts of the tie groups of u (sorted order, last = M) and ``egs``
+    those of |E| over the points in |E| order. A tie group of total multiplicity C
+    starting after p copies gets the centred rank x = p + (C + 1)/2 − (n + 1)/2, and
+    Σ C x² = (n³ − n − Σ(C³ − C))/12 (ties among copies included). The u pass writes,
+    for point i, ``buf[slot[i]] = (w_i, q_i)`` with q = 2p + C + 1 (twice its run's average
+    rank: an integer, so x = q/2 − (n + 1)/2 exactly as p + (C + 1)/2 − (n + 1)/2); the |E| pass
+    reads ``buf[eslot[k]]`` for the k-th point by |E| and sums y·Σ w x over its groups.
+    ``slot`` places the points by blocks of RANK_BLOCK positions of the |E| order
+    (``mcref.stats.rank_slots``), so the u pass writes M/RANK_BLOCK sequential streams and the
+    |E| pass reads at random only inside one cache-sized block (docs/methods.md, "Bootstrap").
+    ``buf`` is scratch (M, 2) of :data:`RANK_BUF`; running positions are integers (1-cycle
+    dependency chain).
+    """
+    m = w.shape[0]
+    n = 0
+    for i in range(m):
+        n += w[i]
+    tu = 0.0  # Σ (C³ − C) over the tie groups of u
+    if ugs.shape[0] == m + 1:  # no tied u: one point per group, ugs not read
+        _p, tu = rank_u_run(w, slot, buf, np.int64(0), tu)
+    else:
+        p = 0
+        for g in range(ugs.shape[0] - 1):
+            ci = 0
+            for i in range(ugs[g], ugs[g + 1]):
+                ci += w[i]
+            q = 2 * p + ci + 1
+            for i in range(ugs[g], ugs[g + 1]):
+                j = slot[i]
+                buf[j, 0] = w[i]
+                buf[j, 1] = q
+            c = np.float64(ci)
+            tu += c * (c * c - 1.0)
+            p += ci
+    return rank_e_pass(n, tu, eslot, egs, buf)
+
+
 @njit(**NJIT, inline="always")
-def finish_codes(codes, raw, s, acc, n_total, w, ugs, slot, eslot, egs, buf, out):
+def finish_codes(codes, raw, s, acc, n_total, w, ugs, slot, eslot, egs, buf, out, tu=-1.0):
     """``out[k]`` = statistic ``codes[k]`` from the mean sums ``raw`` (:func:`mean_acc`), the
     bin sums ``acc`` (:func:`bin_acc`, :func:`bin_finish`) and, for CC, the ranks of the
-    multiset ``w`` (:func:`rank_corr`); ``s`` is scratch (N_SUMS)."""
+    multiset ``w`` (:func:`rank_corr`); ``s`` is scratch (N_SUMS). ``tu`` ≥ 0: CC's u pass is done
+    already (``buf`` filled, ``tu`` its Σ(C³ − C); ``w`` unread), only its |E| pass is left."""
     mean_finish(raw, s)
     for k in range(codes.shape[0]):
         c = codes[k]
@@ -487,6 +507,8 @@ def finish_codes(codes, raw, s, acc, n_total, w, ugs, slot, eslot, egs, buf, out
             out[k] = finish_mean(c, s)
         elif is_binned_code(c):
             out[k] = finish_binned(c, acc, n_total)
+        elif tu >= 0.0:
+            out[k] = rank_e_pass(np.int64(n_total), tu, eslot, egs, buf)
         else:
             out[k] = rank_corr(w, ugs, slot, eslot, egs, buf)
 
