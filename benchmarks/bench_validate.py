@@ -420,6 +420,21 @@ Over five runs at 10⁵ the scale tests gave 1.70–1.81 and the jackknife 1.57�
 the VM's wake-up latencies swing); before the regions the t fit gave 1.39–1.51 and the scale tests
 1.64–1.72 in the same hour. The bootstrap at 10⁶ (1.52–1.93 over the day) is memory traffic.
 
+Then CC's rank buffer took 8 bytes a point and its u pass ran block by block as the bootstrap draws
+its counts; ``--profile --ms 1e7 --n-boot 1000 --n-mc 500 --reps 1`` (15:40 UTC, one run each, load
+average after 1.8; the columns' 2¹⁴-row blocks counted in the scale tests' tasks since)::
+
+    M = 1e7                      tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6      85.4      45.2  1.89
+    jackknife                    43428    0.04%   15.9   63.5      4.43      2.53  1.75
+    references                      64    1.56%   16.0   64.0      11.9      6.73  1.77
+    scale tests                   (columns as items)  16.0   64.0      15.4      8.29  1.86
+    scale tests, first round       192    0.52%   16.0   64.0      6.35       3.3  1.92
+    t fit                        38076    0.00%   15.9   62.6      2.27      1.25  1.81
+
+The bootstrap at 10⁷: 98.7 → 85.4 s on one thread and 55 → 45.2 s on two since 12:23 UTC (the
+BTPE splits, CC's smaller buffer and block-wise u pass).
+
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
 

@@ -137,11 +137,11 @@ def _z_columns(z: np.ndarray) -> np.ndarray:
     """The rows (z, z², z³, z⁴) of the scale test, written in place (no M-sized temporaries:
     the same bits as ``np.column_stack([z, x, x * z, x * x])``, x = z·z), by numba's threads
     where they may run (:func:`mcref.kernels.resample.z_columns_all`)."""
-    from ..kernels.resample import z_columns_all
+    from ..kernels.resample import COLUMN_ROWS, z_columns_all
     from ..parallel import run_region
 
     X = np.empty((z.size, 4))
-    if run_region(lambda: z_columns_all(z, X), z.size, 4.0, phase="scale tests"):
+    if run_region(lambda: z_columns_all(z, X), -(-z.size // COLUMN_ROWS), 4.0 * COLUMN_ROWS, phase="scale tests"):
         return X
     X[:, 0] = z
     np.multiply(z, z, out=X[:, 1])
@@ -419,11 +419,12 @@ def _rce_columns(E: np.ndarray, v: np.ndarray, scale: float) -> np.ndarray:
     by ``scale``), written in place (no M-sized temporaries; the same bits as the column stack of
     :func:`_rce_test`'s clustered branch), by numba's threads where they may run
     (:func:`mcref.kernels.resample.rce_columns_all`)."""
-    from ..kernels.resample import rce_columns_all
+    from ..kernels.resample import COLUMN_ROWS, rce_columns_all
     from ..parallel import run_region
 
     X = np.empty((v.size, 5))
-    if run_region(lambda: rce_columns_all(E, v, scale, X), v.size, 5.0, phase="scale tests"):
+    if run_region(lambda: rce_columns_all(E, v, scale, X), -(-v.size // COLUMN_ROWS), 5.0 * COLUMN_ROWS,
+                  phase="scale tests"):
         return X
     np.multiply(E, E, out=X[:, 0])
     X[:, 0] /= scale
