@@ -471,7 +471,7 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
     dependency chain).
     """
     m = w.shape[0]
-    n = 0
+    n = np.int64(0)  # not the literal 0: rank_e_pass would compile once more for Literal[int](0)
     for i in range(m):
         n += w[i]
     tu = 0.0  # Σ (C³ − C) over the tie groups of u
@@ -495,11 +495,12 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
 
 
 @njit(**NJIT, inline="always")
-def finish_codes(codes, raw, s, acc, n_total, w, ugs, slot, eslot, egs, buf, out, tu=-1.0):
+def finish_codes(codes, raw, s, acc, n_total, w, ugs, slot, eslot, egs, buf, out, tu):
     """``out[k]`` = statistic ``codes[k]`` from the mean sums ``raw`` (:func:`mean_acc`), the
     bin sums ``acc`` (:func:`bin_acc`, :func:`bin_finish`) and, for CC, the ranks of the
     multiset ``w`` (:func:`rank_corr`); ``s`` is scratch (N_SUMS). ``tu`` ≥ 0: CC's u pass is done
-    already (``buf`` filled, ``tu`` its Σ(C³ − C); ``w`` unread), only its |E| pass is left."""
+    already (``buf`` filled, ``tu`` its Σ(C³ − C); ``w`` unread), only its |E| pass is left; −1.0:
+    the whole pass (always passed as a float: an omitted default compiled a second ``rank_e_pass``)."""
     mean_finish(raw, s)
     for k in range(codes.shape[0]):
         c = codes[k]
@@ -535,7 +536,7 @@ def eval_weighted(codes, w, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslo
         mean_acc(w, np.int64(0), w.shape[0], max(w.shape[0], 1), need, z, zshift, z2, E2, u2, lnu2, raw)
     if need_bins:
         bin_sums(w, starts, u2, E2, z2, acc, corr)
-    finish_codes(codes, raw, s, acc, np.float64(z.shape[0]), w, ugs, slot, eslot, egs, buf, out)
+    finish_codes(codes, raw, s, acc, np.float64(z.shape[0]), w, ugs, slot, eslot, egs, buf, out, -1.0)
 
 
 @njit(**NJIT_EXACT)

@@ -151,7 +151,7 @@ def _eval_units(codes, need, need_bins, need_ties, w, n, tarr, groups, z, zshift
             prefix_counts(w, cs)
             split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
         bin_finish(starts, acc, corr)
-    finish_codes(codes, raw, sums, acc, np.float64(n), w, ugs, slot, eslot, egs, buf, res)
+    finish_codes(codes, raw, sums, acc, np.float64(n), w, ugs, slot, eslot, egs, buf, res, -1.0)
 
 
 @njit(**NJIT)
