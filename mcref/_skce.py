@@ -30,7 +30,7 @@ from scipy import stats as sps
 from ._checks import as_float_array, check_choice, check_int, check_positive_number, check_probability, check_seed
 from .kernels import skce as _k
 from .kernels.rng import chunk_states
-from .parallel import serial_blas
+from .parallel import parallel_kernel, serial_blas
 
 __all__ = ["skce", "skce_test", "ucme", "skce_length_scales", "default_skce_n_mc", "default_skce_n_boot", "SKCETest",
            "DEFAULT_CME_LOCATIONS"]
@@ -274,11 +274,11 @@ def _statistic(p: _Prepared, mode: int, estimator: str, block_size: int, y=None)
     y = p.y if y is None else y
     n = y.size
     if estimator == "unbiased":
-        return _k.pair_sum(p.code, mode, y, p.P, p.S, p.rho) * (2.0 / (n * (n - 1.0)))
+        return parallel_kernel(_k.pair_sum)(p.code, mode, y, p.P, p.S, p.rho) * (2.0 / (n * (n - 1.0)))
     if estimator == "biased":
-        return (2.0 * _k.pair_sum(p.code, mode, y, p.P, p.S, p.rho)
-                + _k.diag_sum(p.code, mode, y, p.P, p.S, p.rho)) / (float(n) * n)
-    sums = _k.block_sums(p.code, mode, y, p.P, p.S, p.rho, block_size)
+        return (2.0 * parallel_kernel(_k.pair_sum)(p.code, mode, y, p.P, p.S, p.rho)
+                + parallel_kernel(_k.diag_sum)(p.code, mode, y, p.P, p.S, p.rho)) / (float(n) * n)
+    sums = parallel_kernel(_k.block_sums)(p.code, mode, y, p.P, p.S, p.rho, block_size)
     return math.fsum(sums) / (sums.size * block_size * (block_size - 1) / 2.0)
 
 
@@ -369,7 +369,7 @@ def _block_test(p: _Prepared, block_size: int, alpha: float) -> SKCETest:
     if n_blocks < 2:
         raise ValueError(f"the asymptotic block test needs at least 2 blocks: `block_size` must be at most "
                          f"len(y) // 2 = {p.y.size // 2}, got {block_size}")
-    values = _k.block_sums(p.code, _k.FULL, p.y, p.P, p.S, p.rho, block_size) / (block_size * (block_size - 1) / 2.0)
+    values = parallel_kernel(_k.block_sums)(p.code, _k.FULL, p.y, p.P, p.S, p.rho, block_size) / (block_size * (block_size - 1) / 2.0)
     est = math.fsum(values) / n_blocks
     sd = float(np.std(values, ddof=1))
     se = sd / math.sqrt(n_blocks)
@@ -405,7 +405,7 @@ def _consistency_test(p: _Prepared, estimator: str, block_size: int, n_mc: int, 
 
     def run(lo, hi, observed):
         if serial:  # repeats in parallel, each in one thread
-            return _k.redrawn_statistics(p.code, kind, p.y, p.P, p.S, p.rho, block_size, states[lo:hi],
+            return parallel_kernel(_k.redrawn_statistics)(p.code, kind, p.y, p.P, p.S, p.rho, block_size, states[lo:hi],
                                          observed) * norm
         out = np.empty(hi - lo + 1)  # each repeat a parallel pair sum
         out[0] = _statistic(p, _k.YDEP, estimator, block_size) if observed else np.nan
@@ -443,7 +443,7 @@ def _wild_test(p: _Prepared, n_boot: int, seed, alpha: float) -> SKCETest:
     n = p.y.size
     rng = np.random.Generator(np.random.PCG64(seed_seq))
     W = np.ascontiguousarray(rng.integers(0, 2, (n_boot, n)).astype(np.float64) * 2.0 - 1.0)
-    sums = _k.wild_sums(p.code, p.y, p.P, p.S, p.rho, W) * (2.0 / (n * (n - 1.0)))
+    sums = parallel_kernel(_k.wild_sums)(p.code, p.y, p.P, p.S, p.rho, W) * (2.0 / (n * (n - 1.0)))
     est, ref = float(sums[0]), sums[1:]
     pvalue = (1.0 + np.count_nonzero(ref >= est)) / (1.0 + n_boot)
     return SKCETest(estimate=est, pvalue=pvalue, method="asymptotic_unbiased", n_test=n_boot, alpha=alpha,
@@ -465,7 +465,7 @@ def _cme_locations(n: int, n_locations, seed) -> tuple[np.ndarray, np.random.See
 def _cme_deviations(p: _Prepared, loc: np.ndarray) -> np.ndarray:
     """The n × J deviations k_P(p_i, p_j)·[k_Y(y_i, y_j) − E_{Z∼p_i} k_Y(Z, y_j)] at the locations."""
     out = np.empty((p.y.size, loc.size))
-    _k.cme_deviations(p.code, p.y, p.P, p.S, p.rho, loc, np.ascontiguousarray(p.y[loc]), out)
+    parallel_kernel(_k.cme_deviations)(p.code, p.y, p.P, p.S, p.rho, loc, np.ascontiguousarray(p.y[loc]), out)
     return out
 
 

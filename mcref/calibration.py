@@ -26,6 +26,7 @@ from scipy import stats as st
 from ._checks import check_cases, check_finite_cases, check_int, check_probability, check_seed, renamed_keywords
 from .kernels import calibration as KC
 from .kernels.rng import chunk_states
+from .parallel import parallel_kernel
 
 __all__ = ["QCEResult", "qce", "nees", "rank_calibration", "Uniformity", "uniformity"]
 
@@ -211,7 +212,7 @@ class Uniformity:
 @functools.lru_cache(maxsize=64)
 def _h_cached(n: int, grid_size: int, n_sim: int, level: float, seed: int) -> float:
     out = np.empty(n_sim)
-    KC.ecdf_max_deviation(n, grid_size, chunk_states(check_seed(seed), n_sim), out)
+    parallel_kernel(KC.ecdf_max_deviation)(n, grid_size, chunk_states(check_seed(seed), n_sim), out)
     return float(np.quantile(out, level, method="higher"))  # conservative for the discrete ECDF at small n
 
 

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 __all__ = ["map_chunks", "over_tasks", "task_items", "batch_ranges", "checkpoint", "task_profile", "record_tasks",
-           "speedup_bound", "thread_memory", "memory_threads", "serial_blas", "prange_safe", "run_region"]
+           "speedup_bound", "thread_memory", "memory_threads", "serial_blas", "prange_safe", "run_region", "parallel_kernel"]
 
 
 #: seconds between checks of the main thread while it waits for the workers
@@ -547,6 +547,34 @@ def run_region(region: Callable[[], None], n_items: int, work_per_item: float, *
     record_tasks(phase, [float(work_per_item)] * n_items, numba.get_num_threads(), "blocks", span=span)
     region()
     return True
+
+
+_twins: dict = {}
+
+
+def parallel_kernel(kernel):
+    """``kernel`` (a numba ``prange`` kernel) where :func:`prange_safe`, else its serial twin: the same
+    Python function compiled without ``parallel`` (each ``prange`` runs as ``range``, in this process
+    only: not cached, whose index the two would share). Every ``prange`` kernel of mcref writes each
+    iteration's results to their own slots, so the twin gives the same bits (tested). Called where a
+    forked child (of a parent that used GNU OpenMP: numba would terminate the child) or a
+    ``workqueue`` layer (which aborts when two threads launch regions) may run it.
+
+    Examples
+    --------
+    >>> from mcref.kernels.scores import crps_normal_kernel
+    >>> parallel_kernel(crps_normal_kernel) is crps_normal_kernel or _forked or _layer != "omp"
+    True
+    """
+    if prange_safe():
+        return kernel
+    twin = _twins.get(kernel)
+    if twin is None:
+        from numba import njit
+
+        opts = {k: v for k, v in kernel.targetoptions.items() if k not in ("parallel", "cache", "nopython")}
+        twin = _twins[kernel] = njit(**opts)(kernel.py_func)
+    return twin
 
 
 #: set in a forked child (:func:`prange_safe`)

@@ -37,6 +37,7 @@ from scipy import special
 
 from ._checks import dataset_args, as_finite_array, check_cases, check_choice, check_E_u, check_probability
 from .kernels import scores as KS
+from .parallel import parallel_kernel
 
 __all__ = ["crps_normal", "crps_ensemble", "interval_score", "normal_interval", "picp", "mpiw",
            "coverage_table", "CoverageTable", "nll_gaussian", "nll_normal"]
@@ -170,7 +171,7 @@ def crps_normal(y, mu, sigma) -> np.ndarray:
     """
     shape, (y, mu, sigma) = _location_scale_iv(y, mu, sigma)
     out = np.empty(y.size)
-    KS.crps_normal_kernel(y, mu, sigma, out)
+    parallel_kernel(KS.crps_normal_kernel)(y, mu, sigma, out)
     return _shaped(out, shape)
 
 
@@ -248,7 +249,7 @@ def crps_ensemble(y, samples, *, axis: int = -1, estimator: Literal["standard", 
     xs = np.array(x, dtype=np.float64, order="C").reshape(-1, x.shape[-1])  # a copy: sorted in place
     xs.sort(axis=-1)
     out = np.empty(y.size)
-    KS.crps_ensemble_kernel(y, xs, fair, out)
+    parallel_kernel(KS.crps_ensemble_kernel)(y, xs, fair, out)
     return _shaped(out, shape)
 
 
@@ -355,7 +356,7 @@ def interval_score(y, lower, upper, alpha) -> np.ndarray:
     """
     shape, (y, lower, upper, alpha) = _interval_iv(y, lower, upper, alpha)
     out = np.empty(y.size)
-    KS.interval_score_kernel(y, lower, upper, alpha, out)
+    parallel_kernel(KS.interval_score_kernel)(y, lower, upper, alpha, out)
     return _shaped(out, shape)
 
 

@@ -34,6 +34,7 @@ from scipy import special
 
 from .._checks import check_int, check_probability, check_seed
 from ..binning import bin_starts, default_n_bins, resolve_n_bins
+from ..parallel import parallel_kernel
 from ..diagnostics import default_n_bins as local_n_bins
 from ..kernels import ensemble as KE
 from ..kernels.rng import chunk_states
@@ -156,7 +157,7 @@ def swapped_sets(y, samples, n_swaps: int, seed=None) -> tuple[np.ndarray, np.nd
     ss = check_seed(seed)
     states = chunk_states(ss, -(-n_swaps // KE.CHUNK))
     out = [np.empty((n_swaps, vs.shape[0])) for _ in range(3)]
-    KE.swap_sets(vs, S, Q, states, 0, states.shape[0], n_swaps, *out)
+    parallel_kernel(KE.swap_sets)(vs, S, Q, states, 0, states.shape[0], n_swaps, *out)
     return out[0], out[1], out[2]
 
 
@@ -298,7 +299,7 @@ def ensemble_verdict(y, samples, E, u, pit, *, levels: Sequence[float], x=None,
     bufs = [np.empty((per * KE.CHUNK, M)) for _ in range(3)]
     for c0 in range(0, n_chunks, per):
         c1 = min(n_chunks, c0 + per)
-        KE.swap_sets(vs, S, Q, states, c0, c1, n_swaps, *bufs)
+        parallel_kernel(KE.swap_sets)(vs, S, Q, states, c0, c1, n_swaps, *bufs)
         k0, k1 = c0 * KE.CHUNK, min(n_swaps, c1 * KE.CHUNK)
         sims[:, k0:k1] = plan.values(*(b[:k1 - k0] for b in bufs))
     labels = plan.labels()
