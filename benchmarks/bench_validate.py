@@ -422,7 +422,8 @@ the VM's wake-up latencies swing); before the regions the t fit gave 1.39–1.51
 
 Then CC's rank buffer took 8 bytes a point and its u pass ran block by block as the bootstrap draws
 its counts; ``--profile --ms 1e7 --n-boot 1000 --n-mc 500 --reps 1`` (15:40 UTC, one run each, load
-average after 1.8; the columns' 2¹⁴-row blocks counted in the scale tests' tasks since)::
+average after 1.8; the columns' blocks counted in the scale tests' tasks only in this run: since, the
+columns are a plain ``prange`` kernel, not recorded)::
 
     M = 1e7                      tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
     bootstrap                      334    0.30%   15.9   55.6      85.4      45.2  1.89

@@ -584,13 +584,14 @@ _layer: str | None = None
 
 
 def prange_safe() -> bool:
-    """Whether a numba ``prange`` kernel may run on validate's path in this process: numba's
+    """Whether mcref may run a numba ``prange`` kernel in this process (:func:`run_region`,
+    :func:`parallel_kernel`): numba's
     threading layer is thread-safe (``tbb`` or ``omp``: two Python threads may each launch a
     parallel region, e.g. two validates on a Dask worker's threads; ``workqueue`` aborts the
     process then), and with ``omp`` this is not a forked child (GNU OpenMP is not fork-safe:
     numba terminates a child that launches a region after its parent used OpenMP). Where it
-    is False the same kernels run as tasks on mcref's threads (:func:`over_tasks`), with the same
-    bits. Asks numba once (starting its threading layer, as a first ``prange`` call would).
+    is False the same kernels run as tasks on mcref's threads (:func:`over_tasks`) or as serial
+    twins (:func:`parallel_kernel`), with the same bits. Asks numba once (starting its threading layer, as a first ``prange`` call would).
 
     Examples
     --------

@@ -66,3 +66,37 @@ def test_prange_kernels_in_a_forked_child_after_the_parent_used_openmp():
     with multiprocessing.get_context("fork").Pool(1) as pool:
         child, forked = pool.apply_async(_child_outputs).get(timeout=120)  # a terminated child: no hang
     assert forked and child == parent
+
+
+@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")  # B = N_MC = 200: quick
+def test_validate_with_groups_and_features_same_on_regions_twins_and_tasks(monkeypatch):
+    """Regions, tasks and serial twins together on validate's combined path: features (adaptivity
+    rows), dependent rows in groups (the cluster scale tests fit ν̂ by a region too), and the plain
+    table, each the same bit for bit whether numba's threads may run (``omp``) or not
+    (``workqueue``: tasks and twins), on 1 and 2 threads."""
+    import numba
+
+    import mcref
+
+    rng = np.random.default_rng(12)
+    m = 3000
+    u = rng.lognormal(0.0, 0.5, m)
+    E = 1.1 * u * rng.standard_t(6, m) * np.sqrt(4 / 6)
+    x = rng.normal(size=m)
+    gid = np.repeat(np.arange(m // 6), 6)
+    calls = [dict(), dict(x=x), dict(groups=gid), dict(x=x, groups=gid)]
+    seen = {}
+    old = numba.get_num_threads()
+    try:
+        for t in (1, 2):
+            numba.set_num_threads(min(t, numba.config.NUMBA_NUM_THREADS))
+            for layer in ("omp", "workqueue"):
+                monkeypatch.setattr(P, "_layer", layer)
+                monkeypatch.setattr(P, "_forked", False)
+                for k, kw in enumerate(calls):
+                    r = mcref.validate(E, u, seed=5, n_boot=200, n_mc=200, progress=False, **kw)
+                    seen.setdefault(k, set()).add(repr(r))  # every row, reference and p at full precision
+    finally:
+        numba.set_num_threads(old)
+    assert all(len(v) == 1 for v in seen.values())
+    assert len({next(iter(v)) for v in seen.values()}) == len(calls)  # the options change the tables

@@ -162,6 +162,7 @@ def t_power_sums_all(m, W, K, FL, FD, r, nu, states, chunk, out):
 
 
 #: rows of X written per ``prange`` iteration of :func:`z_columns_all` and :func:`rce_columns_all`
+#: (their pages first touched by the thread that writes them)
 COLUMN_ROWS = 1 << 14
 
 

@@ -134,15 +134,16 @@ def bootstrap_sums(X, n_boot: int, seed) -> np.ndarray:
 
 
 def _z_columns(z: np.ndarray) -> np.ndarray:
-    """The rows (z, z², z³, z⁴) of the scale test, written in place (no M-sized temporaries:
-    the same bits as ``np.column_stack([z, x, x * z, x * x])``, x = z·z), by numba's threads
-    where they may run (:func:`mcref.kernels.resample.z_columns_all`)."""
-    from ..kernels.resample import COLUMN_ROWS, z_columns_all
-    from ..parallel import run_region
+    """The rows (z, z², z³, z⁴) of the scale test, x = z·z, x·z, x·x (the same bits as
+    ``np.column_stack([z, x, x * z, x * x])``; no M-sized temporaries), on numba's threads
+    (:func:`mcref.kernels.resample.z_columns_all`; its serial twin where they may not run,
+    :func:`mcref.parallel.parallel_kernel`)."""
+    from ..kernels.resample import z_columns_all
+    from ..parallel import parallel_kernel
 
     X = np.empty((z.size, 4))
-    if run_region(lambda: z_columns_all(z, X), -(-z.size // COLUMN_ROWS), 4.0 * COLUMN_ROWS, phase="scale tests"):
-        return X
+    parallel_kernel(z_columns_all)(z, X)
+    return X
     X[:, 0] = z
     np.multiply(z, z, out=X[:, 1])
     np.multiply(X[:, 1], z, out=X[:, 2])
@@ -416,16 +417,15 @@ def _rce_rho(z: np.ndarray, gid: np.ndarray) -> float:
 
 def _rce_columns(E: np.ndarray, v: np.ndarray, scale: float) -> np.ndarray:
     """The rows (e, v, e², v², e·v) of the RCE scale test, e = E²/``scale`` (``v``: u² already divided
-    by ``scale``), written in place (no M-sized temporaries; the same bits as the column stack of
-    :func:`_rce_test`'s clustered branch), by numba's threads where they may run
-    (:func:`mcref.kernels.resample.rce_columns_all`)."""
-    from ..kernels.resample import COLUMN_ROWS, rce_columns_all
-    from ..parallel import run_region
+    by ``scale``; the same bits as the column stack of :func:`_rce_test`'s clustered branch, no
+    M-sized temporaries), on numba's threads (:func:`mcref.kernels.resample.rce_columns_all`; its
+    serial twin where they may not run, :func:`mcref.parallel.parallel_kernel`)."""
+    from ..kernels.resample import rce_columns_all
+    from ..parallel import parallel_kernel
 
     X = np.empty((v.size, 5))
-    if run_region(lambda: rce_columns_all(E, v, scale, X), -(-v.size // COLUMN_ROWS), 5.0 * COLUMN_ROWS,
-                  phase="scale tests"):
-        return X
+    parallel_kernel(rce_columns_all)(E, v, scale, X)
+    return X
     np.multiply(E, E, out=X[:, 0])
     X[:, 0] /= scale
     X[:, 1] = v
