@@ -437,8 +437,10 @@ def test_cli_study_ctrl_c_exits_130_and_resumes(tmp_path):
     import time
 
     store = tmp_path / "s.sqlite"
+    # cells of ~0.2 s (N_MC = 15 000): with 3000 the twelve cells took ~1 s on the AVX-512 VM, the
+    # Ctrl-C often landed after the last cell (exit 130 but no "interrupted" line), 4 runs in 5
     cmd = [sys.executable, "-m", "mcref.cli", "study", "scaling", "--models", "NIG", "--M", "600",
-           "--N", "10", "--k", "3,4,5,6,7,8,9,10,11,12,13,14", "--n-mc", "3000", "--n-jobs", "1",
+           "--N", "10", "--k", "3,4,5,6,7,8,9,10,11,12,13,14", "--n-mc", "15000", "--n-jobs", "1",
            "--no-progress", "--store", str(store)]
     p = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     deadline = time.time() + 120
@@ -460,7 +462,7 @@ def test_cli_study_ctrl_c_exits_130_and_resumes(tmp_path):
     with sqlite3.connect(store) as c:
         kept = c.execute("select count(*) from cells").fetchone()[0]
     assert 2 <= kept < 12  # stopped mid-study, every finished cell kept
-    res = studies.scaling(models=("NIG",), M=(600,), N=(10,), k=tuple(range(3, 15)), n_mc=3000, n_jobs=1,
+    res = studies.scaling(models=("NIG",), M=(600,), N=(10,), k=tuple(range(3, 15)), n_mc=15000, n_jobs=1,
                           progress=False, store=store)
     assert res.n_loaded == kept and res.n_computed == 12 - kept
     assert os.path.exists(store)
