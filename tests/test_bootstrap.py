@@ -756,11 +756,12 @@ def test_splits_take_btpe_only_for_many_draws():
     assert x == z and same_bits
 
 
-@pytest.mark.parametrize("m", [1, 2, 255, 256, 300, 1000, 2 * 256 + 17, 5000])
+@pytest.mark.parametrize("m", [1, 2, 255, 256, 300, 1000, 4096, 2 * 4096 + 17, 3 * 4096 + 2 * 256 + 9])
 def test_multinomial_counts_are_bootstrap_counts(m):
     """The counts drawn leaf by leaf are those of M i.i.d. uniform draws: they sum to M, each
     count is Binomial(M, 1/M), two counts have covariance −1/M, and no cell (leaf or
-    remainder) is favoured. M = 5000: the upper splits (≥ BTPE_MIN draws) by BTPE."""
+    remainder) is favoured. M = 8209 and 12 809: the upper splits (≥ BTPE_MIN draws) by BTPE, full
+    leaves of 4096, then the rest in small leaves of 256 and a last shorter one."""
     from mcref.kernels.rng import STACK_ROWS, chunk_states, multinomial_counts
 
     reps = 4000 if m <= 300 else 1500 if m <= 1000 else 800
@@ -780,21 +781,23 @@ def test_multinomial_counts_are_bootstrap_counts(m):
     tot = W.sum(axis=0)
     assert sps.chisquare(tot).pvalue > 1e-3
     # neighbours across a leaf boundary and far apart: covariance −1/M (multinomial)
-    for i, j in [(0, 1), (m // 2, m - 1), (min(255, m - 2), min(256, m - 1))]:
+    for i, j in [(0, 1), (m // 2, m - 1), (min(4095, m - 2), min(4096, m - 1)), (min(12543, m - 2), min(12544, m - 1))]:
         if i != j:
             c = np.cov(W[:, i], W[:, j])[0, 1]
             assert abs(c + 1 / m) < 5 * np.sqrt((1 + 1 / m) / reps), (i, j, c)
 
 
-@pytest.mark.parametrize("k", [0, 1, 7, 8, 9, 255, 256, 1000])
-def test_full_leaf_counts_are_the_words_8_bit_fields(k):
-    """A full leaf's k draws are the 8-bit fields of successive xoshiro words, low field first
-    (the last word's first k mod 8 fields): counted here in Python from ``next_u64``, and the
-    state after the leaf is the one after those words. Holds the unrolled loop of
-    ``leaf_counts`` to the stream it replaced."""
+@pytest.mark.parametrize("k", [0, 1, 4, 5, 6, 4095, 4096, 9001])
+def test_full_leaf_counts_are_the_words_12_bit_fields(k):
+    """A full leaf's k draws are the 12-bit fields of successive xoshiro words, five a word, low
+    field first (the last word's first k mod 5 fields): counted here in Python from ``next_u64``,
+    and the state after the leaf is the one after those words. Holds the unrolled loop of
+    ``leaf_counts`` to the stream the methods page documents."""
     from numba import njit
 
     from mcref.kernels.rng import LEAF_BITS, chunk_states, leaf_counts, load_state, next_u64, store_state
+
+    assert LEAF_BITS == 12
 
     @njit
     def counts(s, k, seg):  # the state as a tuple in registers, as the kernels hold it
@@ -805,11 +808,44 @@ def test_full_leaf_counts_are_the_words_8_bit_fields(k):
     ref_state = s.copy()
     counts(s, np.int64(k), seg)
     ref = np.zeros(1 << LEAF_BITS, dtype=np.int64)
+    for j in range(0, k, 5):
+        word = int(next_u64(ref_state))
+        for t in range(min(5, k - j)):
+            ref[(word >> (12 * t)) & 0xFFF] += 1
+    assert np.array_equal(seg, ref)
+    assert np.array_equal(s, ref_state)
+
+
+@pytest.mark.parametrize("k", [0, 1, 7, 8, 9, 300])
+def test_small_leaf_counts_are_the_words_8_bit_fields(k):
+    """A small leaf (256 cells, in the rest of fewer than 4096 points) takes its k draws as the
+    eight 8-bit fields of successive words, low field first; a shorter one (here 183 cells) as
+    Lemire's bounded draws of :func:`bounded_draws` (two 32-bit halves a word, with rejection):
+    both written out here, the first in Python from ``next_u64``."""
+    from numba import njit
+
+    from mcref.kernels.rng import bounded_draws, chunk_states, leaf_counts, load_state, next_u64, store_state
+
+    @njit
+    def counts(s, k, seg):
+        store_state(s, leaf_counts(load_state(s), k, seg))
+
+    s = chunk_states(np.random.SeedSequence(k + 17), 1)[0]
+    seg = np.full(256, -1, dtype=np.int64)
+    ref_state = s.copy()
+    counts(s, np.int64(k), seg)
+    ref = np.zeros(256, dtype=np.int64)
     for j in range(0, k, 8):
         word = int(next_u64(ref_state))
         for t in range(min(8, k - j)):
             ref[(word >> (8 * t)) & 0xFF] += 1
     assert np.array_equal(seg, ref)
+    assert np.array_equal(s, ref_state)
+    short = np.full(183, -1, dtype=np.int64)
+    counts(s, np.int64(k), short)
+    ref = np.zeros(183, dtype=np.int64)
+    bounded_draws(ref_state, 183, k, ref, True)
+    assert np.array_equal(short, ref) and short.sum() == k
     assert np.array_equal(s, ref_state)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mcref.kernels.rng import chunk_states, jump, next_u64, repeat_states
+from mcref.kernels.rng import chunk_states, jump, jump_by_table, jump_table, next_u64, repeat_states
 
 
 def _bits(state) -> np.ndarray:
@@ -35,6 +35,22 @@ def test_jump_is_two_to_the_128_steps():
         got = s.copy()
         jump(got)
         np.testing.assert_array_equal(got, want)
+
+
+def test_jump_by_table_is_the_jump():
+    """The table jump (64 nibble lookups) gives the bits of the 256-step jump, on states with one
+    byte set, with every bit set and on random states."""
+    table = jump_table()
+    rng = np.random.default_rng(11)
+    states = [rng.integers(0, 2**64, size=4, dtype=np.uint64, endpoint=False) for _ in range(50)]
+    states += [np.full(4, np.uint64(2**64 - 1)), np.array([0, 0, 0, 0xAB << 56], dtype=np.uint64)]
+    for s in states:
+        want = s.copy()
+        jump(want)
+        got = s.copy()
+        jump_by_table(got, table)
+        np.testing.assert_array_equal(got, want)
+    assert jump_table() is table  # built once
 
 
 def test_repeat_states_are_blocks_jumped_in_turn():
@@ -100,3 +116,19 @@ def test_permutation_rounds_equal_one_run():
     for cuts in ((0, 64, 128, 150), (0, 1, 33, 97, 150)):
         parts = [run(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
         np.testing.assert_array_equal(np.concatenate(parts, axis=2), whole)
+
+
+@pytest.mark.parametrize("kind", ["distinct", "ties", "all_equal", "signed_zeros", "tiny"])
+def test_stable_argsort_is_numpys_stable_argsort(kind):
+    """The order that ``prepare`` sorts by (u, then |E|) is NumPy's stable argsort, index for index,
+    on distinct values, heavy ties, one value, ±0 (equal: input order) and sizes 0-2."""
+    from mcref._prepared import stable_argsort
+
+    rng = np.random.default_rng(len(kind))
+    xs = {"distinct": [rng.lognormal(size=5000)],
+          "ties": [rng.choice(rng.uniform(0.1, 2.0, 37), 20000), np.round(rng.normal(size=3000), 1)],
+          "all_equal": [np.full(100, 0.3)],
+          "signed_zeros": [np.array([0.0, -0.0, 1.0, -0.0, 0.0, -1.0])],
+          "tiny": [np.empty(0), np.array([1.0]), np.array([2.0, 2.0]), np.array([2.0, 1.0])]}[kind]
+    for x in xs:
+        np.testing.assert_array_equal(stable_argsort(x), np.argsort(x, kind="stable"))

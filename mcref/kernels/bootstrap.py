@@ -20,17 +20,10 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT
-from .rng import (COUNT, LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf, multinomial_split,
-                  multinomial_start)
+from .rng import (COUNT, LEAF_BITS, SMALL_LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf,
+                  multinomial_split, multinomial_start)
 from .stats import (CC, N_RAW, N_SUMS, RANK_BUF, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs,
                     prefix_counts, rank_u_run)
-
-
-#: leaves of counts drawn before their sums are taken (:func:`boot_kernel`): 16 leaves, 16 KiB of
-#: counts, stay in L1, and the sums' calls, whose arrays numba reference-counts atomically on entry and
-#: exit, come once per 4096 points instead of once per 256 (ZMS's bootstrap 1.23 → 0.75 ns per
-#: element·replicate, one thread, M = 13 885; the same bits)
-BLOCK_LEAVES = 16
 
 
 @njit(**NJIT)
@@ -153,8 +146,9 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     ``r0 ≤ r < r1``: one task of the bootstrap (threads run the tasks, :func:`mcref._bootstrap._by_tasks`).
 
     A resample is drawn directly as multiplicities ``w`` over the data sorted by u, leaf
-    by leaf in order (:func:`mcref.kernels.rng.multinomial_leaf`); each block of
-    :data:`BLOCK_LEAVES` leaves has its mean sums and bin sums added, leaf by leaf, while it is in
+    by leaf in order (:func:`mcref.kernels.rng.multinomial_leaf`); each block (a full leaf of 4096
+    points, 16 KiB of counts, or the small leaves of the last fewer than 4096) has its mean sums and
+    bin sums added while it is in
     cache (:func:`mean_acc`, :func:`bin_acc`). Tied
     runs that straddle a bin cut then get a random split of their copies between the bins
     (:func:`split_ties`), and CC its rank pass (:func:`rank_corr`): no index array, no
@@ -184,7 +178,8 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     # block's counts, reused: an M-sized array written per replicate left the caches at M = 10⁶
     whole = (need_cc and not cc_blocks) or need_ties
     leaf = np.int64(1) << LEAF_BITS
-    w = np.empty(m if whole else min(m, BLOCK_LEAVES * leaf), dtype=COUNT)
+    small = np.int64(1) << SMALL_LEAF_BITS
+    w = np.empty(m if whole else min(m, leaf), dtype=COUNT)
     zero = np.int64(0)
     stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
     raw = np.empty(N_RAW)
@@ -208,24 +203,21 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
         pc = zero  # CC's u pass: copies so far, Σ(C³ − C)
         tu = 0.0
         sp = multinomial_start(stack, m, m)
-        while sp > 0:
-            blo = bhi = zero  # a block of up to BLOCK_LEAVES leaves, in order
-            for j in range(BLOCK_LEAVES):
+        while sp > 0:  # block by block, in order (multinomial_leaf), its sums taken while it is in L1
+            lo, hi, k, sp, st = multinomial_split(st, stack, sp)
+            blo = lo  # a block: one full leaf, or the small leaves of the last fewer than 4096 points
+            st = leaf_counts(st, k, w[lo:hi] if whole else w[:hi - lo])
+            while hi - blo < leaf and sp > 0:
                 lo, hi, k, sp, st = multinomial_split(st, stack, sp)
-                if j == 0:
-                    blo = lo
-                st = leaf_counts(st, k, w[lo:hi] if whole else w[lo - blo:hi - blo])  # multinomial_leaf
-                bhi = hi
-                if sp == 0:
-                    break
-            wb = w[blo:bhi] if whole else w[:bhi - blo]
-            if need:  # leaf by leaf: the sums of one call per leaf, bit for bit
-                mean_acc(wb, zero, bhi - blo, leaf, need, z[blo:bhi], zshift, z2[blo:bhi], E2[blo:bhi],
-                         u2[blo:bhi], lnu2[blo:bhi], raw)
-            if need_bins:
-                b, p = bin_acc(wb, zero, bhi - blo, leaf, starts, u2[blo:bhi], E2[blo:bhi], z2[blo:bhi], acc, b, p)
+                st = leaf_counts(st, k, w[lo:hi] if whole else w[lo - blo:hi - blo])
+            wb = w[blo:hi] if whole else w[:hi - blo]
+            if need:
+                mean_acc(wb, zero, hi - blo, leaf, need, z[blo:hi], zshift, z2[blo:hi], E2[blo:hi], u2[blo:hi],
+                         lnu2[blo:hi], raw)
+            if need_bins:  # in pieces of 256 points, most of them inside one bin (bin_acc)
+                b, p = bin_acc(wb, zero, hi - blo, small, starts, u2[blo:hi], E2[blo:hi], z2[blo:hi], acc, b, p)
             if cc_blocks:
-                pc, tu = rank_u_run(wb, slot[blo:bhi], buf, pc, tu)
+                pc, tu = rank_u_run(wb, slot[blo:hi], buf, pc, tu)
         if need_ties:
             prefix_counts(w, cs)
             split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)
