@@ -56,6 +56,11 @@ regions, one run, ``--seed 0``: **95.9 s, peak 1863 MiB**; ZMS p = 0.0039 after 
 (the new stream's draw; 0.00195 before), RCE unreliable, CC, ENCE and ZMSE valid after 64, joint
 invalid (p = 0.0078): the same verdicts.
 
+2026-11-28 17:35 UTC, same machine (load average 1.0 → 1.7), after the counts' full leaves became
+4096 points (another resampling stream) and the sorts by u and |E| NumPy's fast argsort, one run,
+``--seed 0``: **79.6 s, peak 1863 MiB**; ZMS p = 0.0039 after 1024 replicates, RCE unreliable, CC,
+ENCE and ZMSE valid after 64, joint invalid (p = 0.0078): the same verdicts.
+
 A permutation row at the cap costs 2000 repeats of the permutation D: at 10⁷ about 0.22 s each
 (docs/guide/performance.md), so a set whose CC sits at α would still take over 5 min.
 """
