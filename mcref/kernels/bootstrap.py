@@ -22,7 +22,7 @@ from numba import njit
 from ._config import NJIT
 from .rng import (COUNT, LEAF_BITS, SMALL_LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf,
                   multinomial_split, multinomial_start)
-from .stats import (CC, N_RAW, N_SUMS, RANK_BUF, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs,
+from .stats import (CC, N_RAW, N_SUMS, NEED_N, RANK_BUF, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs,
                     prefix_counts, rank_u_run)
 
 
@@ -211,13 +211,14 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
                 lo, hi, k, sp, st = multinomial_split(st, stack, sp)
                 st = leaf_counts(st, k, w[lo:hi] if whole else w[lo - blo:hi - blo])
             wb = w[blo:hi] if whole else w[:hi - blo]
-            if need:
-                mean_acc(wb, zero, hi - blo, leaf, need, z[blo:hi], zshift, z2[blo:hi], E2[blo:hi], u2[blo:hi],
+            if need:  # n = Σw = M: not counted (raw[0] set below; a pass over the counts, 9 % of ZMS's)
+                mean_acc(wb, zero, hi - blo, leaf, need & ~NEED_N, z[blo:hi], zshift, z2[blo:hi], E2[blo:hi], u2[blo:hi],
                          lnu2[blo:hi], raw)
             if need_bins:  # in pieces of 256 points, most of them inside one bin (bin_acc)
                 b, p = bin_acc(wb, zero, hi - blo, small, starts, u2[blo:hi], E2[blo:hi], z2[blo:hi], acc, b, p)
             if cc_blocks:
                 pc, tu = rank_u_run(wb, slot[blo:hi], buf, pc, tu)
+        raw[0] = np.float64(m)  # the resample's size, exactly the sum of its counts
         if need_ties:
             prefix_counts(w, cs)
             split_ties(tarr, w, cs, groups, starts, E2, z2, cuts, corr, False, row)

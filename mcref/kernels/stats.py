@@ -125,9 +125,10 @@ def finish_binned(code, acc, n_total):
     return tot / n_bins
 
 
-# bits of the sums a set of mean-type statistics needs (:func:`mean_need`)
-NEED_Z, NEED_ZC, NEED_Z2, NEED_E2, NEED_U2, NEED_LN = 1, 2, 4, 8, 16, 32
-NEED_ALL = 63
+# bits of the sums a set of mean-type statistics needs (:func:`mean_need`); NEED_N: the count n = Σw,
+# which the row bootstrap knows (n = M) and leaves out (:func:`mcref.kernels.bootstrap.boot_kernel`)
+NEED_Z, NEED_ZC, NEED_Z2, NEED_E2, NEED_U2, NEED_LN, NEED_N = 1, 2, 4, 8, 16, 32, 64
+NEED_ALL = 127
 #: raw accumulators of :func:`mean_acc`: n, Σz, Σ(z−c), Σ(z−c)², Σz², ΣE², Σu², Σln u²
 N_RAW = 8
 
@@ -151,7 +152,7 @@ def mean_need(codes):
             need |= NEED_E2 | NEED_U2
         elif c == NLL:
             need |= NEED_Z2 | NEED_LN
-    return need
+    return need | NEED_N if need else need
 
 
 @njit(**NJIT)
@@ -165,14 +166,16 @@ def mean_acc(w, lo, hi, piece, need, z, zshift, z2, E2, u2, lnu2, raw):
     reference count per array on entry and on exit (7 arrays here); once per leaf of 256 points
     that was 40 % of ZMS's bootstrap (1.23 against 0.75 ns per element·replicate, one thread,
     M = 13 885). Loops run over slices, so numba emits no negative-index checks and they vectorize.
+    The count n = Σw (``raw[0]``) is taken only under ``NEED_N``: the row bootstrap knows it is M.
     """
     for a in range(lo, hi, piece):
         b = min(a + piece, hi)
         ww = w[a:b]
-        n = 0
-        for i in range(ww.shape[0]):
-            n += ww[i]
-        raw[0] += np.float64(n)
+        if need & NEED_N:
+            n = 0
+            for i in range(ww.shape[0]):
+                n += ww[i]
+            raw[0] += np.float64(n)
         if need & NEED_Z:
             raw[1] += wsum(ww, z[a:b])
         if need & NEED_ZC:
