@@ -421,8 +421,9 @@ def next_double(s):
 #: full leaves of the multinomial splitting tree hold 2**LEAF_BITS points, 4096: their int32 counts
 #: (16 KiB) stay in L1, and :func:`leaf_counts` draws their cells as the five 12-bit fields of a 64-bit
 #: word. Against leaves of 256 only (eight 8-bit fields a word), 16 times fewer splits for one more
-#: word per 40 draws: ZMS's bootstrap 0.65 → 0.41 ns per element·replicate at M = 13 885 and
-#: 0.64 → 0.41 at M = 10⁶ (one thread, 2026-11-28; 10 and 11 bits measured between)
+#: word per 40 draws: a loop of the counts and Σw·z² alone 0.65 → 0.41 ns per element·replicate at
+#: M = 13 885 and 0.64 → 0.41 at M = 10⁶ (one thread, 2026-11-28; 10 and 11 bits measured between);
+#: ZMS's whole bootstrap 0.764 → 0.499 at M = 10⁴ and 0.765 → 0.464 at 10⁶ (``bench_scale_m.py``)
 LEAF_BITS = 12
 #: fields of LEAF_BITS bits drawn from one 64-bit word for a full leaf
 LEAF_FIELDS = 64 // LEAF_BITS
