@@ -17,7 +17,7 @@ from .kernels import stats as K
 from .kernels.units import jack_units_kernel
 from .parallel import batch_ranges, map_chunks, over_tasks
 from ._dependence import Units
-from ._prepared import Prepared, stable_argsort, tie_starts
+from ._prepared import Prepared, stable_order
 from .stats import StatInfo, info, user_kernels
 
 __all__ = ["jackknife", "binned_jackknives", "unit_jackknife", "Jackknives", "cc_jackknife", "cc_blocks", "run_blocks",
@@ -148,8 +148,8 @@ def _cc_jackknife(prep: Prepared, out: np.ndarray) -> None:
         cc_jackknife(prep.ugs, prep.eord, prep.egs, out)
     else:  # prepared without them (ranks=False): the order and runs that prepare makes
         ae = np.abs(prep.E)
-        eord = stable_argsort(ae).astype(np.int32)
-        cc_jackknife(prep.ugs, eord, tie_starts(ae[eord]), out)
+        eord, egs = stable_order(ae)
+        cc_jackknife(prep.ugs, eord.astype(np.int32), egs, out)
 
 
 def cc_blocks(m: int) -> int:

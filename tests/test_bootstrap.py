@@ -787,62 +787,54 @@ def test_multinomial_counts_are_bootstrap_counts(m):
             assert abs(c + 1 / m) < 5 * np.sqrt((1 + 1 / m) / reps), (i, j, c)
 
 
-@pytest.mark.parametrize("k", [0, 1, 4, 5, 6, 4095, 4096, 9001])
-def test_full_leaf_counts_are_the_words_12_bit_fields(k):
-    """A full leaf's k draws are the 12-bit fields of successive xoshiro words, five a word, low
-    field first (the last word's first k mod 5 fields): counted here in Python from ``next_u64``,
-    and the state after the leaf is the one after those words. Holds the unrolled loop of
-    ``leaf_counts`` to the stream the methods page documents."""
+def _leaf_counts():
+    """``leaf_counts`` on a state array, the state held as a tuple in registers as the kernels hold it."""
     from numba import njit
 
-    from mcref.kernels.rng import LEAF_BITS, chunk_states, leaf_counts, load_state, next_u64, store_state
-
-    assert LEAF_BITS == 12
-
-    @njit
-    def counts(s, k, seg):  # the state as a tuple in registers, as the kernels hold it
-        store_state(s, leaf_counts(load_state(s), k, seg))
-
-    s = chunk_states(np.random.SeedSequence(k), 1)[0]
-    seg = np.full(1 << LEAF_BITS, -1, dtype=np.int64)
-    ref_state = s.copy()
-    counts(s, np.int64(k), seg)
-    ref = np.zeros(1 << LEAF_BITS, dtype=np.int64)
-    for j in range(0, k, 5):
-        word = int(next_u64(ref_state))
-        for t in range(min(5, k - j)):
-            ref[(word >> (12 * t)) & 0xFFF] += 1
-    assert np.array_equal(seg, ref)
-    assert np.array_equal(s, ref_state)
-
-
-@pytest.mark.parametrize("k", [0, 1, 7, 8, 9, 300])
-def test_small_leaf_counts_are_the_words_8_bit_fields(k):
-    """A small leaf (256 cells, in the rest of fewer than 4096 points) takes its k draws as the
-    eight 8-bit fields of successive words, low field first; a shorter one (here 183 cells) as
-    Lemire's bounded draws of :func:`bounded_draws` (two 32-bit halves a word, with rejection):
-    both written out here, the first in Python from ``next_u64``."""
-    from numba import njit
-
-    from mcref.kernels.rng import bounded_draws, chunk_states, leaf_counts, load_state, next_u64, store_state
+    from mcref.kernels.rng import leaf_counts, load_state, store_state
 
     @njit
     def counts(s, k, seg):
         store_state(s, leaf_counts(load_state(s), k, seg))
 
-    s = chunk_states(np.random.SeedSequence(k + 17), 1)[0]
-    seg = np.full(256, -1, dtype=np.int64)
+    return counts
+
+
+@pytest.mark.parametrize("bits,k", [(12, k) for k in (0, 1, 4, 5, 6, 4095, 4096, 9001)]
+                         + [(8, k) for k in (0, 1, 7, 8, 9, 300)])
+def test_leaf_counts_are_the_words_fields(bits, k):
+    """A full leaf (4096 cells) takes its k draws as the 12-bit fields of successive xoshiro words,
+    five a word; a small leaf (256 cells, in the rest of fewer than 4096 points) as the eight 8-bit
+    fields; low field first, the last word's first k mod (fields a word). Counted here in Python
+    from ``next_u64``; the state after the leaf is the one after those words. Holds the unrolled
+    loop of ``leaf_counts`` to the stream the methods page documents."""
+    from mcref.kernels.rng import LEAF_BITS, SMALL_LEAF_BITS, chunk_states, next_u64
+
+    assert (LEAF_BITS, SMALL_LEAF_BITS) == (12, 8)
+    fields, cells = 64 // bits, 1 << bits
+    s = chunk_states(np.random.SeedSequence([bits, k]), 1)[0]
+    seg = np.full(cells, -1, dtype=np.int64)
     ref_state = s.copy()
-    counts(s, np.int64(k), seg)
-    ref = np.zeros(256, dtype=np.int64)
-    for j in range(0, k, 8):
+    _leaf_counts()(s, np.int64(k), seg)
+    ref = np.zeros(cells, dtype=np.int64)
+    for j in range(0, k, fields):
         word = int(next_u64(ref_state))
-        for t in range(min(8, k - j)):
-            ref[(word >> (8 * t)) & 0xFF] += 1
+        for t in range(min(fields, k - j)):
+            ref[(word >> (bits * t)) & (cells - 1)] += 1
     assert np.array_equal(seg, ref)
     assert np.array_equal(s, ref_state)
+
+
+@pytest.mark.parametrize("k", [0, 1, 7, 300])
+def test_short_leaf_counts_are_lemire_draws(k):
+    """The last, shorter leaf (here 183 cells) takes its k draws as Lemire's bounded draws of
+    :func:`bounded_draws` (two 32-bit halves a word, with rejection), from the same state."""
+    from mcref.kernels.rng import bounded_draws, chunk_states
+
+    s = chunk_states(np.random.SeedSequence(k + 17), 1)[0]
+    ref_state = s.copy()
     short = np.full(183, -1, dtype=np.int64)
-    counts(s, np.int64(k), short)
+    _leaf_counts()(s, np.int64(k), short)
     ref = np.zeros(183, dtype=np.int64)
     bounded_draws(ref_state, 183, k, ref, True)
     assert np.array_equal(short, ref) and short.sum() == k

@@ -119,10 +119,11 @@ def test_permutation_rounds_equal_one_run():
 
 
 @pytest.mark.parametrize("kind", ["distinct", "ties", "all_equal", "signed_zeros", "tiny"])
-def test_stable_argsort_is_numpys_stable_argsort(kind):
+def test_stable_order_is_numpys_stable_argsort(kind):
     """The order that ``prepare`` sorts by (u, then |E|) is NumPy's stable argsort, index for index,
-    on distinct values, heavy ties, one value, ±0 (equal: input order) and sizes 0-2."""
-    from mcref._prepared import stable_argsort
+    and its runs those of the sorted values, on distinct values, heavy ties, one value, ±0 (equal:
+    input order) and sizes 0-2."""
+    from mcref._prepared import stable_order, tie_starts
 
     rng = np.random.default_rng(len(kind))
     xs = {"distinct": [rng.lognormal(size=5000)],
@@ -131,4 +132,7 @@ def test_stable_argsort_is_numpys_stable_argsort(kind):
           "signed_zeros": [np.array([0.0, -0.0, 1.0, -0.0, 0.0, -1.0])],
           "tiny": [np.empty(0), np.array([1.0]), np.array([2.0, 2.0]), np.array([2.0, 1.0])]}[kind]
     for x in xs:
-        np.testing.assert_array_equal(stable_argsort(x), np.argsort(x, kind="stable"))
+        order, starts = stable_order(x)
+        want = np.argsort(x, kind="stable")
+        np.testing.assert_array_equal(order, want)
+        np.testing.assert_array_equal(starts, tie_starts(x[want]))

@@ -645,6 +645,26 @@ def multinomial_split(st, stack, sp):
 
 
 @njit(**NJIT)
+def word_fields(st, k, seg, bits, fields):
+    """Add ``k`` draws to ``seg`` (2**bits cells): the ``bits``-bit fields of successive 64-bit
+    words, ``fields`` a word, low field first (the last word's first ``k`` mod ``fields``).
+    Returns the state tuple. :func:`leaf_counts` passes constants; LLVM inlines the call and unrolls
+    a word's fields, a loop of constant length (the same speed as the two loops written out, one
+    thread, M = 10⁵: 0.40–0.41 against 0.41 ns per element·replicate of ZMS's bootstrap)."""
+    f = uint64((1 << bits) - 1)
+    while k >= fields:
+        r, st = step(st)
+        for t in range(fields):
+            seg[np.int64((r >> uint64(bits * t)) & f)] += 1
+        k -= fields
+    if k > 0:
+        r, st = step(st)
+        for t in range(k):
+            seg[np.int64((r >> uint64(bits * t)) & f)] += 1
+    return st
+
+
+@njit(**NJIT)
 def leaf_counts(st, k, seg):
     """``seg`` (a leaf's ``hi − lo`` cells) = the counts of ``k`` i.i.d. uniform draws over its
     cells. A full leaf of 2**LEAF_BITS = 4096 cells takes its draws as the 12-bit fields of 64-bit
@@ -659,27 +679,9 @@ def leaf_counts(st, k, seg):
     d = seg.shape[0]
     seg[:] = 0
     if d == np.int64(1) << LEAF_BITS:
-        f = uint64(d - 1)
-        while k >= LEAF_FIELDS:
-            r, st = step(st)
-            for t in range(LEAF_FIELDS):
-                seg[np.int64((r >> uint64(LEAF_BITS * t)) & f)] += 1
-            k -= LEAF_FIELDS
-        if k > 0:
-            r, st = step(st)
-            for t in range(k):
-                seg[np.int64((r >> uint64(LEAF_BITS * t)) & f)] += 1
+        st = word_fields(st, k, seg, LEAF_BITS, LEAF_FIELDS)
     elif d == np.int64(1) << SMALL_LEAF_BITS:
-        f = uint64(d - 1)
-        while k >= 8:
-            r, st = step(st)
-            for t in range(8):
-                seg[np.int64((r >> uint64(SMALL_LEAF_BITS * t)) & f)] += 1
-            k -= 8
-        if k > 0:
-            r, st = step(st)
-            for t in range(k):
-                seg[np.int64((r >> uint64(SMALL_LEAF_BITS * t)) & f)] += 1
+        st = word_fields(st, k, seg, SMALL_LEAF_BITS, 64 // SMALL_LEAF_BITS)
     else:
         st = lemire_fill(st, d, k, seg, True)
     return st
