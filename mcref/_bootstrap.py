@@ -28,10 +28,10 @@ from ._checks import (dataset_args, as_float_array, check_choice, check_E_u, che
 from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .intervals import ConfidenceInterval
 from .kernels import stats as K
-from .kernels.bootstrap import boot_indices_kernel, boot_kernel
+from .kernels.bootstrap import boot_indices_kernel, boot_kernel, boot_scratch
 from .kernels.units import boot_units_kernel
 from .kernels.rng import chunk_states, keyed_states, repeat_states
-from .parallel import over_tasks
+from .parallel import over_tasks, per_thread
 from ._dependence import Units, few_units_note, unit_df, units_for
 from ._jackknife import Jackknives, jackknife, unit_jackknife  # jackknife, unit_jackknife: also imported from here
 from ._prepared import Prepared, prepare, prepare_for
@@ -496,7 +496,8 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
             if kc.size:
                 args, ties = prep.kernel_args(), prep.tie_groups  # once, not once per batch
                 part = np.empty((kc.size, n_boot))
-                _by_tasks(lambda r0, r1: boot_kernel(kc, states, tstates, r0, r1, ties, *args, part),
+                scratch = per_thread(lambda: boot_scratch(kc, ties, prep.ugs, E.size))  # kept between tasks
+                _by_tasks(lambda r0, r1: boot_kernel(kc, states, tstates, r0, r1, ties, *args, *scratch(), part),
                           n_boot, E.size, None if recut else phase)
                 boot[kb] = part
                 del args  # the rank slots: not through the jackknife

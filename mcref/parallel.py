@@ -37,10 +37,13 @@ import re
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable, Iterator, TypeVar
+
+T_ = TypeVar("T_")
 
 __all__ = ["map_chunks", "over_tasks", "task_items", "batch_ranges", "checkpoint", "task_profile", "record_tasks",
-           "speedup_bound", "thread_memory", "memory_threads", "serial_blas", "prange_safe", "run_region", "parallel_kernel"]
+           "speedup_bound", "thread_memory", "memory_threads", "serial_blas", "prange_safe", "run_region", "parallel_kernel",
+           "per_thread"]
 
 
 #: seconds between checks of the main thread while it waits for the workers
@@ -345,6 +348,33 @@ def batch_ranges(n_chunks: int, work_per_chunk: float, *, min_per_batch: int | N
         yield c, stop
         if progress is not None:
             progress(stop)
+
+
+def per_thread(make: Callable[[], T_]) -> Callable[[], T_]:
+    """A getter of the calling thread's own ``make()``, made on its first call in that thread and
+    returned again after: the scratch of a phase's tasks (:func:`over_tasks` hands a task no thread
+    index), kept from one task to the next and freed with the getter.
+
+    A task that allocates tens of MB and frees them has its pages faulted in again by the next one
+    wherever the allocator hands the memory back to the system (glibc's heaps above their trim
+    threshold): the bootstrap at M = 10⁶ with tied u faulted 1.3 million pages at B = 1000, a
+    quarter of its time, and none with its scratch kept (2026-11-28).
+
+    Examples
+    --------
+    >>> get = per_thread(lambda: [0])
+    >>> get() is get()
+    True
+    """
+    local = threading.local()
+
+    def get() -> T_:
+        value = getattr(local, "value", None)
+        if value is None:
+            value = local.value = make()
+        return value
+
+    return get
 
 
 def map_chunks(fn: Callable[[int, int], None], n_chunks: int, n_threads: int = 1, *,

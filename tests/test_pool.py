@@ -108,3 +108,29 @@ def test_a_parked_worker_keeps_nothing_of_the_call():
     del big, fn
     gc.collect()
     assert ref() is None
+
+
+def test_per_thread_makes_one_value_per_thread_and_keeps_it():
+    """per_thread: each thread gets its own value, made on its first call there and the same object
+    on every later call (the bootstrap's scratch, kept from task to task)."""
+    made = []
+    lock = threading.Lock()
+
+    def make():
+        with lock:
+            made.append(threading.current_thread())
+        return [threading.current_thread()]
+
+    get = P.per_thread(make)
+    seen = {}
+
+    def fn(c, t):
+        v = get()
+        assert v[0] is threading.current_thread()
+        seen.setdefault(threading.current_thread(), set()).add(id(v))
+
+    P.map_chunks(fn, 40, 2)
+    P.map_chunks(fn, 40, 2)  # the pool's same threads: nothing made again
+    assert len(seen) == 2 and all(len(ids) == 1 for ids in seen.values())
+    assert sorted(map(id, made)) == sorted(map(id, seen))  # one make() per thread
+    assert get() is get() and get()[0] is threading.current_thread()

@@ -139,9 +139,42 @@ def split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, emit, row):
                     corr[j + c, 1] += f * vz
 
 
+
+@njit(**NJIT)
+def boot_layout(codes, groups, ugs, m):
+    """What :func:`boot_kernel` keeps of a replicate for ``codes`` on M = ``m`` points:
+    ``(need_ties, cc_blocks, whole)``. Tie splits where a binned statistic meets runs of tied u;
+    CC's u pass block by block as the counts are drawn where u has no ties and no tie split needs
+    the whole counts (:func:`rank_u_run`: the same operations in the same order as
+    :func:`rank_corr`'s); the whole multiplicities only for CC's rank pass over tied u and the tie
+    splits, otherwise one block's counts, reused (an M-sized array written per replicate left the
+    caches at M = 10⁶)."""
+    need, need_bins = needs(codes)
+    need_ties = need_bins and groups.shape[0] > 0
+    need_cc = has_code(codes, CC)
+    cc_blocks = need_cc and not need_ties and ugs.shape[0] == m + 1
+    whole = (need_cc and not cc_blocks) or need_ties
+    return need_ties, cc_blocks, whole
+
+
+@njit(**NJIT)
+def boot_scratch(codes, groups, ugs, m):
+    """The scratch of :func:`boot_kernel` that grows with M: ``(w, cs, row, buf)``, the counts (M,
+    or one block where :func:`boot_layout` keeps no whole ones), the prefix counts and walk rows of
+    the tie splits (M + 1 each, or empty) and CC's rank buffer ((M, 2), or empty). Made once per
+    thread of a run and reused by its tasks (:func:`mcref._bootstrap._bootstrap_run`): every
+    replicate writes what it reads of them. Allocated per task, at M = 10⁶ with tied u their pages
+    were faulted in again task after task, 1.3 million faults and a quarter of the bootstrap's
+    time at B = 1000 (2026-11-28)."""
+    need_ties, _cc_blocks, whole = boot_layout(codes, groups, ugs, m)
+    return (np.empty(m if whole else min(m, np.int64(1) << LEAF_BITS), dtype=COUNT),
+            np.empty(m + 1 if need_ties else 0, dtype=np.int64), np.empty(m + 1 if need_ties else 0, dtype=np.int64),
+            np.empty((m if has_code(codes, CC) else 0, 2), dtype=RANK_BUF))
+
+
 @njit(**NJIT)
 def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslot, egs,
-                out):
+                w, cs, row, buf, out):
     """Fill ``out[k, r]`` with statistic ``codes[k]`` on bootstrap resample ``r``, for
     ``r0 ≤ r < r1``: one task of the bootstrap (threads run the tasks, :func:`mcref._bootstrap._by_tasks`).
 
@@ -162,34 +195,24 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     allocated once; since every replicate starts from its own states, ``out`` (the whole (K, B)
     array) is the same bits however the replicates are cut into tasks and whatever the thread
     count. Whole arrays and integer ranges: every call has the same types, one compiled
-    signature; a serial kernel, not a ``prange`` one (seconds less to compile).
+    signature; a serial kernel, not a ``prange`` one (seconds less to compile). ``w``, ``cs``,
+    ``row``, ``buf``: the M-sized scratch, :func:`boot_scratch` (a thread's, kept between its tasks).
     """
     m = z.shape[0]
     n_codes = codes.shape[0]
     n_bins = starts.shape[0] - 1
     need, need_bins = needs(codes)
-    need_ties = need_bins and groups.shape[0] > 0
-    need_cc = has_code(codes, CC)
-    # CC's u pass block by block as the counts are drawn, where u has no ties and no tie split needs
-    # the whole counts (rank_u_run: the same operations in the same order as rank_corr's)
-    cc_blocks = need_cc and not need_ties and ugs.shape[0] == m + 1
+    need_ties, cc_blocks, whole = boot_layout(codes, groups, ugs, m)
     tarr = np.empty(4, dtype=np.uint64)
-    # the whole multiplicities only for CC's rank pass over tied u and the tie splits; otherwise one
-    # block's counts, reused: an M-sized array written per replicate left the caches at M = 10⁶
-    whole = (need_cc and not cc_blocks) or need_ties
     leaf = np.int64(1) << LEAF_BITS
     small = np.int64(1) << SMALL_LEAF_BITS
-    w = np.empty(m if whole else min(m, leaf), dtype=COUNT)
     zero = np.int64(0)
     stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
     raw = np.empty(N_RAW)
     s = np.empty(N_SUMS)
     acc = np.empty((n_bins, 4))
-    cs = np.empty(m + 1 if need_ties else 0, dtype=np.int64)
     corr = np.zeros((n_bins + 1, 2))
     cuts = np.empty(n_bins + 1, dtype=np.int64)
-    row = np.empty(m + 1 if need_ties else 0, dtype=np.int64)
-    buf = np.empty((m if need_cc else 0, 2), dtype=RANK_BUF)
     res = np.empty(n_codes)
     for r in range(r0, r1):
         raw[:] = 0.0
