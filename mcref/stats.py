@@ -533,7 +533,9 @@ def tie_spread(name: str, E, u, *, n_orders: int = 100, seed=None, n_bins: int =
     so a run of equal u that straddles a bin cut is split between the bins by row order.
     This evaluates the statistic for ``n_orders`` uniformly random row orders (each a
     random order of every tie run) and reports the range and the mean, the tie-averaged
-    value.
+    value. Only the runs that straddle a cut matter: each order draws and moves those alone
+    (:func:`mcref.kernels.bootstrap.tie_orders_kernel`), so the orders cost about what one
+    evaluation does, whatever M.
 
     Examples
     --------
@@ -550,26 +552,26 @@ def tie_spread(name: str, E, u, *, n_orders: int = 100, seed=None, n_bins: int =
     if not inf.binned:
         raise ValueError(f"tie_spread is for the binned statistics (ENCE, ZMSE, UCE), got {inf.name}")
     n_orders = check_int(n_orders, "n_orders", minimum=2)
-    return tie_spread_prepared(inf, prepare(E, u, n_bins, min_count=min_count, shrink=shrink), E, u,
-                               n_orders=n_orders, seed=seed)
+    return tie_spread_prepared(inf, prepare(E, u, n_bins, min_count=min_count, shrink=shrink), n_orders=n_orders,
+                               seed=seed)
 
 
-def tie_spread_prepared(inf: StatInfo, prep: Prepared, E: np.ndarray, u: np.ndarray, *, n_orders: int,
-                        seed) -> TieSpread:
-    """:func:`tie_spread` of a dataset checked and prepared (equal-count bins) by the caller; only
-    the random tie orders are prepared again (each is another row order of the data)."""
+def tie_spread_prepared(inf: StatInfo, prep: Prepared, *, n_orders: int, seed) -> TieSpread:
+    """:func:`tie_spread` of a dataset checked and prepared (equal-count bins) by the caller: order
+    k puts the runs of tied u in the random order of the k-th child of ``seed``'s ``SeedSequence``
+    (:func:`mcref.kernels.bootstrap.tie_orders_kernel`; only the runs that straddle a cut are
+    drawn and moved)."""
     from ._checks import check_seed
+    from .kernels.bootstrap import tie_orders_kernel
+    from .kernels.rng import chunk_states
 
-    n_bins, min_count = prep.n_bins, prep.min_count
     codes = np.array([inf.code], dtype=np.int64)
     est = float(evaluate(prep, codes)[0])
     n_str = straddling_ties(prep)
     if n_str == 0:
         return TieSpread(inf.name, est, est, 0.0, est, est, n_orders, 0)
-    rng = np.random.default_rng(check_seed(seed))
     vals = np.empty(n_orders)
-    for k in range(n_orders):
-        perm = rng.permutation(E.size)
-        vals[k] = evaluate(prepare(E[perm], u[perm], n_bins, min_count=min_count, ranks=inf.kind == "rank"), codes)[0]
+    tie_orders_kernel(inf.code, chunk_states(check_seed(seed), n_orders), prep.tie_groups, prep.starts, prep.u2,
+                      prep.E2, prep.z2, vals)
     return TieSpread(inf.name, est, float(vals.mean()), float(vals.std(ddof=1)), float(vals.min()),
                      float(vals.max()), n_orders, n_str)

@@ -92,6 +92,37 @@ def test_tie_order_warning_and_spread():
     assert flat.n_straddling == 0 and flat.low == flat.high == flat.estimate
 
 
+
+@pytest.mark.parametrize("name, n_bins", [("ENCE", 20), ("ZMSE", 7)])
+def test_tie_spread_orders_are_the_statistic_on_those_orders(name, n_bins):
+    """Each order of tie_spread is the statistic on the rows put in that order: the order that the
+    same state emits (split_ties, emit=True; all multiplicities 1, so the walk is the u-sorted
+    rows), evaluated by mcref.statistic on the reordered arrays (its stable sort keeps the order)."""
+    from mcref.kernels.bootstrap import split_ties, tie_orders_kernel
+    from mcref.kernels.rng import chunk_states
+
+    E, u = _tied(2)
+    E = E * np.random.default_rng(3).uniform(0.5, 2.0, E.size)  # not the same E² in every run
+    prep = prepare(E, u, n_bins)
+    n, m = 25, u.size
+    states = chunk_states(np.random.SeedSequence(5), n)
+    vals = np.empty(n)
+    tie_orders_kernel(mcref.stats.info(name).code, states, prep.tie_groups, prep.starts, prep.u2, prep.E2, prep.z2,
+                      vals)
+    ones, dummy = np.ones(m, dtype=np.uint32), np.empty(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcref.TieOrderWarning)
+        for k in range(n):
+            row = np.arange(m + 1)
+            split_ties(states[k].copy(), ones, np.arange(m + 1), prep.tie_groups, prep.starts, dummy, dummy,
+                       np.empty(n_bins + 1, dtype=np.int64), np.zeros((n_bins + 1, 2)), True, row)
+            order = prep.order[row[:m]]
+            assert sorted(order) == list(range(m)) and np.all(np.diff(u[order]) >= 0)
+            assert vals[k] == pytest.approx(mcref.statistic(name, E[order], u[order], n_bins=n_bins), rel=1e-12)
+    assert np.unique(vals).size > n // 2  # the orders differ
+    ts = tie_spread(name, E, u, n_orders=n, n_bins=n_bins, seed=np.random.SeedSequence(5))
+    assert (ts.low, ts.high, ts.mean) == (vals.min(), vals.max(), vals.mean())
+
 def test_validate_reports_the_tie_range():
     E, u = _tied(1)
     with warnings.catch_warnings():

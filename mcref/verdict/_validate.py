@@ -732,7 +732,7 @@ def _validate_run(E, u, infos, names, dists, n_bins, n_boot, n_mc, min_count, sh
     ties: dict[str, tuple[float, float]] = {}
     for inf in infos:
         if inf.binned and binning == "equal":
-            ts = tie_spread_prepared(inf, prep, E, u, n_orders=100, seed=ss_ties)
+            ts = tie_spread_prepared(inf, prep, n_orders=100, seed=ss_ties)
             if ts.n_straddling:
                 ties[inf.name] = (ts.low, ts.high)
     rows = [_stat_row(inf, boots[inf.name], prep, sim, labels, gen, centred, fit, screen, ties, rule=rule, alpha=alpha,
