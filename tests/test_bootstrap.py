@@ -145,6 +145,43 @@ def test_replicates_are_the_same_bits_alone_and_beside_cc():
 
 
 @pytest.mark.parametrize("tied", [False, True])
+def test_cc_in_a_call_of_its_own_gives_the_same_bits(monkeypatch, tied):
+    """From ``CC_APART_M`` points the row bootstrap draws CC's replicates in a kernel call of its
+    own (``boot_runs``): every statistic's replicates are bit for bit those of one call, tie splits
+    included; each call fills half of the bar, which ends at B."""
+    rng = np.random.default_rng(31)
+    u = rng.lognormal(0.0, 0.4, 3001)
+    if tied:
+        u = np.round(u, 1)
+    E = u * rng.standard_normal(u.size)
+    names = ["ZMS", "CC", "ENCE", "ZMSE"]
+    monkeypatch.setattr(BS, "CC_APART_M", 10**9)
+    one = BS.bootstrap_many(names, E, u, n_boot=60, n_bins=10, seed=8, method="percentile")
+    monkeypatch.setattr(BS, "CC_APART_M", 1)
+    assert [r.tolist() for r in BS.boot_runs(np.array([S.info(n).code for n in names]), u.size)] == [[0, 2, 3], [1]]
+    seen = []
+    real = BS._by_tasks
+
+    def spy(call, n_boot, m, phase, run=(0, 1)):
+        seen.append(run)
+        real(call, n_boot, m, phase, run)
+
+    monkeypatch.setattr(BS, "_by_tasks", spy)
+    apart = BS.bootstrap_many(names, E, u, n_boot=60, n_bins=10, seed=8, method="percentile")
+    assert seen == [(0, 2), (1, 2)]
+    for name in names:
+        np.testing.assert_array_equal(apart[name].distribution, one[name].distribution)
+    marks = []
+
+    class Bar:
+        def chunks(self, size):
+            return lambda done: marks.append(done * size)
+
+    for i in range(2):
+        real(lambda r0, r1: None, 60, 10**6, Bar(), (i, 2))
+    assert marks == sorted(marks) and marks[-1] == 60 and 30 in marks
+
+@pytest.mark.parametrize("tied", [False, True])
 def test_cc_replicates_block_u_pass_are_the_whole_pass_bits(tied):
     """Where u has no ties (and no tie split needs all M counts) the kernel takes CC's u pass block
     by block as it draws the counts (``rank_u_run``), keeping no whole count array; its replicates are
