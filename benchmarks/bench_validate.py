@@ -43,6 +43,17 @@ Run::
     python benchmarks/bench_validate.py --ms 1e7 --n-boot 200 --n-mc 100 --dists permutation
     python benchmarks/bench_validate.py --ms 1e7 --data-seed 1      # another data set
     python benchmarks/bench_validate.py --profile --ms 1e5,1e6 --n-boot 1000 --n-mc 500   # parallel profile
+    python benchmarks/bench_validate.py --ms 1e5,1e6 --round 3 --n-boot 1000 --n-mc 500   # tied u
+
+``--round D`` rounds u to D decimals, as files often hold it (QM9_E's u has 135 distinct values):
+runs of tied u, so the bootstrap's tie splits and the tie spread run, which untied data skip.
+Before 2026-11-28 the tie spread shuffled and re-sorted all M rows per order and the bootstrap
+allocated its scratch per task; ``--round 3 --n-boot 1000 --n-mc 500``, 2 threads, the
+version before (c23b9dd) and after, one run each::
+
+         M  validate s   bootstrap s  ties s
+     1e+05  2.95 → 1.22  0.366 → 0.233  1.63 → 0.0134
+     1e+06  25.9 → 8.61  5.25 → 3.07    15.1 → 0.039
 
 ``--profile`` prints instead the **parallel profile** of each M (issue 41): for each phase of
 ``validate`` — the bootstrap's resampling kernel, the jackknife, the references (all D, and
@@ -503,7 +514,8 @@ def floor_ns(m: int, target_s: float = 0.3) -> float:
 
 
 # ---------------------------------------------------------------------------------------------- child
-def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None, data_seed: int | None = None) -> dict:
+def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None, data_seed: int | None = None,
+          decimals: int | None = None) -> dict:
     import warnings
 
     import numba
@@ -552,6 +564,8 @@ def child(m: int, n_boot: int | None, n_mc: int | None, dists: list[str] | None,
     rng = np.random.default_rng(m if data_seed is None else [m, data_seed])  # --data-seed: another set
     u = rng.lognormal(0.0, 0.5, m)
     E = u * rng.standard_normal(m)
+    if decimals is not None:  # --round: u as a file with that many decimals holds it (tied values)
+        u = np.round(u, decimals)
     data = proc_status("VmRSS")
     t0 = time.perf_counter()
     try:
@@ -633,7 +647,8 @@ def _profile_timers(V, first: int):
     return seconds, undo
 
 
-def profile_child(m: int, kw: dict, data_seed: int | None, reps: int = 3, threads=(1, 2)) -> dict:
+def profile_child(m: int, kw: dict, data_seed: int | None, reps: int = 3, threads=(1, 2),
+                  decimals: int | None = None) -> dict:
     """The parallel profile of one M: the tasks of each phase (one run on this machine's threads,
     :func:`mcref.parallel.task_profile`), their speedup bounds at 16 and 64 threads
     (:func:`mcref.parallel.speedup_bound`), and each phase's seconds on each of ``threads`` numba
@@ -654,6 +669,8 @@ def profile_child(m: int, kw: dict, data_seed: int | None, reps: int = 3, thread
     rng = np.random.default_rng(m if data_seed is None else [m, data_seed])
     u = rng.lognormal(0.0, 0.5, m)
     E = u * rng.standard_normal(m)
+    if decimals is not None:
+        u = np.round(u, decimals)
     with task_profile() as rec:
         V.validate(E, u, seed=1, **kw)
     rows = {}
@@ -708,7 +725,7 @@ def print_profile(p: dict) -> None:
 
 def run_child(m: int, args) -> dict:
     cmd = [sys.executable, __file__, "--child", str(m)]
-    for opt in ("n_boot", "n_mc", "dists", "data_seed"):
+    for opt in ("n_boot", "n_mc", "dists", "data_seed", "round"):
         v = getattr(args, opt)
         if v is not None:
             cmd += ["--" + opt.replace("_", "-"), str(v)]
@@ -795,6 +812,10 @@ def cli_row(rows: int, args) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def tied(args) -> str:
+    return "untied" if args.round is None else f"to {args.round} decimals"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ms", default="1e4,1e5,1e6")
@@ -806,6 +827,9 @@ def main() -> None:
     ap.add_argument("--dists", default=None, help="comma-separated D (default: validate's)")
     ap.add_argument("--data-seed", type=int, default=None,
                     help="draw another data set of each M (default: the generator seeded by M alone)")
+    ap.add_argument("--round", type=int, default=None,
+                    help="u rounded to this many decimals, as files often hold it: runs of tied u, the tie "
+                         "splits and the tie spread (default: untied)")
     ap.add_argument("--profile", action="store_true",
                     help="the parallel profile of each M instead of the cost table (tasks, bounds, 1->2 threads)")
     ap.add_argument("--reps", type=int, default=3,
@@ -822,9 +846,9 @@ def main() -> None:
             # a given n_mc is the fixed test by default: the profile keeps validate's sequential rounds
             threads = [int(t) for t in args.threads.split(",") if t]
             print(json.dumps(profile_child(args.child, {"progress": False, "sequential": True, **kw}, args.data_seed,
-                                           reps=args.reps, threads=threads)))
+                                           reps=args.reps, threads=threads, decimals=args.round)))
         else:
-            print(json.dumps(child(args.child, args.n_boot, args.n_mc, dists, args.data_seed)))
+            print(json.dumps(child(args.child, args.n_boot, args.n_mc, dists, args.data_seed, args.round)))
         return
     from _common import machine
 
@@ -833,12 +857,13 @@ def main() -> None:
         ms.append(10_000_000)
     if args.profile:
         print(f"# mcref from {ROOT / 'mcref'}; {machine()}; B = {args.n_boot or 'default'}, "
-              f"N_MC = {args.n_mc or 'default_n_mc(M)'}, D = {args.dists or 'default'}; one process per M", flush=True)
+              f"N_MC = {args.n_mc or 'default_n_mc(M)'}, D = {args.dists or 'default'}, u {tied(args)}; one process per M",
+              flush=True)
         for m in ms:
             print_profile(run_child(m, args))
         return
     print(f"# mcref from {ROOT / 'mcref'}; {machine()}; B = {args.n_boot or 'default'}, "
-          f"N_MC = {args.n_mc or 'default_n_mc(M)'}, D = {args.dists or 'default'}; one process per M")
+          f"N_MC = {args.n_mc or 'default_n_mc(M)'}, D = {args.dists or 'default'}, u {tied(args)}; one process per M")
     print(f"{'M':>8s} {'B':>6s} {'N_MC':>6s} {'n_D':>3s} {'validate s':>10s} {'floor-eq s':>10s} {'floor ns':>8s} "
           f"{'val/floor':>9s} {'x floor-eq':>10s} {'base MiB':>8s} {'E,u MiB':>7s} {'peak MiB':>8s}", flush=True)
     for m in ms:

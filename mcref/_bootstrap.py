@@ -29,7 +29,7 @@ from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
 from .intervals import ConfidenceInterval
 from .kernels import stats as K
 from .kernels.bootstrap import boot_indices_kernel, boot_kernel, boot_scratch
-from .kernels.units import boot_units_kernel
+from .kernels.units import boot_units_kernel, units_scratch
 from .kernels.rng import chunk_states, keyed_states, repeat_states
 from .parallel import over_tasks, per_thread
 from ._dependence import Units, few_units_note, unit_df, units_for
@@ -479,11 +479,12 @@ def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: in
     part = np.empty((codes.size, n_boot))
     ties = prep.tie_groups if np.any(codes >= K.ENCE) else np.empty((0, 2), dtype=np.int64)
     slot, eslot = prep.slots()
+    scratch = per_thread(lambda: units_scratch(codes, ties, prep.M, prep.n_bins, units.n_units))  # kept between tasks
 
     def call(r0: int, r1: int) -> None:
         boot_units_kernel(codes, units.kernel_kind, units.scheme, units.block_length, units.gid, units.opos,
                           units.n_units, states, tstates, r0, r1, ties, prep.z, prep.zshift, prep.z2,
-                          prep.E2, prep.u2, prep.lnu2, prep.n_bins, prep.ugs, slot, eslot, prep.egs, part)
+                          prep.E2, prep.u2, prep.lnu2, prep.n_bins, prep.ugs, slot, eslot, prep.egs, scratch(), part)
 
     _by_tasks(call, n_boot, prep.M, phase)
     return part

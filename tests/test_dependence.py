@@ -25,7 +25,7 @@ from mcref.kernels.rng import (bounded_one, chunk_states, keyed_states, multinom
 from mcref.kernels.rng import COUNT, STACK_ROWS
 from mcref.kernels.stats import CC, ENCE, RCE, UCE, ZMS, ZMSE
 from mcref.kernels.units import (BLOCKS, CIRCULAR, GROUPS, MOVING, ROWS, STATIONARY, boot_units_kernel,
-                                 permute_units_into, unit_weights_into)
+                                 permute_units_into, unit_weights_into, units_scratch)
 
 import naive
 
@@ -117,9 +117,12 @@ def test_resample_statistics_equal_the_statistic_on_the_expanded_data(labels):
     states = repeat_states(chunk_states(np.random.SeedSequence(11), 1), 64, 0, 6)
     tstates = repeat_states(keyed_states(np.random.SeedSequence(11), 1, 7), 64, 0, 6)
     out = np.empty((CODES.size, 6))
-    boot_units_kernel(CODES, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, states,
-                      tstates, 0, 6, np.empty((0, 2), np.int64), prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
-                      prep.lnu2, n_bins, prep.ugs, *prep.slots(), prep.egs, out)
+    no_ties = np.empty((0, 2), np.int64)
+    scratch = units_scratch(CODES, no_ties, E.size, n_bins, un.n_units)
+    for r0, r1 in ((0, 4), (4, 6)):  # two tasks, the second on the first's scratch
+        boot_units_kernel(CODES, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, states,
+                          tstates, r0, r1, no_ties, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2, n_bins,
+                          prep.ugs, *prep.slots(), prep.egs, scratch, out)
     w = np.empty((6, E.size), dtype=COUNT)
     n = np.empty(6, dtype=np.int64)
     unit_weights_into(states, 1, un.kernel_kind, un.scheme, un.block_length, un.gid, un.opos, un.n_units, w, n)

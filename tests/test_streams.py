@@ -136,3 +136,22 @@ def test_stable_order_is_numpys_stable_argsort(kind):
         want = np.argsort(x, kind="stable")
         np.testing.assert_array_equal(order, want)
         np.testing.assert_array_equal(starts, tie_starts(x[want]))
+
+
+@pytest.mark.parametrize("kind", ["distinct", "ties", "both_tied", "signed_zeros", "tiny"])
+def test_u_then_E_is_numpys_lexsort(kind):
+    """The (u, E) order of the RCE scale test from prepare's u-sorted rows (E sorted inside the runs
+    of tied u) is np.lexsort((E, u)) index for index: untied u, tied u, ties in both, ±0 in both
+    (equal: input order), sizes 0-2."""
+    from mcref._prepared import stable_order, u_then_E
+
+    rng = np.random.default_rng(len(kind) + 7)
+    cases = {"distinct": [(rng.normal(size=3000), rng.lognormal(size=3000))],
+             "ties": [(rng.normal(size=5000), np.round(rng.lognormal(size=5000), 1))],
+             "both_tied": [(np.round(rng.normal(size=4000), 1), rng.choice([0.5, 1.0, 2.0], 4000))],
+             "signed_zeros": [(np.array([0.0, -0.0, 1.0, -0.0, 0.0, -1.0]), np.array([1.0, 1.0, 1.0, 0.0, -0.0, 1.0]))],
+             "tiny": [(np.empty(0), np.empty(0)), (np.array([1.0]), np.array([2.0])),
+                      (np.array([2.0, 1.0]), np.array([3.0, 3.0]))]}[kind]
+    for E, u in cases:
+        order, ugs = stable_order(u)
+        np.testing.assert_array_equal(order[u_then_E(E[order], ugs)], np.lexsort((E, u)))

@@ -155,27 +155,35 @@ def _eval_units(codes, need, need_bins, need_ties, w, n, tarr, groups, z, zshift
 
 
 @njit(**NJIT)
+def units_scratch(codes, groups, m, n_bins, n_units):
+    """The scratch of :func:`boot_units_kernel`: :func:`_eval_scratch`'s arrays, then the unit counts,
+    the cover rows and the split stack. Made once per thread of a run and kept between its tasks
+    (:func:`mcref.parallel.per_thread`), as the i.i.d. kernel's (:func:`mcref.kernels.bootstrap.boot_scratch`):
+    every replicate writes what it reads of them."""
+    _need, need_bins = needs(codes)
+    return _eval_scratch(m, n_bins, codes.shape[0], need_bins and groups.shape[0] > 0, has_code(codes, CC)) + (
+        np.empty(max(n_units, 1), dtype=COUNT), np.empty(m + 1, dtype=np.int64), np.empty((STACK_ROWS, 3), dtype=np.int64))
+
+
+@njit(**NJIT)
 def boot_units_kernel(codes, kind, scheme, block, gid, opos, n_units, states, tstates, r0, r1, groups, z,
-                      zshift, z2, E2, u2, lnu2, n_bins, ugs, slot, eslot, egs, out):
+                      zshift, z2, E2, u2, lnu2, n_bins, ugs, slot, eslot, egs, scratch, out):
     """Fill ``out[k, r]`` (the whole (K, B) array) with statistic ``codes[k]`` on bootstrap
     resample r, r0 ≤ r < r1, drawn by units (:func:`unit_weights`; ``n_units`` groups for
     ``GROUPS``). The bins of each resample are its own equal-count bins of n = Σw points
     (:func:`unit_starts`); the statistics divide by n. Replicate r draws its units from
     ``states[r]`` and splits the tied runs of u that straddle a cut from its own tie stream
     ``tstates[r]`` (:func:`mcref.kernels.bootstrap.split_ties`), as in the i.i.d. kernel.
-    One task of the bootstrap (threads run the tasks), its scratch allocated once: the same bits
-    however the replicates are cut into tasks and whatever the thread count."""
+    One task of the bootstrap (threads run the tasks); ``scratch``: :func:`units_scratch`, a thread's,
+    kept between its tasks: the same bits however the replicates are cut into tasks and whatever the
+    thread count."""
     m = z.shape[0]
     n_codes = codes.shape[0]
     need, need_bins = needs(codes)
     need_ties = need_bins and groups.shape[0] > 0
-    need_cc = has_code(codes, CC)
     sarr = np.empty(4, dtype=np.uint64)
     tarr = np.empty(4, dtype=np.uint64)
-    w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res = _eval_scratch(m, n_bins, n_codes, need_ties, need_cc)
-    cnt = np.empty(max(n_units, 1), dtype=COUNT)
-    cover = np.empty(m + 1, dtype=np.int64)
-    stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+    w, starts, raw, sums, acc, cs, corr, cuts, row, buf, res, cnt, cover, stack = scratch
     for r in range(r0, r1):
         for j in range(4):  # element by element: no shape-error path to compile
             sarr[j] = states[r, j]

@@ -71,6 +71,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .._prepared import u_then_E
+
 __all__ = ["ScaleTest", "bootstrap_sums", "scale_test", "rce_test", "tail_ratio", "scale_unreliable", "SCALE_TESTED",
            "ALPHA_SIDAK", "TAIL_RATIO_LIMIT"]
 
@@ -626,8 +628,12 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
             p.update({n: math.nan for n in zn})  # no test: the rows say unreliable, with no p
         flags = {n: bad for n in zn}
     if "RCE" in names:
-        # the pairs in (u, E) order: prep's rows (sorted by u) are that order already when u has no ties
-        pairs = (prep.E, prep.u) if clusters is None and prep is not None and prep.ugs.size == prep.M + 1 else None
+        # the pairs in (u, E) order: prep's rows (sorted by u) are that order already when u has no ties, and
+        # need E sorted inside the runs of tied u otherwise (u_then_E: np.lexsort's order, a quarter of its time)
+        pairs = None
+        if clusters is None and prep is not None:
+            o = u_then_E(prep.E, prep.ugs) if prep.ugs.size != prep.M + 1 else None
+            pairs = (prep.E, prep.u) if o is None else (prep.E[o], prep.u[o])
         p["RCE"] = _rce_test(E, u, _check(n_boot), ss_r, clusters, sorted_pairs=pairs, cache=cache).p["RCE"]
     if un:
         for n in un:
