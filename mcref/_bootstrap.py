@@ -474,6 +474,18 @@ def boot_runs(codes: np.ndarray, m: int) -> list[np.ndarray]:
     return [np.flatnonzero(codes != K.CC), at]
 
 
+def _boot_rows(codes, prep: Prepared, args: tuple, states, tstates, n_boot: int, phase, run: tuple[int, int]):
+    """The replicates of ``codes`` by the row bootstrap (:func:`mcref.kernels.bootstrap.boot_kernel`), one
+    kernel run (``args``: :meth:`Prepared.kernel_args`); each thread's scratch (:func:`boot_scratch`) is
+    kept from task to task and freed on return, before the next run or phase allocates its own."""
+    part = np.empty((codes.size, n_boot))
+    ties = prep.tie_groups
+    scratch = per_thread(lambda: boot_scratch(codes, ties, prep.ugs, prep.M))
+    _by_tasks(lambda r0, r1: boot_kernel(codes, states, tstates, r0, r1, ties, *args, *scratch(), part), n_boot,
+              prep.M, phase, run)
+    return part
+
+
 def _boot_units(codes, prep: Prepared, units: Units, states, tstates, n_boot: int, phase) -> np.ndarray:
     """The replicates of ``codes`` resampled by units (:func:`mcref.kernels.units.boot_units_kernel`)."""
     part = np.empty((codes.size, n_boot))
@@ -521,16 +533,11 @@ def _bootstrap_run(infos, E, u, prep: Prepared, est, ss, n_boot: int, method: st
             kc = np.array([infos[k].code for k in kb], dtype=np.int64)
             # returns to Python (Ctrl-C, progress) between batches
             if kc.size:
-                args, ties = prep.kernel_args(), prep.tie_groups  # once, not once per batch
+                args = prep.kernel_args()  # once, not once per batch
                 runs = boot_runs(kc, E.size)
                 for i, at in enumerate(runs):
-                    rc = np.ascontiguousarray(kc[at])
-                    part = np.empty((rc.size, n_boot))
-                    scratch = per_thread(lambda rc=rc: boot_scratch(rc, ties, prep.ugs, E.size))  # kept between tasks
-                    _by_tasks(lambda r0, r1, rc=rc, part=part, scratch=scratch: boot_kernel(
-                        rc, states, tstates, r0, r1, ties, *args, *scratch(), part), n_boot, E.size,
-                        None if recut else phase, (i, len(runs)))
-                    boot[kb[at]] = part
+                    boot[kb[at]] = _boot_rows(np.ascontiguousarray(kc[at]), prep, args, states, tstates, n_boot,
+                                              None if recut else phase, (i, len(runs)))
                 del args  # the rank slots: not through the jackknife
             if recut:
                 _boot_rebinned([infos[k] for k in recut], recut, prep, states, tstates, boot, phase.chunks(1))

@@ -134,3 +134,28 @@ def test_per_thread_makes_one_value_per_thread_and_keeps_it():
     assert len(seen) == 2 and all(len(ids) == 1 for ids in seen.values())
     assert sorted(map(id, made)) == sorted(map(id, seen))  # one make() per thread
     assert get() is get() and get()[0] is threading.current_thread()
+
+
+def test_per_thread_values_are_freed_with_the_getter():
+    """The threads' values die with the getter (the bootstrap's scratch is freed when its run
+    returns, before the next phase allocates), though the pool's threads live on."""
+    import gc
+    import weakref
+
+    import numpy as np
+
+    refs = []
+    lock = threading.Lock()
+
+    def make():
+        a = np.empty(10)
+        with lock:
+            refs.append(weakref.ref(a))
+        return a
+
+    get = P.per_thread(make)
+    P.map_chunks(lambda c, t: get(), 8, 2)
+    assert len(refs) == 2 and all(r() is not None for r in refs)
+    del get
+    gc.collect()
+    assert all(r() is None for r in refs)
