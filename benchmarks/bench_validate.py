@@ -447,6 +447,31 @@ columns are a plain ``prange`` kernel, not recorded)::
 The bootstrap at 10⁷: 98.7 → 85.4 s on one thread and 55 → 45.2 s on two since 12:23 UTC (the
 BTPE splits, CC's smaller buffer and block-wise u pass).
 
+2026-11-28 evening (19:45–20:05 UTC, load average after 1.0–1.3), after the bootstrap's scratch
+was kept per thread and CC's replicates got a call of their own at M ≥ 5·10⁵ (the bootstrap's
+tasks: two runs of 334), ``--profile --ms 1e5,1e6 --n-boot 1000 --n-mc 500``, untied and with
+``--round 3`` (tied u; at 10⁶ after the RCE scale test's (u, E) order stopped being an
+``np.lexsort`` per round, which had given 0.707 / 0.526 s, 1.34)::
+
+    untied                       tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    1e5 bootstrap                  334    0.30%   15.9   55.6     0.303     0.161  1.88
+    1e5 references                 628    0.18%   15.7   62.6       1.2     0.593  2.02
+    1e6 bootstrap                  668    0.15%   15.9   55.6      4.34      2.65  1.63
+    1e6 jackknife              2006270    0.03%   15.9   63.2     0.356     0.197  1.81
+    1e6 scale tests                192    0.52%   16.0   64.0     0.505     0.269  1.88
+    u to 3 decimals
+    1e5 bootstrap                  334    0.30%   15.9   55.6     0.396     0.209  1.89
+    1e6 bootstrap                  668    0.15%   15.9   55.6      4.98      2.83  1.76
+    1e6 references                  64    1.56%   16.0   64.0     0.694      0.35  1.98
+    1e6 scale tests                192    0.52%   16.0   64.0     0.562     0.344  1.64
+
+(machine rows 1.92–1.99.) The untied bootstrap at 10⁶ is CC's rank pass against the L3: CC's
+bootstrap alone, 1→2 by M, same hour: 5·10⁵ 1.95, 7·10⁵ 1.87, 10⁶ 1.59, 1.5·10⁶ 1.40, 3·10⁶ 1.87;
+one thread keeps its 8 MB rank buffer and the 8 MB of slots in the 32 MB L3 at 10⁶, two do not,
+and from 3·10⁶ neither does, so both run from memory. Buffers of 5 bytes a point (a uint32 and a
+uint8 array) or one packed uint32 gave 1.72 and 1.96 at 10⁶ but cost 9 % and 47 % more on one
+thread at 10⁵: not taken.
+
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
 
