@@ -882,8 +882,8 @@ def main() -> None:
         ms.append(10_000_000)
     if args.profile:
         print(f"# mcref from {ROOT / 'mcref'}; {machine()}; B = {args.n_boot or 'default'}, "
-              f"N_MC = {args.n_mc or 'default_n_mc(M)'}, D = {args.dists or 'default'}, u {tied(args)}; one process per M",
-              flush=True)
+              f"N_MC = {args.n_mc or 'default_n_mc(M)'}, D = {args.dists or 'default'}, u {tied(args)}; "
+              "one process per M", flush=True)
         for m in ms:
             print_profile(run_child(m, args))
         return

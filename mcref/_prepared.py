@@ -128,7 +128,6 @@ def stable_order(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(run * m + o) % m, starts  # (run, index) in one int64 key, unique: its sorted values
 
 
-
 def u_then_E(E_sorted: np.ndarray, ugs: np.ndarray) -> np.ndarray:
     """Positions of a :class:`Prepared`'s rows (sorted by u, stable) in the order of (u, E), ties of
     both in input order: with ``E_sorted = prep.E`` and ``ugs = prep.ugs``,
@@ -152,6 +151,7 @@ def u_then_E(E_sorted: np.ndarray, ugs: np.ndarray) -> np.ndarray:
     erank[eorder] = np.arange(m)
     run = np.repeat(np.arange(ugs.size - 1, dtype=np.int64), np.diff(ugs))
     return eorder[np.sort(run * np.int64(m) + erank) % m]
+
 
 def prepare(E: np.ndarray, u: np.ndarray, n_bins: int | None, *, min_count: int = 30, shrink: bool = False,
             binning: str = "equal", log: bool | None = None, ranks: bool = True) -> Prepared:

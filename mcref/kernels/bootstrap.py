@@ -139,7 +139,6 @@ def split_ties(st, w, cs, groups, starts, E2, z2, cuts, corr, emit, row):
                     corr[j + c, 1] += f * vz
 
 
-
 @njit(**NJIT)
 def tie_orders_kernel(code, states, groups, starts, u2, E2, z2, out):
     """``out[r]`` = the binned statistic ``code`` on the data (u-sorted, stable) with every run of
@@ -173,6 +172,7 @@ def tie_orders_kernel(code, states, groups, starts, u2, E2, z2, out):
         bin_finish(starts, acc, corr)
         out[r] = finish_binned(code, acc, np.float64(m))
 
+
 @njit(**NJIT)
 def boot_layout(codes, groups, ugs, m):
     """What :func:`boot_kernel` keeps of a replicate for ``codes`` on M = ``m`` points:
@@ -182,7 +182,7 @@ def boot_layout(codes, groups, ugs, m):
     :func:`rank_corr`'s); the whole multiplicities only for CC's rank pass over tied u and the tie
     splits, otherwise one block's counts, reused (an M-sized array written per replicate left the
     caches at M = 10⁶)."""
-    need, need_bins = needs(codes)
+    _need, need_bins = needs(codes)
     need_ties = need_bins and groups.shape[0] > 0
     need_cc = has_code(codes, CC)
     cc_blocks = need_cc and not need_ties and ugs.shape[0] == m + 1
@@ -195,7 +195,7 @@ def boot_scratch(codes, groups, ugs, m):
     """The scratch of :func:`boot_kernel` that grows with M: ``(w, cs, row, buf)``, the counts (M,
     or one block where :func:`boot_layout` keeps no whole ones), the prefix counts and walk rows of
     the tie splits (M + 1 each, or empty) and CC's rank buffer ((M, 2), or empty). Made once per
-    thread of a run and reused by its tasks (:func:`mcref._bootstrap._bootstrap_run`): every
+    thread of a run and reused by its tasks (:func:`mcref._bootstrap._boot_rows`): every
     replicate writes what it reads of them. Allocated per task, at M = 10⁶ with tied u their pages
     were faulted in again task after task, 1.3 million faults and a quarter of the bootstrap's
     time at B = 1000 (2026-11-28)."""

@@ -162,7 +162,8 @@ def units_scratch(codes, groups, m, n_bins, n_units):
     every replicate writes what it reads of them."""
     _need, need_bins = needs(codes)
     return _eval_scratch(m, n_bins, codes.shape[0], need_bins and groups.shape[0] > 0, has_code(codes, CC)) + (
-        np.empty(max(n_units, 1), dtype=COUNT), np.empty(m + 1, dtype=np.int64), np.empty((STACK_ROWS, 3), dtype=np.int64))
+        np.empty(max(n_units, 1), dtype=COUNT), np.empty(m + 1, dtype=np.int64),
+        np.empty((STACK_ROWS, 3), dtype=np.int64))
 
 
 @njit(**NJIT)
