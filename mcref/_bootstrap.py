@@ -55,7 +55,7 @@ MIN_TASKS = 256
 #: multiplicities' streams, so a statistic's resamples do not depend on its company or on the bins
 TIE_STREAM = 0x7469  # "ti"
 #: M from which CC's replicates are drawn in a kernel call of their own beside the other statistics'
-#: (:func:`boot_runs`): each call then holds less than the 32 MB L3 of the 2-core VM where it was measured.
+#: (:func:`boot_runs`), measured on a 2-core VM with a 32 MB L3 (a many-core machine's threshold is unmeasured).
 #: In one call the others' data streams (u², E², z²: 24 bytes a point) pushed CC's rank buffer out of
 #: the cache between its u and |E| passes; apart, the counts are drawn twice (0.3 ns a point). validate's
 #: five statistics, B = 1000, 2026-11-28, time apart / together on 1 and 2 threads: M = 3·10⁵ 1.06 and

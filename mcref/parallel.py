@@ -358,7 +358,7 @@ def per_thread(make: Callable[[], T_]) -> Callable[[], T_]:
     A task that allocates tens of MB and frees them has its pages faulted in again by the next one
     wherever the allocator hands the memory back to the system (glibc's heaps above their trim
     threshold): the bootstrap at M = 10⁶ with tied u faulted 1.3 million pages at B = 1000, a
-    quarter of its time, and none with its scratch kept (2026-11-28).
+    quarter of its time, and 3000 with its scratch kept (2026-11-28).
 
     Examples
     --------

@@ -144,19 +144,21 @@ def test_replicates_are_the_same_bits_alone_and_beside_cc():
             np.testing.assert_array_equal(alone[name].distribution, with_cc[name].distribution)
 
 
-@pytest.mark.parametrize("tied", [False, True])
-def test_cc_in_a_call_of_its_own_gives_the_same_bits(monkeypatch, tied):
+@pytest.mark.parametrize("case", ["untied", "tied", "adaptive"])
+def test_cc_in_a_call_of_its_own_gives_the_same_bits(monkeypatch, case):
     """From ``CC_APART_M`` points the row bootstrap draws CC's replicates in a kernel call of its
     own (``boot_runs``): every statistic's replicates are bit for bit those of one call, tie splits
-    included; each call fills half of the bar, which ends at B."""
+    included, and beside adaptive bins (their statistics re-cut per resample, the others from the
+    kernel calls); each call fills half of the bar, which ends at B."""
     rng = np.random.default_rng(31)
     u = rng.lognormal(0.0, 0.4, 3001)
-    if tied:
+    if case == "tied":
         u = np.round(u, 1)
     E = u * rng.standard_normal(u.size)
     names = ["ZMS", "CC", "ENCE", "ZMSE"]
+    opts = dict(n_boot=60, n_bins=10, seed=8, method="percentile", binning="adaptive" if case == "adaptive" else "equal")
     monkeypatch.setattr(BS, "CC_APART_M", 10**9)
-    one = BS.bootstrap_many(names, E, u, n_boot=60, n_bins=10, seed=8, method="percentile")
+    one = BS.bootstrap_many(names, E, u, **opts)
     monkeypatch.setattr(BS, "CC_APART_M", 1)
     assert [r.tolist() for r in BS.boot_runs(np.array([S.info(n).code for n in names]), u.size)] == [[0, 2, 3], [1]]
     seen = []
@@ -167,7 +169,7 @@ def test_cc_in_a_call_of_its_own_gives_the_same_bits(monkeypatch, tied):
         real(call, n_boot, m, phase, run)
 
     monkeypatch.setattr(BS, "_by_tasks", spy)
-    apart = BS.bootstrap_many(names, E, u, n_boot=60, n_bins=10, seed=8, method="percentile")
+    apart = BS.bootstrap_many(names, E, u, **opts)
     assert seen == [(0, 2), (1, 2)]
     for name in names:
         np.testing.assert_array_equal(apart[name].distribution, one[name].distribution)
