@@ -67,6 +67,15 @@ Same hour, after the row bootstrap stopped counting its multiplicities per block
 size is M; ``boot_kernel`` 0.445 → 0.427 ns per element·replicate, one thread, M = 10⁵; the same
 bits: the intervals above are unchanged), three ``--stats ZMS`` runs: 0.019 s against scipy's 1.91,
 1.97 and 1.94 s: **102x, 106x, 105x**.
+
+Measured 2026-11-28 21:05 UTC, same machine (load average 1.1), ``--before`` the previous commit, after
+the rest of fewer than 4096 points (QM9_E's 1597) became leaves of its powers of two, 1024, 512 and a
+last one of 61, instead of six leaves of 256 and one of 61 (a new stream, the same law): ZMS 0.019 s
+against scipy's 1.90 s, **101x** (0.020 s before: 1.07x faster); ENCE 0.136 s, 85x (1.02x); CC
+0.101 s, 318x (1.01x); ZMSE 0.138 s, 85x (1.01x). ENCE and ZMSE are below issue 2's 100x since scipy
+got faster on this CPU: QM9_E's u has 135 distinct values, and the tie splits (16 runs of tied u
+straddle the 19 cuts, 11 000 of the 13 885 points) take 37 of ENCE's 55 µs a replicate on one
+thread; with u made distinct (a 1e-9 relative jitter) ENCE's call takes 51 against 139 ms.
 """
 
 from __future__ import annotations

@@ -795,12 +795,12 @@ def test_splits_take_btpe_only_for_many_draws():
     assert x == z and same_bits
 
 
-@pytest.mark.parametrize("m", [1, 2, 255, 256, 300, 1000, 4096, 2 * 4096 + 17, 3 * 4096 + 2 * 256 + 9])
+@pytest.mark.parametrize("m", [1, 2, 63, 64, 65, 300, 1000, 4096, 2 * 4096 + 17, 3 * 4096 + 1597])
 def test_multinomial_counts_are_bootstrap_counts(m):
     """The counts drawn leaf by leaf are those of M i.i.d. uniform draws: they sum to M, each
     count is Binomial(M, 1/M), two counts have covariance −1/M, and no cell (leaf or
-    remainder) is favoured. M = 8209 and 12 809: the upper splits (≥ BTPE_MIN draws) by BTPE, full
-    leaves of 4096, then the rest in small leaves of 256 and a last shorter one."""
+    remainder) is favoured. M = 8209 and 13 885: the upper splits (≥ BTPE_MIN draws) by BTPE, full
+    leaves of 4096, then the rest in powers of two (1024, 512) and a last leaf of fewer than 64."""
     from mcref.kernels.rng import STACK_ROWS, chunk_states, multinomial_counts
 
     reps = 4000 if m <= 300 else 1500 if m <= 1000 else 800
@@ -840,16 +840,17 @@ def _leaf_counts():
 
 
 @pytest.mark.parametrize("bits,k", [(12, k) for k in (0, 1, 4, 5, 6, 4095, 4096, 9001)]
-                         + [(8, k) for k in (0, 1, 7, 8, 9, 300)])
+                         + [(b, k) for b in (11, 10, 9, 8, 7, 6) for k in (0, 1, 64 // b - 1, 64 // b, 64 // b + 1, 300)])
 def test_leaf_counts_are_the_words_fields(bits, k):
-    """A full leaf (4096 cells) takes its k draws as the 12-bit fields of successive xoshiro words,
-    five a word; a small leaf (256 cells, in the rest of fewer than 4096 points) as the eight 8-bit
-    fields; low field first, the last word's first k mod (fields a word). Counted here in Python
-    from ``next_u64``; the state after the leaf is the one after those words. Holds the unrolled
-    loop of ``leaf_counts`` to the stream the methods page documents."""
-    from mcref.kernels.rng import LEAF_BITS, SMALL_LEAF_BITS, chunk_states, next_u64
+    """A leaf of 2**bits cells takes its k draws as the bits-bit fields of successive xoshiro
+    words, ⌊64/bits⌋ a word (five 12-bit fields for a full leaf of 4096; 5, 6, 7, 8, 9, 10 for
+    11 … 6 bits, the powers of two of the rest of fewer than 4096 points); low field first, the
+    last word's first k mod (fields a word). Counted here in Python from ``next_u64``; the state
+    after the leaf is the one after those words. Holds the unrolled loops of ``leaf_counts`` to
+    the stream the methods page documents."""
+    from mcref.kernels.rng import LEAF_BITS, MIN_FIELD_BITS, chunk_states, next_u64
 
-    assert (LEAF_BITS, SMALL_LEAF_BITS) == (12, 8)
+    assert (LEAF_BITS, MIN_FIELD_BITS) == (12, 6)
     fields, cells = 64 // bits, 1 << bits
     s = chunk_states(np.random.SeedSequence([bits, k]), 1)[0]
     seg = np.full(cells, -1, dtype=np.int64)
@@ -864,9 +865,45 @@ def test_leaf_counts_are_the_words_fields(bits, k):
     assert np.array_equal(s, ref_state)
 
 
+def _leaves(m):
+    """The leaves ``(lo, hi)`` that ``multinomial_split`` cuts M cells into, in order."""
+    from numba import njit
+
+    from mcref.kernels.rng import STACK_ROWS, chunk_states, load_state, multinomial_split, multinomial_start
+
+    @njit
+    def leaves(s, m, out):
+        stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
+        st = load_state(s)
+        sp = multinomial_start(stack, m, m)
+        n = 0
+        while sp > 0:
+            lo, hi, _k, sp, st = multinomial_split(st, stack, sp)
+            out[n, 0] = lo
+            out[n, 1] = hi
+            n += 1
+        return n
+
+    out = np.empty((m // 64 + 64, 2), dtype=np.int64)
+    n = leaves(chunk_states(np.random.SeedSequence(m), 1)[0], np.int64(m), out)
+    return [tuple(r) for r in out[:n].tolist()]
+
+
+@pytest.mark.parametrize("m", [1, 63, 64, 65, 1000, 1597, 4095, 4096, 4097, 3 * 4096 + 1597, 10 * 4096 + 64])
+def test_leaves_are_full_then_the_rest_in_powers_of_two(m):
+    """The tree's leaves, left to right, tile [0, M): first the full leaves of 4096, then the rest
+    of fewer than 4096 as its powers of two from 64 up, largest first (the binary digits of the
+    rest), then one last leaf of the rest mod 64 (docs/methods.md, "Bootstrap")."""
+    full, rest = divmod(m, 4096)
+    sizes = [4096] * full + [1 << b for b in range(11, 5, -1) if rest >> b & 1] + ([rest % 64] if rest % 64 else [])
+    got = _leaves(m)
+    assert [hi - lo for lo, hi in got] == sizes
+    assert got[0][0] == 0 and got[-1][1] == m and all(a[1] == b[0] for a, b in zip(got, got[1:]))
+
+
 @pytest.mark.parametrize("k", [0, 1, 7, 300])
 def test_short_leaf_counts_are_lemire_draws(k):
-    """The last, shorter leaf (here 183 cells) takes its k draws as Lemire's bounded draws of
+    """A leaf that is not a power of two (the last, of fewer than 64 cells; here 183) takes its k draws as Lemire's bounded draws of
     :func:`bounded_draws` (two 32-bit halves a word, with rejection), from the same state."""
     from mcref.kernels.rng import bounded_draws, chunk_states
 

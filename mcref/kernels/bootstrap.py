@@ -20,10 +20,15 @@ import numpy as np
 from numba import njit
 
 from ._config import NJIT
-from .rng import (COUNT, LEAF_BITS, SMALL_LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf,
+from .rng import (COUNT, LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf,
                   multinomial_split, multinomial_start)
 from .stats import (CC, N_RAW, N_SUMS, NEED_N, RANK_BUF, bin_acc, bin_finish, finish_binned, finish_codes, has_code,
                     mean_acc, needs, prefix_counts, rank_u_run)
+
+
+#: the bin sums of a block are taken in pieces of this many points, most of them inside one bin
+#: (:func:`mcref.kernels.stats.bin_acc`)
+BIN_PIECE = 256
 
 
 @njit(**NJIT)
@@ -213,7 +218,7 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
 
     A resample is drawn directly as multiplicities ``w`` over the data sorted by u, leaf
     by leaf in order (:func:`mcref.kernels.rng.multinomial_leaf`); each block (a full leaf of 4096
-    points, 16 KiB of counts, or the small leaves of the last fewer than 4096) has its mean sums and
+    points, 16 KiB of counts, or the leaves of the last fewer than 4096) has its mean sums and
     bin sums added while it is in
     cache (:func:`mean_acc`, :func:`bin_acc`). Tied
     runs that straddle a bin cut then get a random split of their copies between the bins
@@ -238,7 +243,7 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     need_ties, cc_blocks, whole = boot_layout(codes, groups, ugs, m)
     tarr = np.empty(4, dtype=np.uint64)
     leaf = np.int64(1) << LEAF_BITS
-    small = np.int64(1) << SMALL_LEAF_BITS
+    small = np.int64(BIN_PIECE)
     zero = np.int64(0)
     stack = np.empty((STACK_ROWS, 3), dtype=np.int64)
     raw = np.empty(N_RAW)
@@ -261,7 +266,7 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
         sp = multinomial_start(stack, m, m)
         while sp > 0:  # block by block, in order (multinomial_leaf), its sums taken while it is in L1
             lo, hi, k, sp, st = multinomial_split(st, stack, sp)
-            blo = lo  # a block: one full leaf, or the small leaves of the last fewer than 4096 points
+            blo = lo  # a block: one full leaf, or the leaves of the last fewer than 4096 points
             st = leaf_counts(st, k, w[lo:hi] if whole else w[:hi - lo])
             while hi - blo < leaf and sp > 0:
                 lo, hi, k, sp, st = multinomial_split(st, stack, sp)

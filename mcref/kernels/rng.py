@@ -427,10 +427,13 @@ def next_double(s):
 LEAF_BITS = 12
 #: fields of LEAF_BITS bits drawn from one 64-bit word for a full leaf
 LEAF_FIELDS = 64 // LEAF_BITS
-#: the rest of fewer than 4096 points splits on down to small leaves of 2**SMALL_LEAF_BITS = 256
-#: points, eight 8-bit fields a word, and a last one of fewer, drawn by Lemire's method (a rest
-#: drawn whole by Lemire's method cost 1.5 ns a draw against 0.65 at M = 3000)
-SMALL_LEAF_BITS = 8
+#: the rest of fewer than 4096 points splits off its largest power of two, 2**b points for
+#: MIN_FIELD_BITS ≤ b < LEAF_BITS, as a leaf drawn from b-bit fields (⌊64/b⌋ a word), and splits
+#: its own rest likewise; a rest below 2**MIN_FIELD_BITS = 64 points is a last leaf drawn by
+#: Lemire's method. QM9_E's rest of 1597 points: leaves of 1024 and 512 points and one of 61, two
+#: splits, where leaves of 256 had six (1176 → 759 ns a replicate, counts alone, one thread,
+#: 2026-11-28; docs/methods.md, "Bootstrap")
+MIN_FIELD_BITS = 6
 #: rows of the explicit stack of :func:`multinomial_leaf` (tree depth + 2 is enough)
 STACK_ROWS = 64
 #: dtype of multiplicities (bootstrap counts, weights; at most M < 2³¹): int32, whose conversion
@@ -619,21 +622,29 @@ def multinomial_start(stack, m, n):
 def multinomial_split(st, stack, sp):
     """Split the pending cells of :func:`multinomial_leaf` down to its next leaf: returns
     ``(lo, hi, k, sp, st)``, the leaf's cells ``[lo, hi)`` and the ``k`` draws that fall in
-    them, to be placed by :func:`leaf_counts`. Cells ``[lo, hi)`` of d points are a leaf when
-    d = 2**LEAF_BITS or d ≤ 2**SMALL_LEAF_BITS; otherwise their left part is half of their full
-    leaves, rounded up: of 4096 points where d > 4096, else of 256."""
+    them, to be placed by :func:`leaf_counts`. Cells ``[lo, hi)`` of d points are a leaf when d
+    is a power of two from 2**MIN_FIELD_BITS = 64 to 2**LEAF_BITS = 4096, or d < 64; otherwise
+    their left part is, where d > 4096, half of their full leaves of 4096 points, rounded up, and
+    else the largest power of two below d (the rest of fewer than 4096 points splits into
+    powers of two, largest first, down to a last leaf of fewer than 64)."""
     leaf = np.int64(1) << LEAF_BITS
-    small = np.int64(1) << SMALL_LEAF_BITS
+    least = np.int64(1) << MIN_FIELD_BITS
     while True:
         sp -= 1
         lo = stack[sp, 0]
         hi = stack[sp, 1]
         k = stack[sp, 2]
         d = hi - lo
-        if d <= small or d == leaf:
+        if d < least or (d <= leaf and (d & (d - 1)) == 0):
             return lo, hi, k, sp, st
-        g = LEAF_BITS if d > leaf else SMALL_LEAF_BITS
-        a = (((d >> g) + 1) >> 1) << g  # half of the full leaves, rounded up
+        if d > leaf:
+            a = (((d >> LEAF_BITS) + 1) >> 1) << LEAF_BITS  # half of the full leaves, rounded up
+        else:  # the largest power of two below d (64 ≤ d < 4096: smear its top bit down)
+            x = d | (d >> 1)
+            x |= x >> 2
+            x |= x >> 4
+            x |= x >> 8
+            a = (x + 1) >> 1
         kl, st = split_binomial(st, k, a, d)
         stack[sp, 0] = lo + a  # right part below the left one: the left is popped first
         stack[sp, 1] = hi
@@ -667,10 +678,10 @@ def word_fields(st, k, seg, bits, fields):
 @njit(**NJIT)
 def leaf_counts(st, k, seg):
     """``seg`` (a leaf's ``hi − lo`` cells) = the counts of ``k`` i.i.d. uniform draws over its
-    cells. A full leaf of 2**LEAF_BITS = 4096 cells takes its draws as the 12-bit fields of 64-bit
-    words, :data:`LEAF_FIELDS` = 5 a word, low field first (the last word's first ``k`` mod 5); a
-    small leaf of 2**SMALL_LEAF_BITS = 256 cells as the eight 8-bit fields of a word, alike; the
-    last, shorter one by Lemire's bounded draws (:func:`lemire_fill`). Returns the state tuple.
+    cells. A leaf of 2**b cells, b = 6 … 12, takes its draws as the b-bit fields of 64-bit words,
+    ⌊64/b⌋ a word (five 12-bit fields for a full leaf of 4096, :data:`LEAF_FIELDS`; 5, 6, 7, 8, 9
+    and 10 for b = 11 … 6), low field first, the last word's first k mod ⌊64/b⌋; the last leaf of
+    fewer than 64 cells by Lemire's bounded draws (:func:`lemire_fill`). Returns the state tuple.
 
     A word's fields are a loop of constant length (unrolled), not one of ``min(k, fields)``: a
     loop of variable length was not unrolled and cost a third more (1.95 against 1.52 ns per draw
@@ -680,8 +691,18 @@ def leaf_counts(st, k, seg):
     seg[:] = 0
     if d == np.int64(1) << LEAF_BITS:
         st = word_fields(st, k, seg, LEAF_BITS, LEAF_FIELDS)
-    elif d == np.int64(1) << SMALL_LEAF_BITS:
-        st = word_fields(st, k, seg, SMALL_LEAF_BITS, 64 // SMALL_LEAF_BITS)
+    elif d == 2048:
+        st = word_fields(st, k, seg, 11, 5)
+    elif d == 1024:
+        st = word_fields(st, k, seg, 10, 6)
+    elif d == 512:
+        st = word_fields(st, k, seg, 9, 7)
+    elif d == 256:
+        st = word_fields(st, k, seg, 8, 8)
+    elif d == 128:
+        st = word_fields(st, k, seg, 7, 9)
+    elif d == 64:
+        st = word_fields(st, k, seg, 6, 10)
     else:
         st = lemire_fill(st, d, k, seg, True)
     return st
@@ -692,7 +713,7 @@ def multinomial_leaf(st, stack, sp, w):
     """Next leaf, in cell order, of the equal-probability multinomial (docs/methods.md, "Bootstrap").
 
     The ``k`` draws that fall in cells ``[lo, hi)`` split between its left part (``a``
-    cells, a multiple of the leaf size 2**LEAF_BITS) and the rest as Binomial(k, a/(hi − lo))
+    cells, :func:`multinomial_split`) and the rest as Binomial(k, a/(hi − lo))
     (:func:`split_binomial`); given the split, each part's draws are again i.i.d.
     uniform over it, so splitting down to leaves and drawing each leaf's ``k`` cells
     there gives exactly the counts of ``n`` i.i.d. uniform draws over all cells: a
