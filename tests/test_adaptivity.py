@@ -266,7 +266,8 @@ def _row_numbers(row):
     return out
 
 
-@pytest.mark.filterwarnings("ignore::mcref.DegenerateBootstrapWarning")  # the rows' bits are the test, not their interval kind
+# the rows' bits are the test, not their interval kind (B = 200: all of ENCE's replicates may fall above it)
+@pytest.mark.filterwarnings("ignore::mcref.DegenerateBootstrapWarning")
 def test_each_feature_row_gets_its_own_reference_and_p():
     """Issue 31's table: from the second feature on, a row carried the previous feature's bins
     in the simulation (references and p of every D shifted by one feature). Every feature row

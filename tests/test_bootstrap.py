@@ -840,7 +840,8 @@ def _leaf_counts():
 
 
 @pytest.mark.parametrize("bits,k", [(12, k) for k in (0, 1, 4, 5, 6, 4095, 4096, 9001)]
-                         + [(b, k) for b in (11, 10, 9, 8, 7, 6) for k in (0, 1, 64 // b - 1, 64 // b, 64 // b + 1, 300)])
+                         + [(b, k) for b in (11, 10, 9, 8, 7, 6)
+                            for k in (0, 1, 64 // b - 1, 64 // b, 64 // b + 1, 300)])
 def test_leaf_counts_are_the_words_fields(bits, k):
     """A leaf of 2**bits cells takes its k draws as the bits-bit fields of successive xoshiro
     words, ⌊64/bits⌋ a word (five 12-bit fields for a full leaf of 4096; 5, 6, 7, 8, 9, 10 for
@@ -903,16 +904,17 @@ def test_leaves_are_full_then_the_rest_in_powers_of_two(m):
 
 @pytest.mark.parametrize("k", [0, 1, 7, 300])
 def test_short_leaf_counts_are_lemire_draws(k):
-    """A leaf that is not a power of two (the last, of fewer than 64 cells; here 183) takes its k draws as Lemire's bounded draws of
-    :func:`bounded_draws` (two 32-bit halves a word, with rejection), from the same state."""
+    """The last leaf, of fewer than 64 cells (here 61, QM9_E's), takes its k draws as Lemire's
+    bounded draws of :func:`bounded_draws` (two 32-bit halves a word, with rejection), from the
+    same state."""
     from mcref.kernels.rng import bounded_draws, chunk_states
 
     s = chunk_states(np.random.SeedSequence(k + 17), 1)[0]
     ref_state = s.copy()
-    short = np.full(183, -1, dtype=np.int64)
+    short = np.full(61, -1, dtype=np.int64)
     _leaf_counts()(s, np.int64(k), short)
-    ref = np.zeros(183, dtype=np.int64)
-    bounded_draws(ref_state, 183, k, ref, True)
+    ref = np.zeros(61, dtype=np.int64)
+    bounded_draws(ref_state, 61, k, ref, True)
     assert np.array_equal(short, ref) and short.sum() == k
     assert np.array_equal(s, ref_state)
 

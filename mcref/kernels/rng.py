@@ -689,6 +689,8 @@ def leaf_counts(st, k, seg):
     """
     d = seg.shape[0]
     seg[:] = 0
+    # one call per width, written out: each passes literal constants, which LLVM needs to unroll
+    # a word's fields (a width looked up at run time left the loop rolled)
     if d == np.int64(1) << LEAF_BITS:
         st = word_fields(st, k, seg, LEAF_BITS, LEAF_FIELDS)
     elif d == 2048:
