@@ -444,9 +444,11 @@ def replicates_per_task(n_boot: int) -> int:
     return max(1, n_boot // MIN_TASKS)
 
 
-#: a resampling task's scratch, bytes per point at most (boot_kernel: counts 4, tie rows 16, CC's buffer 8;
-#: 40 until CC's buffer held (w, w·x) as float64 and the counts were int64)
-BOOT_BYTES_PER_POINT = 28.0
+#: a resampling task's scratch, bytes per point at most (boot_kernel: counts 4, tie rows 16, CC's buffer 5 that
+#: it touches, of 9 allocated: its plane of whole counts of 255 or more is never written in practice,
+#: :func:`mcref.kernels.stats.rank_scratch`; 40 until CC's buffer held (w, w·x) as float64 and the counts were
+#: int64, 28 while it held (w, q) as two uint32)
+BOOT_BYTES_PER_POINT = 25.0
 
 
 def _by_tasks(call, n_boot: int, m: int, phase, run: tuple[int, int] = (0, 1)) -> None:

@@ -333,7 +333,7 @@ def evaluate(prep: Prepared, codes: np.ndarray) -> np.ndarray:
     w = np.ones(prep.M, dtype=K.COUNT)
     acc = np.empty((prep.n_bins, 4))
     corr = np.zeros((prep.n_bins + 1, 2))
-    buf = np.empty((prep.M if (codes == K.CC).any() else 0, 2), dtype=K.RANK_BUF)
+    buf = K.rank_scratch(prep.M if (codes == K.CC).any() else 0)
     K.eval_weighted(codes, w, *prep.kernel_args(), np.empty(K.N_RAW), np.empty(K.N_SUMS), acc, corr, buf, out)
     return out
 

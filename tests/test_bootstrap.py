@@ -208,10 +208,49 @@ def test_cc_replicates_block_u_pass_are_the_whole_pass_bits(tied):
         w = np.bincount(pos[idx[b]], minlength=m).astype(K.COUNT)
         out = np.empty(1)
         K.eval_weighted(codes, w, *prep.kernel_args(), np.empty(K.N_RAW), np.empty(K.N_SUMS), np.empty((prep.n_bins, 4)),
-                        np.zeros((prep.n_bins + 1, 2)), np.empty((m, 2), dtype=K.RANK_BUF), out)
+                        np.zeros((prep.n_bins + 1, 2)), K.rank_scratch(m), out)
         assert out[0] == res["CC"].distribution[b]
         if not tied:  # and Spearman's ρ of the resampled rows, to rounding
             assert out[0] == pytest.approx(sps.spearmanr(np.abs(E[idx[b]]), u[idx[b]])[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("tied_u, tied_e", [(False, False), (True, False), (False, True), (True, True)])
+def test_cc_counts_of_a_byte_and_more(tied_u, tied_e):
+    """CC's rank buffer keeps a count in one byte and the counts of 255 or more whole in a plane of
+    their own (``rank_scratch``): ρ with counts of 254 to 70 000 among ordinary ones is scipy's
+    spearmanr of the expanded multiset, by the whole pass and by the bootstrap's u pass block by
+    block, on a buffer filled with garbage; the next pass with small counts on the same buffer is
+    again spearmanr's (the flag of the large counts cleared)."""
+    from mcref.kernels import stats as K
+
+    rng = np.random.default_rng(41)
+    m = 70_001  # three rank blocks
+    u = rng.lognormal(0.0, 0.4, m)
+    E = u * rng.standard_normal(m)
+    if tied_u:
+        u = np.round(u, 2)
+    if tied_e:
+        E = np.round(E, 2)
+    prep = S.prepare(E, u, None, ranks=True)
+    slot, eslot = prep.slots()
+    ae = np.abs(prep.E)
+
+    def want(w):
+        return sps.spearmanr(np.repeat(prep.u, w), np.repeat(ae, w)).statistic
+
+    buf = K.rank_scratch(m)
+    buf[:-1] = 0xDEADBEEF  # what an earlier pass or np.empty may leave (the flag, last, starts clear)
+    for big in ([254, 255, 256, 300, 511, 70_000], []):
+        w = rng.poisson(1.0, m).astype(K.COUNT)
+        at = rng.choice(m, len(big), replace=False)
+        w[at] = big
+        assert K.rank_corr(w, prep.ugs, slot, eslot, prep.egs, buf) == pytest.approx(want(w), abs=1e-12)
+        if not tied_u:  # the bootstrap's u pass, block by block (boot_kernel), then the |E| pass
+            qb, cb, wide, sat = K.rank_planes(buf, m)
+            p, tu = np.int64(0), 0.0
+            for lo in range(0, m, 4096):
+                p, tu = K.rank_u_run(w[lo:lo + 4096], slot[lo:lo + 4096], qb, cb, wide, sat, p, tu)
+            assert K.rank_e_pass(p, tu, eslot, prep.egs, buf) == pytest.approx(want(w), abs=1e-12)
 
 
 def test_replicates_qm9(qm9):

@@ -22,8 +22,9 @@ from numba import njit
 from ._config import NJIT
 from .rng import (COUNT, LEAF_BITS, STACK_ROWS, bounded_one, leaf_counts, load_state, multinomial_leaf,
                   multinomial_split, multinomial_start)
-from .stats import (CC, N_RAW, N_SUMS, NEED_N, RANK_BUF, bin_acc, bin_finish, finish_binned, finish_codes, has_code,
-                    mean_acc, needs, prefix_counts, rank_u_run)
+from .stats import (CC, N_RAW, N_SUMS, NEED_N, bin_acc, bin_finish, finish_binned, finish_codes, has_code,
+                    mean_acc, needs, prefix_counts, rank_planes, rank_scratch,
+                    rank_u_run)
 
 
 #: the bin sums of a block are taken in pieces of this many points, most of them inside one bin
@@ -203,7 +204,7 @@ def boot_layout(codes, groups, ugs, m):
 def boot_scratch(codes, groups, ugs, m):
     """The scratch of :func:`boot_kernel` that grows with M: ``(w, cs, row, buf)``, the counts (M,
     or one block where :func:`boot_layout` keeps no whole ones), the prefix counts and walk rows of
-    the tie splits (M + 1 each, or empty) and CC's rank buffer ((M, 2), or empty). Made once per
+    the tie splits (M + 1 each, or empty) and CC's rank buffer (:func:`rank_scratch` of M, or of 0). Made once per
     thread of a run and reused by its tasks (:func:`mcref._bootstrap._boot_rows`): every
     replicate writes what it reads of them. Allocated per task, at M = 10⁶ with tied u their pages
     were faulted in again task after task, 1.3 million faults and a quarter of the bootstrap's
@@ -211,7 +212,7 @@ def boot_scratch(codes, groups, ugs, m):
     need_ties, _cc_blocks, whole = boot_layout(codes, groups, ugs, m)
     return (np.empty(m if whole else min(m, np.int64(1) << LEAF_BITS), dtype=COUNT),
             np.empty(m + 1 if need_ties else 0, dtype=np.int64), np.empty(m + 1 if need_ties else 0, dtype=np.int64),
-            np.empty((m if has_code(codes, CC) else 0, 2), dtype=RANK_BUF))
+            rank_scratch(m if has_code(codes, CC) else 0))
 
 
 @njit(**NJIT)
@@ -256,6 +257,7 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
     corr = np.zeros((n_bins + 1, 2))
     cuts = np.empty(n_bins + 1, dtype=np.int64)
     res = np.empty(n_codes)
+    qb, cb, wide, sat = rank_planes(buf, m if cc_blocks else 0)
     for r in range(r0, r1):
         raw[:] = 0.0
         acc[:, :] = 0.0
@@ -282,7 +284,7 @@ def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, l
             if need_bins:  # in pieces of 256 points, most of them inside one bin (bin_acc)
                 b, p = bin_acc(wb, zero, hi - blo, small, starts, u2[blo:hi], E2[blo:hi], z2[blo:hi], acc, b, p)
             if cc_blocks:
-                pc, tu = rank_u_run(wb, slot[blo:hi], buf, pc, tu)
+                pc, tu = rank_u_run(wb, slot[blo:hi], qb, cb, wide, sat, pc, tu)
         raw[0] = np.float64(m)  # the resample's size, exactly the sum of its counts
         if need_ties:
             prefix_counts(w, cs)

@@ -375,45 +375,104 @@ def bin_sums(w, starts, u2, E2, z2, acc, corr):
 RANK_BLOCK = 1 << 15
 
 
-#: dtype of :func:`rank_corr`'s buffer: a point's (w_i, 2·p + C + 1), 8 bytes where (w_i, w_i·x_i) as
-#: float64 took 16: the u pass writes and the |E| pass reads it once per replicate, M at random
-#: inside blocks, and at M = 10⁶ two threads' traffic set the bootstrap's pace (twice the average
-#: rank of a run is an integer below 2³² for M < 2³¹)
+#: dtype of :func:`rank_corr`'s buffer (:func:`rank_scratch`)
 RANK_BUF = np.uint32
+
+#: a point's count in CC's rank buffer takes one byte, saturated here; a count this large or larger is
+#: kept whole in the buffer's third plane (:func:`wide_counts`)
+COUNT_SAT = 255
 
 
 @njit(**NJIT)
-def touch(buf, lo, hi):
-    """Read one value per cache line of ``buf[lo:hi]`` (sequential, prefetched; rows of 8 bytes):
-    brings a block into cache before :func:`rank_corr` reads it at random."""
+def rank_scratch(m):
+    """CC's rank buffer for M = ``m`` points (:func:`rank_corr`): one array of :data:`RANK_BUF` that
+    :func:`rank_planes` cuts into q = 2p + C + 1 per point (twice its run's average rank: an integer
+    below 2³² for M < 2³¹), its count w_i in one byte saturated at :data:`COUNT_SAT`, the counts of
+    :data:`COUNT_SAT` or more whole, and a flag that such a count was stored.
+
+    5 bytes a point are written and read per replicate where (w_i, q) as two uint32 took 8, and
+    (w_i, w_i·x_i) as float64 16: the u pass writes and the |E| pass reads them once per replicate,
+    at random inside blocks, and at M = 10⁶ the two threads' buffers beside the shared slots
+    overflowed the 32 MB L3 (docs/methods.md, "Bootstrap"). The whole counts are written and read
+    only where a count reaches 255 (never in practice: a resample's count is binomial(M, 1/M)), so
+    their pages are not touched."""
+    buf = np.empty(2 * m + (m + 3) // 4 + 1, dtype=RANK_BUF)
+    buf[-1] = 0
+    return buf
+
+
+@njit(**NJIT, inline="always")
+def rank_planes(buf, m):
+    """``(q, count bytes, whole counts, flag)`` of :func:`rank_scratch`'s ``buf`` for M = ``m``
+    points."""
+    n = buf.shape[0] - 1
+    return buf[:m], buf[2 * m:n].view(np.uint8), buf[m:2 * m], buf[n:]
+
+
+@njit(**NJIT)
+def wide_counts(w, slot, cb, wide, sat):
+    """The rare path of CC's u pass over ``w``, where a count reaches :data:`COUNT_SAT`: each ``w_i`` ≥
+    :data:`COUNT_SAT` whole at ``wide[slot[i]]`` and :data:`COUNT_SAT` in its byte, and the flag
+    ``sat`` set. A loop of its own, so that the pass stores every count's low byte with no branch
+    (a branch or a ``min`` there took 0.3 ns a point of 1.0 at M = 10⁶)."""
+    for i in range(w.shape[0]):
+        if w[i] >= COUNT_SAT:
+            cb[slot[i]] = COUNT_SAT
+            wide[slot[i]] = w[i]
+    sat[0] = 1
+
+
+@njit(**NJIT)
+def touch(qb, cb, lo, hi):
+    """Read one value per cache line of ``qb[lo:hi]`` and ``cb[lo:hi]`` (sequential, prefetched;
+    4-byte and 1-byte values): brings a block into cache before :func:`rank_corr` reads it at random."""
     t = 0
-    for j in range(lo, hi, 8):
-        t += buf[j, 0]
+    for j in range(lo, hi, 16):
+        t += qb[j]
+    for j in range(lo, hi, 64):
+        t += cb[j]
     return t
 
 
 @njit(**NJIT)
-def rank_u_run(w, slot, buf, p, tu):
+def rank_u_run(w, slot, qb, cb, wide, sat, p, tu):
     """The u pass of :func:`rank_corr` where u has no ties, over the consecutive points of ``w`` (one
-    point per run): ``buf[slot[i]] = (w_i, 2p + w_i + 1)``, p the copies before point i; returns
-    the new ``(p, tu)``, tu += w_i(w_i² − 1). Called on the whole array, or block by block as the
-    bootstrap draws its counts (:func:`mcref.kernels.bootstrap.boot_kernel`): the same operations
-    in the same order."""
+    point per run): ``qb[slot[i]] = 2p + w_i + 1`` and ``cb[slot[i]] = w_i`` (one byte), p the copies
+    before point i (``qb, cb, wide, sat``: :func:`rank_planes`; :func:`wide_counts`); returns the new
+    ``(p, tu)``, tu += w_i(w_i² − 1). Called on the whole array, or block by block as the bootstrap
+    draws its counts (:func:`mcref.kernels.bootstrap.boot_kernel`): the same operations in the same
+    order."""
+    big = w.dtype.type(0)  # ≠ 0 where a count reaches COUNT_SAT
     for i in range(w.shape[0]):
         ci = w[i]
         c = np.float64(ci)
         j = slot[i]
-        buf[j, 0] = ci
-        buf[j, 1] = 2 * p + ci + 1
+        qb[j] = 2 * p + ci + 1
+        cb[j] = ci  # its low byte (the whole count below 255; wide_counts marks the others)
+        big |= (ci + 1) >> 8  # ci ≥ 255
         tu += c * (c * c - 1.0)
         p += ci
+    if big != 0:
+        wide_counts(w, slot, cb, wide, sat)
     return p, tu
 
 
 @njit(**NJIT)
 def rank_e_pass(n, tu, eslot, egs, buf):
     """The |E| pass of :func:`rank_corr` and ρ, from ``buf`` filled by the u pass (``n`` copies in
-    all, ``tu`` = Σ(C³ − C) over u's runs)."""
+    all, ``tu`` = Σ(C³ − C) over u's runs); clears the buffer's flag for the next u pass."""
+    qb, cb, wide, sat = rank_planes(buf, eslot.shape[0])
+    if sat[0] == 0:
+        return e_pass_sums(n, tu, eslot, egs, qb, cb, None)
+    sat[0] = 0
+    return e_pass_sums(n, tu, eslot, egs, qb, cb, wide)
+
+
+@njit(**NJIT)
+def e_pass_sums(n, tu, eslot, egs, qb, cb, wide):
+    """:func:`rank_e_pass` on the planes of the buffer: ``wide`` the whole counts where a count
+    saturated its byte, else None (a second compiled version, whose reads of a count have no
+    branch: a branch there took 0.4–0.6 ns a point of 1.1 at M = 10⁶)."""
     m = eslot.shape[0]
     mid = 0.5 * np.float64(n + 1)
     p = 0
@@ -423,12 +482,15 @@ def rank_e_pass(n, tu, eslot, egs, buf):
     if egs.shape[0] == m + 1:  # no tied |E|
         for b0 in range(0, m, RANK_BLOCK):
             b1 = min(b0 + RANK_BLOCK, m)
-            warm += touch(buf, b0, b1)
+            warm += touch(qb, cb, b0, b1)
             for k in range(b0, b1):
                 j = eslot[k]
-                ci = np.int64(buf[j, 0])
+                ci = np.int64(cb[j])
+                if wide is not None:
+                    if ci == COUNT_SAT:
+                        ci = np.int64(wide[j])
                 c = np.float64(ci)
-                wx = c * (0.5 * np.float64(buf[j, 1]) - mid)
+                wx = c * (0.5 * np.float64(qb[j]) - mid)
                 sxy += (np.float64(p) + 0.5 * (c + 1.0) - mid) * wx
                 te += c * (c * c - 1.0)
                 p += ci
@@ -439,12 +501,15 @@ def rank_e_pass(n, tu, eslot, egs, buf):
             sx = 0.0
             for k in range(egs[g], egs[g + 1]):
                 if k == nxt:
-                    warm += touch(buf, np.int64(k), min(k + RANK_BLOCK, m))  # k is egs's int32: one signature
+                    warm += touch(qb, cb, np.int64(k), min(k + RANK_BLOCK, m))  # k is egs's int32: one signature
                     nxt += RANK_BLOCK
                 j = eslot[k]
-                wi = np.int64(buf[j, 0])
+                wi = np.int64(cb[j])
+                if wide is not None:
+                    if wi == COUNT_SAT:
+                        wi = np.int64(wide[j])
                 ci += wi
-                sx += np.float64(wi) * (0.5 * np.float64(buf[j, 1]) - mid)
+                sx += np.float64(wi) * (0.5 * np.float64(qb[j]) - mid)
             c = np.float64(ci)
             sxy += (np.float64(p) + 0.5 * (c + 1.0) - mid) * sx
             te += c * (c * c - 1.0)
@@ -463,24 +528,26 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
     those of |E| over the points in |E| order. A tie group of total multiplicity C
     starting after p copies gets the centred rank x = p + (C + 1)/2 − (n + 1)/2, and
     Σ C x² = (n³ − n − Σ(C³ − C))/12 (ties among copies included). The u pass writes,
-    for point i, ``buf[slot[i]] = (w_i, q_i)`` with q = 2p + C + 1 (twice its run's average
-    rank: an integer, so x = q/2 − (n + 1)/2 exactly as p + (C + 1)/2 − (n + 1)/2); the |E| pass
-    reads ``buf[eslot[k]]`` for the k-th point by |E| and sums y·Σ w x over its groups.
+    for point i, ``(w_i, q_i)`` at ``slot[i]`` of ``buf``'s planes with q = 2p + C + 1 (twice its run's
+    average rank: an integer, so x = q/2 − (n + 1)/2 exactly as p + (C + 1)/2 − (n + 1)/2); the |E|
+    pass reads them at ``eslot[k]`` for the k-th point by |E| and sums y·Σ w x over its groups.
     ``slot`` places the points by blocks of RANK_BLOCK positions of the |E| order
     (``mcref.stats.rank_slots``), so the u pass writes M/RANK_BLOCK sequential streams and the
     |E| pass reads at random only inside one cache-sized block (docs/methods.md, "Bootstrap").
-    ``buf`` is scratch (M, 2) of :data:`RANK_BUF`; running positions are integers (1-cycle
-    dependency chain).
+    ``buf`` is scratch, :func:`rank_scratch`; running positions are integers (1-cycle dependency
+    chain).
     """
     m = w.shape[0]
+    qb, cb, wide, sat = rank_planes(buf, m)
     n = np.int64(0)  # not the literal 0: rank_e_pass would compile once more for Literal[int](0)
     for i in range(m):
         n += w[i]
     tu = 0.0  # Σ (C³ − C) over the tie groups of u
     if ugs.shape[0] == m + 1:  # no tied u: one point per group, ugs not read
-        _p, tu = rank_u_run(w, slot, buf, np.int64(0), tu)
+        _p, tu = rank_u_run(w, slot, qb, cb, wide, sat, np.int64(0), tu)
     else:
         p = 0
+        big = w.dtype.type(0)
         for g in range(ugs.shape[0] - 1):
             ci = 0
             for i in range(ugs[g], ugs[g + 1]):
@@ -488,11 +555,14 @@ def rank_corr(w, ugs, slot, eslot, egs, buf):
             q = 2 * p + ci + 1
             for i in range(ugs[g], ugs[g + 1]):
                 j = slot[i]
-                buf[j, 0] = w[i]
-                buf[j, 1] = q
+                qb[j] = q
+                cb[j] = w[i]
+                big |= (w[i] + 1) >> 8
             c = np.float64(ci)
             tu += c * (c * c - 1.0)
             p += ci
+        if big != 0:
+            wide_counts(w, slot, cb, wide, sat)
     return rank_e_pass(n, tu, eslot, egs, buf)
 
 

@@ -33,7 +33,8 @@ from ._config import NJIT, NJIT_ORDERED
 from .bootstrap import split_ties
 from .rng import (COUNT, STACK_ROWS, bounded_one, load_state, multinomial_leaf, multinomial_start, next_double,
                   permute_into, store_state)
-from .stats import CC, N_RAW, N_SUMS, RANK_BUF, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs, prefix_counts
+from .stats import (CC, N_RAW, N_SUMS, bin_acc, bin_finish, finish_codes, has_code, mean_acc, needs, prefix_counts,
+                    rank_scratch)
 from .variates import normal_fast, t_fast
 
 #: unit kinds of :func:`unit_weights`
@@ -130,7 +131,7 @@ def _eval_scratch(m, n_bins, n_codes, ties, cc):
     return (np.empty(m, dtype=COUNT), np.empty(n_bins + 1, dtype=np.int64), np.empty(N_RAW), np.empty(N_SUMS),
             np.empty((n_bins, 4)), np.empty(m + 1 if ties else 0, dtype=np.int64), np.zeros((n_bins + 1, 2)),
             np.empty(n_bins + 1, dtype=np.int64), np.empty(m + 1 if ties else 0, dtype=np.int64),
-            np.empty((m if cc else 0, 2), dtype=RANK_BUF), np.empty(n_codes))
+            rank_scratch(m if cc else 0), np.empty(n_codes))
 
 
 @njit(**NJIT)
