@@ -112,7 +112,8 @@ def test_determinism_and_threads():
 def test_regions_and_tasks_give_the_same_bits(monkeypatch, m):
     """A round as one ``prange`` region (``run_region``: the replicates' sums, the t(ν̂) sums, the
     columns) and as tasks on mcref's threads (``prange_safe`` false, or more than ``REGION_WORK``)
-    give the same tests bit for bit, on 1 and 2 threads; the columns are NumPy's products."""
+    give the same tests bit for bit, on 1 and 2 threads; the columns are NumPy's products and their sums
+    (by blocks of rows, in block order) the exact column sums to rounding."""
     import mcref.parallel as P
     from mcref.verdict._scale_test import _rce_columns, _z_columns
 
@@ -134,16 +135,18 @@ def test_regions_and_tasks_give_the_same_bits(monkeypatch, m):
                 s = v.mean()
                 v /= s
                 seen.add((repr(zt.p), repr(zt.t), repr(rt.p), repr(rt.t), np.asarray(zt.tstar).tobytes(),
-                          np.asarray(zt.tsim).tobytes(), np.asarray(rt.tstar).tobytes(), _z_columns(z).tobytes(),
-                          _rce_columns(E, v, s).tobytes()))
+                          np.asarray(zt.tsim).tobytes(), np.asarray(rt.tstar).tobytes(),
+                          *(a.tobytes() for a in _z_columns(z)), *(a.tobytes() for a in _rce_columns(E, v, s))))
     finally:
         numba.set_num_threads(old)
     assert len(seen) == 1
-    *_, zc, rc = seen.pop()
+    *_, zc, zsum, rc, rsum = seen.pop()
     x = z * z
-    assert zc == np.column_stack([z, x, x * z, x * x]).tobytes()
     e = E * E / s
-    assert rc == np.column_stack([e, v, e * e, v * v, e * v]).tobytes()
+    for cols, got, got_sum in (([z, x, x * z, x * x], zc, zsum), ([e, v, e * e, v * v, e * v], rc, rsum)):
+        assert got == np.column_stack(cols).tobytes()
+        exact = [math.fsum(c) for c in cols]
+        assert np.frombuffer(got_sum) == pytest.approx(exact, rel=1e-13, abs=1e-13 * max(map(abs, exact)))
 
 
 def test_bad_inputs():

@@ -135,22 +135,27 @@ def bootstrap_sums(X, n_boot: int, seed) -> np.ndarray:
     return _resampled(X, ss, 0, int(n_boot))
 
 
-def _z_columns(z: np.ndarray) -> np.ndarray:
+def _z_columns(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The rows (z, z², z³, z⁴) of the scale test, x = z·z, x·z, x·x (the same bits as
-    ``np.column_stack([z, x, x * z, x * x])``; no M-sized temporaries), on numba's threads
-    (:func:`mcref.kernels.resample.z_columns_all`; its serial twin where they may not run,
+    ``np.column_stack([z, x, x * z, x * x])``; no M-sized temporaries), and their column sums, on
+    numba's threads (:func:`mcref.kernels.resample.z_columns_all`: sums by blocks of rows, added in
+    block order, the same bits for any thread count; its serial twin where they may not run,
     :func:`mcref.parallel.parallel_kernel`)."""
-    from ..kernels.resample import z_columns_all
+    from ..kernels.resample import COLUMN_ROWS, z_columns_all
     from ..parallel import parallel_kernel
 
     X = np.empty((z.size, 4))
-    parallel_kernel(z_columns_all)(z, X)
-    return X
-    X[:, 0] = z
-    np.multiply(z, z, out=X[:, 1])
-    np.multiply(X[:, 1], z, out=X[:, 2])
-    np.multiply(X[:, 1], X[:, 1], out=X[:, 3])
-    return X
+    part = np.empty((-(-z.size // COLUMN_ROWS), 4))
+    parallel_kernel(z_columns_all)(z, X, part)
+    return X, _block_sums(part)
+
+
+def _block_sums(part: np.ndarray) -> np.ndarray:
+    """Column sums of the blocks' sums ``part``, added in block order."""
+    obs = part[0].copy()
+    for row in part[1:]:
+        obs += row
+    return obs
 
 
 def _z_stat(name: str, sums: np.ndarray, m: int, null):
@@ -285,8 +290,7 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
         return _finish(stats, lambda n, s: _cluster_z_stat(n, s, G), X.sum(axis=0), bootstrap_sums(X, n_boot, ss_boot),
                        {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
     # resampled in sorted order: the test is a function of the multiset of Z (the same p in any row order)
-    X = _z_columns(zs)
-    obs = X.sum(axis=0)
+    X, obs = _z_columns(zs)
     sums = _round_sums(cache, "z", n_boot, lambda b, n: _resampled(X, ss_boot, b, n))
     nu_t = nu if nu < T_NORMAL_NU else np.inf
     tab = t_ziggurat(nu_t)
@@ -417,24 +421,19 @@ def _rce_rho(z: np.ndarray, gid: np.ndarray) -> float:
     return float(min(max(r, 0.0), 0.95))
 
 
-def _rce_columns(E: np.ndarray, v: np.ndarray, scale: float) -> np.ndarray:
+def _rce_columns(E: np.ndarray, v: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """The rows (e, v, e², v², e·v) of the RCE scale test, e = E²/``scale`` (``v``: u² already divided
     by ``scale``; the same bits as the column stack of :func:`_rce_test`'s clustered branch, no
-    M-sized temporaries), on numba's threads (:func:`mcref.kernels.resample.rce_columns_all`; its
-    serial twin where they may not run, :func:`mcref.parallel.parallel_kernel`)."""
-    from ..kernels.resample import rce_columns_all
+    M-sized temporaries), and their column sums as :func:`_z_columns`'s, on numba's threads
+    (:func:`mcref.kernels.resample.rce_columns_all`; its serial twin where they may not run,
+    :func:`mcref.parallel.parallel_kernel`)."""
+    from ..kernels.resample import COLUMN_ROWS, rce_columns_all
     from ..parallel import parallel_kernel
 
     X = np.empty((v.size, 5))
-    parallel_kernel(rce_columns_all)(E, v, scale, X)
-    return X
-    np.multiply(E, E, out=X[:, 0])
-    X[:, 0] /= scale
-    X[:, 1] = v
-    np.multiply(X[:, 0], X[:, 0], out=X[:, 2])
-    np.multiply(X[:, 1], X[:, 1], out=X[:, 3])
-    np.multiply(X[:, 0], X[:, 1], out=X[:, 4])
-    return X
+    part = np.empty((-(-v.size // COLUMN_ROWS), 5))
+    parallel_kernel(rce_columns_all)(E, v, scale, X, part)
+    return X, _block_sums(part)
 
 
 def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, sorted_pairs=None,
@@ -474,10 +473,10 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, so
         rho = _rce_rho(z, gid)
         e, v = np.bincount(gid, e), np.bincount(gid, v)
         X = np.column_stack([e, v, e * e, v * v, e * v])
+        obs = X.sum(axis=0)  # G rows
     else:
-        X = _rce_columns(E, v, scale)
+        X, obs = _rce_columns(E, v, scale)
         del E, u, v
-    obs = X.sum(axis=0)
     sums = _round_sums(cache if clusters is None else None, "rce", n_boot, lambda b, n: _resampled(X, ss, b, n))
     if clusters is not None and nu > 2.0:  # the t(ν̂) reference in the same clusters (after the bootstrap's streams)
         tab = t_ziggurat(nu if nu < T_NORMAL_NU else np.inf)
