@@ -470,7 +470,43 @@ bootstrap alone, 1→2 by M, same hour: 5·10⁵ 1.95, 7·10⁵ 1.87, 10⁶ 1.59
 one thread keeps its 8 MB rank buffer and the 8 MB of slots in the 32 MB L3 at 10⁶, two do not,
 and from 3·10⁶ neither does, so both run from memory. Buffers of 5 bytes a point (a uint32 and a
 uint8 array) or one packed uint32 gave 1.72 and 1.96 at 10⁶ but cost 9 % and 47 % more on one
-thread at 10⁵: not taken.
+thread at 10⁵: not taken then.
+
+2026-11-29 (00:00–00:15 UTC, load average after 0.9–1.6), after CC's rank buffer took 5 bytes a
+point after all — q a uint32 and the count one byte in planes of one array, with no branch in
+either pass (a count of 255 or more goes to a third plane through a flag and a second compiled
+|E| pass; a branch per point cost 0.3–0.6 of ~1 ns); one thread at 10⁵ now pays 3–5 % (CC's kernel
+alone, three rounds), 1.40× faster at 10⁷ — and the scale tests' observed column sums came
+from the kernels that write the columns (NumPy's ``X.sum(axis=0)`` was 1.1 ms serial each at
+10⁵), ``--profile --ms 1e5,1e6 --n-boot 1000 --n-mc 500`` (medians of 3; at 10⁵ two more runs of
+5 gave the same to ±0.02) and ``--ms 1e7 --reps 1``::
+
+    M = 1e5                      tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6     0.313     0.159  1.97
+    jackknife                   201029    0.15%   14.9   51.5    0.0316    0.0181  1.75
+    references                     628    0.18%   15.7   62.6       1.1     0.553  1.99
+    references, first round         64    1.56%   16.0   64.0    0.0288    0.0161  1.79
+    scale tests                    192    0.52%   16.0   64.0    0.0463    0.0267  1.73
+    t fit                        15640    0.01%   15.6   55.9    0.0246    0.0134  1.83
+    M = 1e6
+    bootstrap                      668    0.15%   15.9   55.6      3.62      1.87  1.94
+    jackknife                  2006270    0.03%   15.9   63.2      0.35     0.179  1.95
+    references                      64    1.56%   16.0   64.0     0.704     0.381  1.85
+    scale tests                    192    0.52%   16.0   64.0     0.501     0.275  1.82
+    t fit                       246141    0.00%   15.9   63.0     0.362     0.184  1.97
+    M = 1e7
+    bootstrap                      668    0.15%   15.9   55.6      48.6      26.2  1.86
+    jackknife                    43428    0.04%   15.9   63.5      4.29      2.56  1.68
+    references                      64    1.56%   16.0   64.0        11      6.24  1.76
+    scale tests                    576    0.17%   16.0   64.0      15.2      7.23  2.10
+    t fit                        38076    0.00%   15.9   62.6      2.22      1.16  1.92
+
+(the 10⁵ rows before the column sums; after them the scale tests' own split gave 1.77 → 1.80.)
+CC's bootstrap kernel alone at 10⁶, old and new in turn, six rounds: 1→2 1.49–1.68 → 1.74–1.96.
+Every phase at 10⁶ passes 1.8. Below it: at 10⁵ the jackknife (the mean statistics' two passes
+and CC's nine steps are 0.1–1 ms each, and a dispatch to mcref's threads costs ~80 µs) and the
+first rounds; at 10⁷ the jackknife and the references, which run from memory (the jackknife's
+serial prefix sums and totals are 0.2 of its 2.56 s on two threads).
 
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """

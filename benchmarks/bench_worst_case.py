@@ -68,6 +68,11 @@ A permutation row at the cap costs 2000 repeats of the permutation D: at 10⁷ a
 CC's replicates were drawn in a call of their own at M ≥ 5·10⁵ and the tie spread moved only the
 straddling runs, same VM, one run, ``--seed 0``: **72.9 s, peak 1865 MiB** (79.6 s, 1863 MiB at
 c23b9dd the same day); every verdict the same, ZMS p = 0.0039 after 1024 replicates.
+
+2026-11-29 00:20 UTC, after CC's rank buffer took 5 bytes a point (CC's bootstrap kernel 1.40×
+faster at 10⁷ on one thread), same VM (load average 1.1 → 1.6), one run, ``--seed 0``: **64.1 s,
+peak 1867 MiB** (74.4 s, 1866 MiB the evening before); ZMS p = 0.0039 after 1024 replicates, RCE
+unreliable, CC, ENCE and ZMSE valid after 64, joint invalid (p = 0.0078): the same verdicts.
 """
 
 from __future__ import annotations
