@@ -63,8 +63,8 @@ def test_a_bounded_validate_runs_on_fewer_threads_with_the_same_bits(monkeypatch
     monkeypatch.setenv("MCREF_THREAD_MEMORY", "1T")
     with P.task_profile() as wide:
         free = mcref.validate(E, u, **kw)
-    # per thread at M = 3000: the references hold about 2.5·10⁵ bytes, the bootstrap 1.2·10⁵
-    monkeypatch.setenv("MCREF_THREAD_MEMORY", "150000")
+    # per thread at M = 3000: the references hold about 2.5·10⁵ bytes, the bootstrap 7.5·10⁴ (25 bytes a point)
+    monkeypatch.setenv("MCREF_THREAD_MEMORY", "140000")
     with P.task_profile() as narrow:
         bound = mcref.validate(E, u, **kw)
     assert _threads_of(wide, "bootstrap") == {2} and 2 in _threads_of(wide, "references")
