@@ -205,7 +205,11 @@ def rce_columns_all(E, v, scale, X, part):
     blocks' column sums, as :func:`z_columns_all`'s."""
     m = E.shape[0]
     for b in prange((m + COLUMN_ROWS - 1) // COLUMN_ROWS):
-        s = np.zeros(5)
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        s3 = 0.0
+        s4 = 0.0
         for i in range(b * COLUMN_ROWS, min(m, (b + 1) * COLUMN_ROWS)):
             e = E[i] * E[i] / scale
             w = v[i]
@@ -214,9 +218,13 @@ def rce_columns_all(E, v, scale, X, part):
             X[i, 2] = e * e
             X[i, 3] = w * w
             X[i, 4] = e * w
-            s[0] += e
-            s[1] += w
-            s[2] += e * e
-            s[3] += w * w
-            s[4] += e * w
-        part[b, :] = s
+            s0 += e
+            s1 += w
+            s2 += e * e
+            s3 += w * w
+            s4 += e * w
+        part[b, 0] = s0
+        part[b, 1] = s1
+        part[b, 2] = s2
+        part[b, 3] = s3
+        part[b, 4] = s4
