@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _progress
 from .binning import bin_starts
+from .kernels import jackknife as KJ
 from .kernels import stats as K
 from .kernels.units import jack_units_kernel
 from .parallel import batch_ranges, map_chunks, over_tasks
@@ -20,7 +21,7 @@ from ._dependence import Units
 from ._prepared import Prepared, stable_order
 from .stats import StatInfo, info, user_kernels
 
-__all__ = ["jackknife", "binned_jackknives", "unit_jackknife", "Jackknives", "cc_jackknife", "cc_blocks", "run_blocks",
+__all__ = ["jackknife", "binned_jackknives", "mean_jackknives", "unit_jackknife", "Jackknives", "cc_jackknife", "cc_blocks", "run_blocks",
            "CC_JACK_BYTES_PER_POINT"]
 
 #: CC's jackknife pass holds at most 40 bytes a point, its output included (:func:`cc_jackknife`): four
@@ -98,11 +99,8 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
             _by_batches(call, out, 2.0 * prep.M, phase, min_per_batch=n_threads)
         return out
     if not _jackknife_quadratic(inf, prep):
-        if inf.kind == "mean":  # threads over ranges of points (mcref.parallel.over_tasks)
-            tot, szc, szc2 = K.jack_mean_totals(prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2)
-            over_tasks(lambda j0, j1: K.jack_mean_kernel(inf.code, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
-                                                         prep.lnu2, tot, szc, szc2, j0, j1, out),
-                       prep.M, K.JACK_MEAN_WORK, phase="jackknife")
+        if inf.kind == "mean":  # threads over blocks, then ranges of points (mcref.parallel.over_tasks)
+            out = mean_jackknives([inf], prep)[0]
         elif inf.kind == "rank":
             _cc_jackknife(prep, out)  # O(M log M), in steps over blocks on threads
         else:
@@ -127,17 +125,55 @@ def unit_jackknife(infos: Sequence[StatInfo], prep: Prepared, units: Units) -> n
     return out
 
 
+#: points per block of the mean-type jackknives' totals (:func:`mean_jackknives`): their number is a
+#: function of M alone, so the totals, added in block order, have the same bits for any thread count
+JACK_MEAN_BLOCK = 1 << 12
+
+
+def mean_jackknives(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
+    """Leave-one-out values of the mean-type statistics ``infos``, row k for ``infos[k]``, in one
+    pass: the sums over all points by blocks of :data:`JACK_MEAN_BLOCK` points on the threads, added
+    in block order (:func:`mcref.kernels.jackknife.jack_mean_parts`), then every statistic of each
+    left-out point from them in O(1) (:func:`mcref.kernels.jackknife.jack_mean_kernel`), so each row is
+    bit for bit the row of that statistic alone. The totals took a serial pass per statistic until
+    2026-11-29 (40 ms each at M = 10⁷, one M-sized array of weights besides)."""
+    codes = np.array([i.code for i in infos], dtype=np.int64)
+    out = np.empty((codes.size, prep.M))
+    n_blocks = -(-prep.M // JACK_MEAN_BLOCK)
+    parts = np.empty((n_blocks, K.N_RAW))
+    over_tasks(lambda c0, c1: KJ.jack_mean_parts(c0, c1, JACK_MEAN_BLOCK, prep.z, prep.zshift, prep.z2, prep.E2,
+                                                prep.u2, prep.lnu2, parts),
+               n_blocks, 8.0 * JACK_MEAN_BLOCK, phase="jackknife")
+    raw = _in_block_order(parts)
+    over_tasks(lambda j0, j1: KJ.jack_mean_kernel(codes, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2,
+                                                 raw, j0, j1, out),
+               prep.M, KJ.JACK_MEAN_WORK * codes.size, phase="jackknife")
+    return out
+
+
+def _in_block_order(parts: np.ndarray) -> np.ndarray:
+    """Column sums of ``parts``, the rows added from the first to the last (one order for any threads)."""
+    tot = parts[0].copy()
+    for row in parts[1:]:
+        tot += row
+    return tot
+
+
 def binned_jackknives(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
     """Leave-one-out values of the binned statistics ``infos`` (equal-count bins), row k for
-    ``infos[k]``, in one pass: each left-out point's bin sums are read once from the prefix sums
-    and every statistic is finished from them (:func:`mcref.kernels.stats.jack_binned_kernel`), so
-    each row is bit for bit the row of that statistic alone, at half the work for ENCE and ZMSE."""
+    ``infos[k]``, in one pass: the sums between the M − 1 points' bin starts first, each bin's on a
+    thread (:func:`mcref.kernels.jackknife.jack_bin_sums`), then each left-out point's bin sums from
+    them and every statistic finished from those (:func:`mcref.kernels.jackknife.jack_binned_kernel`),
+    so each row is bit for bit the row of that statistic alone, at half the work for ENCE and ZMSE.
+    Until 2026-11-29 the bin sums were differences of prefix sums: three M-sized arrays (240 MB at
+    M = 10⁷) made in a serial pass (110 ms)."""
     codes = np.array([i.code for i in infos], dtype=np.int64)
     out = np.empty((codes.size, prep.M))
     starts_m1 = bin_starts(prep.M - 1, prep.n_bins)
-    pu, pe, pz = K.prefix_sums(prep.u2, prep.E2, prep.z2)
-    over_tasks(lambda p0, p1: K.jack_binned_kernel(codes, starts_m1, prep.u2, prep.E2, prep.z2, pu, pe, pz, p0, p1,
-                                                   out),
+    inner = np.empty((prep.n_bins, 3))
+    over_tasks(lambda b0, b1: KJ.jack_bin_sums(b0, b1, starts_m1, prep.u2, prep.E2, prep.z2, inner),
+               prep.n_bins, 3.0 * prep.M / prep.n_bins, phase="jackknife")
+    over_tasks(lambda p0, p1: KJ.jack_binned_kernel(codes, starts_m1, prep.u2, prep.E2, prep.z2, inner, p0, p1, out),
                prep.M, 10.0 * prep.n_bins * codes.size, phase="jackknife")
     return out
 
@@ -204,8 +240,8 @@ def _in_order(col: np.ndarray) -> float:
 
 #: work per point of each step of CC's pass (ns of one thread at M = 10⁶, 2-core VM): the tasks'
 #: sizes for :func:`mcref.parallel.over_tasks` and the parallel profile
-_CC_STEP_WORK = {"ranks u": 5.0, "ranks |E|": 23.0, "sums": 3.0, "walk |E|": 80.0, "walk u": 12.0,
-                 "buckets": 2.0, "layout": 55.0, "pass 2": 55.0, "finish": 10.0}
+_CC_STEP_WORK = {"ranks u": 5.0, "ranks |E|": 23.0, "sums": 5.0, "walk |E|": 80.0, "walk u": 12.0,
+                 "layout": 55.0, "pass 2": 55.0, "finish": 10.0}
 
 
 def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.ndarray, *,
@@ -252,11 +288,25 @@ def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.nda
         over_tasks(lambda c0, c1: kernel(c0, c1, *args), blocks, _CC_STEP_WORK[name] * m / max(1, blocks),
                    phase="jackknife", n_threads=n_threads)
 
+    s = 0  # the joint counts: buckets of 2**s |E| runs, about √n_y of them
+    while (1 << (2 * s)) < ny:
+        s += 1
+    nbk = ((ny - 1) >> s) + 1 if ny > 0 else 1
     x, y, gy = np.empty(m), np.empty(m), np.empty(m, dtype=np.int32)
     utot, etot, usum, xe = np.empty(nu), np.empty(ne), np.empty((nu, 4)), np.empty((nu, ne))
-    step("ranks u", nu, KC.cc_ranks, ugs, ub, None, mid, x, None, utot)
-    step("ranks |E|", ne, KC.cc_ranks, egs, eb, eord, mid, y, gy, etot)
-    step("sums", nu, KC.cc_block_sums, ugs, ub, x, y, gy, t, usum, xe)
+    counts = np.empty((nu, nbk), dtype=np.int32)
+
+    nr = max(nu, ne)  # the ranks of u and of |E| in one call: item c holds the c-th nr-th of each's blocks
+
+    def ranks(c0: int, c1: int) -> None:
+        if c1 * nu // nr > c0 * nu // nr:
+            KC.cc_ranks(c0 * nu // nr, c1 * nu // nr, ugs, ub, None, mid, x, None, utot)
+        if c1 * ne // nr > c0 * ne // nr:
+            KC.cc_ranks(c0 * ne // nr, c1 * ne // nr, egs, eb, eord, mid, y, gy, etot)
+
+    over_tasks(ranks, nr, (_CC_STEP_WORK["ranks u"] + _CC_STEP_WORK["ranks |E|"]) * m / nr, phase="jackknife",
+               n_threads=n_threads)
+    step("sums", nu, KC.cc_block_sums, ugs, ub, x, y, gy, t, usum, xe, s, counts)
     sxy, sxx, syy = (_in_order(usum[:, k]) for k in range(3))
     etop = _from_the_top(np.stack([xe.sum(axis=0), etot], axis=1), egs, eb)
     utop = _from_the_top(np.stack([usum[:, 3], utot], axis=1), ugs, ub)
@@ -266,12 +316,6 @@ def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.nda
     axx, x = x, None  # Σxx, then Σxx·Σyy, in x's memory (every point written): no fresh pages to fault in
     step("walk u", nu, KC.cc_walk, ugs, ub, None, mid, sxx, 0.0, utop, y, out, axx, ayy)
     rec, sab, y, ayy = y.view(np.int64), ayy, None, None  # the joint counts' layout and values, likewise
-    s = 0  # the joint counts: buckets of 2**s |E| runs, about √n_y of them
-    while (1 << (2 * s)) < ny:
-        s += 1
-    nbk = ((ny - 1) >> s) + 1 if ny > 0 else 1
-    counts = np.zeros((nu, nbk), dtype=np.int32)
-    step("buckets", nu, KC.cc_bucket_counts, ugs, ub, gy, s, counts)
     start = np.zeros(nbk + 1, dtype=np.int64)
     np.cumsum(counts.sum(axis=0, dtype=np.int64), out=start[1:])
     # the blocks above's, per bucket (< M < 2**31); C order: the reversed view is C only when nu == 1,
@@ -292,8 +336,9 @@ class Jackknives:
     """The jackknives of one BCa run of ``infos`` on ``prep``, each handed over once by :meth:`take`
     (and then released).
 
-    The binned statistics with equal-count bins share one pass (:func:`binned_jackknives`), made
-    when the first of them is taken; every other statistic's pass runs when it is taken, on the
+    The binned statistics with equal-count bins share one pass (:func:`binned_jackknives`), the
+    mean-type ones another (:func:`mean_jackknives`), each made when the first of its statistics is
+    taken; every other statistic's pass runs when it is taken, on the
     threads (CC's in steps over blocks: :func:`cc_jackknife`). CC's pass used to run on a thread of
     its own beside the others' passes, which bounded the phase near 3× at any thread count; run so
     now (its steps on all threads, beside the others), the phase on 2 threads took 0.044 s at
@@ -305,13 +350,15 @@ class Jackknives:
     def __init__(self, infos: Sequence[StatInfo], prep: Prepared, progress: _progress.Session | None = None):
         self.infos, self.prep, self.progress = list(infos), prep, progress
         self._ready: dict[str, np.ndarray] = {}
-        self._shared = [i for i in self.infos if i.kind == "binned" and not _jackknife_quadratic(i, prep)]
+        self._shared = [[i for i in self.infos if i.kind == "binned" and not _jackknife_quadratic(i, prep)],
+                        [i for i in self.infos if i.kind == "mean" and not i.user]]
 
     def take(self, inf: StatInfo) -> np.ndarray:
         """The leave-one-out values of ``inf`` (u-sorted positions), released here."""
-        if inf.name not in self._ready and len(self._shared) > 1 and inf in self._shared:
-            rows = binned_jackknives(self._shared, self.prep)
-            self._ready.update({i.name: rows[k] for k, i in enumerate(self._shared)})
+        for shared, rows_of in zip(self._shared, (binned_jackknives, mean_jackknives)):
+            if inf.name not in self._ready and len(shared) > 1 and inf in shared:
+                rows = rows_of(shared, self.prep)
+                self._ready.update({i.name: rows[k] for k, i in enumerate(shared)})
         if inf.name in self._ready:
             return self._ready.pop(inf.name)
         return jackknife(inf, self.prep, progress=self.progress)

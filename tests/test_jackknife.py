@@ -35,6 +35,46 @@ def test_binned_jackknives_share_a_pass_bit_for_bit(tied):
         np.testing.assert_array_equal(rows[k], BS.jackknife(S.info(n), prep))  # the public path
 
 
+MEAN = ["ZMS", "RCE", "VarZ", "NLL"]
+
+
+def test_mean_jackknives_share_a_pass_bit_for_bit():
+    prep = _prep(tied=True)
+    rows = J.mean_jackknives([S.info(n) for n in MEAN], prep)
+    assert rows.shape == (4, prep.M)
+    for k, n in enumerate(MEAN):
+        np.testing.assert_array_equal(rows[k], J.mean_jackknives([S.info(n)], prep)[0])
+        np.testing.assert_array_equal(rows[k], BS.jackknife(S.info(n), prep))  # the public path
+
+
+def test_jackknives_over_blocks_equal_the_naive_values_and_keep_their_bits_on_threads():
+    """Above one block of totals (JACK_MEAN_BLOCK points): the totals added by blocks, the bins'
+    sums between starts, on 1 and 2 threads give the same bits, and left-out points at the blocks'
+    and bins' edges equal the statistic recomputed without them."""
+    import naive
+
+    m = 2 * J.JACK_MEAN_BLOCK + 700
+    prep = _prep(m=m, seed=7, n_bins=20)
+    infos = [S.info(n) for n in MEAN + ["ENCE", "ZMSE"]]
+    n0 = numba.get_num_threads()
+    try:
+        got = {}
+        for t in (1, 2):
+            numba.set_num_threads(t)
+            got[t] = np.vstack([J.mean_jackknives(infos[:4], prep), J.binned_jackknives(infos[4:], prep)])
+    finally:
+        numba.set_num_threads(n0)
+    np.testing.assert_array_equal(got[1], got[2])
+    starts = J.bin_starts(m - 1, 20)
+    edges = {0, 1, m - 1, m - 2, J.JACK_MEAN_BLOCK - 1, J.JACK_MEAN_BLOCK, 2 * J.JACK_MEAN_BLOCK}
+    edges |= {int(a) + d for a in starts[1:4] for d in (-1, 0, 1)}
+    E, u = prep.E, prep.u  # u-sorted: position p is point p
+    for p in sorted(e for e in edges if 0 <= e < m):
+        for k, inf in enumerate(infos):
+            want = naive.statistic(inf.name, np.delete(E, p), np.delete(u, p), 20)
+            np.testing.assert_allclose(got[1][k, p], want, rtol=1e-11, atol=1e-13, err_msg=f"{inf.name} p={p}")
+
+
 def test_jackknives_hand_over_the_values_of_each_statistic_alone():
     prep = _prep(tied=True)
     infos = [S.info(n) for n in ALL]

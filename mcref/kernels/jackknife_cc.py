@@ -8,11 +8,12 @@ thread count), and every sum that crosses blocks is either exact (sums of half-i
 walks' running sums; integer counts) or made block by block in a fixed order (Σx², Σy², Σxy),
 so that the values do not depend on the threads:
 
-1. :func:`cc_ranks`: the centred ranks of u, then of |E| (with each point's |E| run);
-2. :func:`cc_block_sums`: each u block's Σxy, Σx², Σy², Σy and its Σx per block of |E| runs;
+1. :func:`cc_ranks`: the centred ranks of u and of |E| (with each point's |E| run), one call each;
+2. :func:`cc_block_sums`: each u block's Σxy, Σx², Σy², Σy, its Σx per block of |E| runs and its
+   points per bucket of |E| runs;
 3. :func:`cc_walk` along |E|, then along u, each block from its running sums at the top;
-4. :func:`cc_bucket_counts`, :func:`cc_layout`, :func:`cc_pass2`: the joint counts by cache-sized
-   buckets of |E| runs (Fenwick trees over the buckets, then within each);
+4. :func:`cc_layout`, :func:`cc_pass2`: the joint counts by cache-sized buckets of |E| runs
+   (Fenwick trees over the buckets, then within each);
 5. :func:`cc_finish`: the pairs tied in u, and the values.
 """
 
@@ -23,7 +24,7 @@ from numba import njit
 
 from ._config import NJIT
 
-__all__ = ["cc_ranks", "cc_block_sums", "cc_walk", "cc_bucket_counts", "cc_layout", "cc_pass2", "cc_finish"]
+__all__ = ["cc_ranks", "cc_block_sums", "cc_walk", "cc_layout", "cc_pass2", "cc_finish"]
 
 
 @njit(**NJIT)
@@ -52,24 +53,28 @@ def cc_ranks(c0, c1, gs, bl, pos, mid, r, gid, tot):
 
 
 @njit(**NJIT)
-def cc_block_sums(c0, c1, gs, bl, x, y, gy, t, out, xe):
+def cc_block_sums(c0, c1, gs, bl, x, y, gy, t, out, xe, s, counts):
     """Blocks ``c0 … c1 − 1`` (positions ``gs[bl[c]] … gs[bl[c + 1]] − 1``): ``out[c]`` = (Σxy, Σx²,
     Σy², Σy) over the block, summed block by block in block order by the caller (the same bits
-    for any thread count; below M ≈ 3·10⁵ every sum of quarter-integers is exact anyway), and
+    for any thread count; below M ≈ 3·10⁵ every sum of quarter-integers is exact anyway),
     ``xe[c, e]`` = Σx over the block's points whose |E| run ``gy`` is in |E| block e = ``gy >> t``
-    (half-integers: exact; read in order, where a walk along |E| would read x at random)."""
+    (half-integers: exact; read in order, where a walk along |E| would read x at random), and
+    ``counts[c, b]`` = the block's points whose |E| run falls in bucket b = ``gy >> s`` (buckets of
+    2**s consecutive runs: the joint counts' layout, :func:`cc_layout`)."""
     for c in range(c0, c1):
         sxy = 0.0
         sxx = 0.0
         syy = 0.0
         sy = 0.0
         xe[c, :] = 0.0
+        counts[c, :] = 0
         for i in range(gs[bl[c]], gs[bl[c + 1]]):
             sxy += x[i] * y[i]
             sxx += x[i] * x[i]
             syy += y[i] * y[i]
             sy += y[i]
             xe[c, gy[i] >> t] += x[i]
+            counts[c, gy[i] >> s] += 1
         out[c, 0] = sxy
         out[c, 1] = sxx
         out[c, 2] = syy
@@ -126,15 +131,6 @@ def cc_walk(c0, c1, gs, bl, pos, mid, own_all, cross_all, top, w, cross, own, ot
             aw += tw
             av += tv
             a1 += t1
-
-
-@njit(**NJIT)
-def cc_bucket_counts(c0, c1, ugs, bl, gy, s, counts):
-    """u blocks ``c0 … c1 − 1``: ``counts[c, b]`` += the points of block c whose |E| run ``gy[i]``
-    falls in bucket b = ``gy[i] >> s`` (buckets of 2**s consecutive runs)."""
-    for c in range(c0, c1):
-        for i in range(ugs[bl[c]], ugs[bl[c + 1]]):
-            counts[c, gy[i] >> s] += 1
 
 
 @njit(**NJIT)

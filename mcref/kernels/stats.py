@@ -38,10 +38,6 @@ LN_2PI = float(np.log(2.0 * np.pi))
 # indices of the mean-pass sums
 _S0, _SZ, _SZC2, _SZ2, _SE2, _SU2, _SLNU2 = range(7)
 N_SUMS = 7
-#: element operations (≈ ns) per point of a mean-type jackknife, its tasks' size: ZMS's kernel takes 4.4–6 ns a
-#: point, RCE's 14 (2-core VM, M = 10⁶). At 25 its tasks were 17 µs, short enough that two threads passing the
-#: GIL between them made ZMS's pass slower on 2 threads than on 1 (6.2 against 5.0 ms); at 5, 3.9 against 6.2 ms
-JACK_MEAN_WORK = 5.0
 
 
 @njit(**NJIT)
@@ -704,39 +700,6 @@ def moments_kernel(codes, E, u, out):
 
 
 @njit(**NJIT)
-def jack_mean_totals(z, zshift, z2, E2, u2, lnu2):
-    """The sums of :func:`jack_mean_kernel`: ``(tot, Σ(z − c), Σ(z − c)²)`` (:func:`mean_sums`; c = ``zshift``)."""
-    m = z.shape[0]
-    tot = np.empty(N_SUMS)
-    mean_sums(np.ones(m, dtype=COUNT), z, zshift, z2, E2, u2, lnu2, tot)
-    szc = 0.0  # raw Σ(z-c) and Σ(z-c)^2 for the VarZ update
-    szc2 = 0.0
-    for i in range(m):
-        zc = z[i] - zshift
-        szc += zc
-        szc2 += zc * zc
-    return tot, szc, szc2
-
-
-@njit(**NJIT)
-def jack_mean_kernel(code, z, zshift, z2, E2, u2, lnu2, tot, szc, szc2, j0, j1, out):
-    """Leave-one-out values ``out[j]``, j0 ≤ j < j1, of a mean-type statistic in O(1) each from the sums
-    of :func:`jack_mean_totals`: a task of the jackknife (:func:`mcref.parallel.over_tasks`)."""
-    s = np.empty(N_SUMS)
-    for j in range(j0, j1):
-        zc = z[j] - zshift
-        s[_S0] = tot[_S0] - 1.0
-        s[_SZ] = tot[_SZ] - z[j]
-        a = szc - zc
-        s[_SZC2] = (szc2 - zc * zc) - a * a / s[_S0]
-        s[_SZ2] = tot[_SZ2] - z2[j]
-        s[_SE2] = tot[_SE2] - E2[j]
-        s[_SU2] = tot[_SU2] - u2[j]
-        s[_SLNU2] = tot[_SLNU2] - lnu2[j]
-        out[j] = finish_mean(code, s)
-
-
-@njit(**NJIT)
 def prefix_sums(u2, E2, z2):
     """Prefix sums (length M + 1, starting at 0) of u², E² and Z² over the u-sorted points:
     the sums of any run of points in O(1), for the leave-one-out kernels."""
@@ -749,35 +712,3 @@ def prefix_sums(u2, E2, z2):
         pe[i + 1] = pe[i] + E2[i]
         pz[i + 1] = pz[i] + z2[i]
     return pu, pe, pz
-
-
-@njit(**NJIT)
-def jack_binned_kernel(codes, starts_m1, u2, E2, z2, pu, pe, pz, p0, p1, out):
-    """Leave-one-out values ``out[k, p]``, p0 ≤ p < p1, of the binned statistics ``codes[k]`` in
-    O(N) each: a task of the jackknife (:func:`mcref.parallel.over_tasks`). Removing sorted point p
-    keeps the stable order of the others; the M−1 points are re-binned at ``starts_m1`` (equal-count
-    starts for M−1) and each bin's sums are read once, for every statistic, from the prefix sums
-    ``pu``, ``pe``, ``pz`` (:func:`prefix_sums`): reduced positions [a, b) are original positions
-    [a + (a ≥ p), b + (b > p)) minus p when p falls inside."""
-    m = u2.shape[0]
-    n_bins = starts_m1.shape[0] - 1
-    acc = np.empty((n_bins, 4))
-    for p in range(p0, p1):
-        for b in range(n_bins):
-            a = starts_m1[b]
-            e = starts_m1[b + 1]
-            lo = a + (1 if a >= p else 0)
-            hi = e + (1 if e > p else 0)
-            su = pu[hi] - pu[lo]
-            se = pe[hi] - pe[lo]
-            sz = pz[hi] - pz[lo]
-            if lo <= p < hi:
-                su -= u2[p]
-                se -= E2[p]
-                sz -= z2[p]
-            acc[b, 0] = np.float64(e - a)
-            acc[b, 1] = su
-            acc[b, 2] = se
-            acc[b, 3] = sz
-        for k in range(codes.shape[0]):
-            out[k, p] = finish_binned(codes[k], acc, np.float64(m - 1))
