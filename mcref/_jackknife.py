@@ -21,7 +21,7 @@ from ._dependence import Units
 from ._prepared import Prepared, stable_order
 from .stats import StatInfo, info, user_kernels
 
-__all__ = ["jackknife", "binned_jackknives", "mean_jackknives", "unit_jackknife", "Jackknives", "cc_jackknife", "cc_blocks", "run_blocks",
+__all__ = ["jackknife", "point_jackknives", "binned_jackknives", "mean_jackknives", "unit_jackknife", "Jackknives", "cc_jackknife", "cc_blocks", "run_blocks",
            "CC_JACK_BYTES_PER_POINT"]
 
 #: CC's jackknife pass holds at most 40 bytes a point, its output included (:func:`cc_jackknife`): four
@@ -130,25 +130,55 @@ def unit_jackknife(infos: Sequence[StatInfo], prep: Prepared, units: Units) -> n
 JACK_MEAN_BLOCK = 1 << 12
 
 
-def mean_jackknives(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
-    """Leave-one-out values of the mean-type statistics ``infos``, row k for ``infos[k]``, in one
-    pass: the sums over all points by blocks of :data:`JACK_MEAN_BLOCK` points on the threads, added
-    in block order (:func:`mcref.kernels.jackknife.jack_mean_parts`), then every statistic of each
-    left-out point from them in O(1) (:func:`mcref.kernels.jackknife.jack_mean_kernel`), so each row is
-    bit for bit the row of that statistic alone. The totals took a serial pass per statistic until
-    2026-11-29 (40 ms each at M = 10⁷, one M-sized array of weights besides)."""
-    codes = np.array([i.code for i in infos], dtype=np.int64)
-    out = np.empty((codes.size, prep.M))
-    n_blocks = -(-prep.M // JACK_MEAN_BLOCK)
-    parts = np.empty((n_blocks, K.N_RAW))
-    over_tasks(lambda c0, c1: KJ.jack_mean_parts(c0, c1, JACK_MEAN_BLOCK, prep.z, prep.zshift, prep.z2, prep.E2,
-                                                prep.u2, prep.lnu2, parts),
-               n_blocks, 8.0 * JACK_MEAN_BLOCK, phase="jackknife")
+def point_jackknives(mean: Sequence[StatInfo], binned: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
+    """Leave-one-out values of the mean-type statistics ``mean`` (rows 0 … K − 1) and of the binned ones
+    ``binned`` with equal-count bins (the rows after), in one pass over the points
+    (:func:`mcref.kernels.jackknife.jack_kernel`): each row is bit for bit the row of that statistic
+    alone, each left-out point's bin sums read once for every binned statistic (half the work for
+    ENCE and ZMSE), and the threads called twice for all of them.
+
+    First the sums that every left-out point's values start from, in one call on the threads: those
+    over all points for the mean-type statistics, by blocks of :data:`JACK_MEAN_BLOCK` points added
+    in block order (:func:`mcref.kernels.jackknife.jack_mean_parts`: until 2026-11-29 a serial pass
+    per statistic, 40 ms each at M = 10⁷), and those between the M − 1 points' bin starts, bin by
+    bin, for the binned ones (:func:`mcref.kernels.jackknife.jack_bin_sums`: until 2026-11-29
+    differences of prefix sums, three M-sized arrays, 240 MB at 10⁷, made in a serial pass of
+    110 ms). Both are a function of M alone: the same bits for any thread count."""
+    mcodes = np.array([i.code for i in mean], dtype=np.int64)
+    bcodes = np.array([i.code for i in binned], dtype=np.int64)
+    out = np.empty((mcodes.size + bcodes.size, prep.M))
+    nm = -(-prep.M // JACK_MEAN_BLOCK) if mcodes.size else 0
+    nbin = prep.n_bins if bcodes.size else 0
+    parts = np.zeros((max(nm, 1), K.N_RAW))
+    starts_m1 = bin_starts(prep.M - 1, nbin) if nbin else np.zeros(1, dtype=np.int64)
+    inner = np.empty((max(nbin, 1), 3))
+    n = max(nm, nbin, 1)  # item c holds the c-th n-th of the blocks and of the bins
+
+    def sums(c0: int, c1: int) -> None:
+        if c1 * nm // n > c0 * nm // n:
+            KJ.jack_mean_parts(c0 * nm // n, c1 * nm // n, JACK_MEAN_BLOCK, prep.z, prep.zshift, prep.z2, prep.E2,
+                               prep.u2, prep.lnu2, parts)
+        if c1 * nbin // n > c0 * nbin // n:
+            KJ.jack_bin_sums(c0 * nbin // n, c1 * nbin // n, starts_m1, prep.u2, prep.E2, prep.z2, inner)
+
+    over_tasks(sums, n, (8.0 * nm * JACK_MEAN_BLOCK + 3.0 * prep.M * (nbin > 0)) / n, phase="jackknife")
     raw = _in_block_order(parts)
-    over_tasks(lambda j0, j1: KJ.jack_mean_kernel(codes, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2, prep.lnu2,
-                                                 raw, j0, j1, out),
-               prep.M, KJ.JACK_MEAN_WORK * codes.size, phase="jackknife")
+    over_tasks(lambda p0, p1: KJ.jack_kernel(mcodes, bcodes, prep.z, prep.zshift, prep.z2, prep.E2, prep.u2,
+                                             prep.lnu2, raw, starts_m1, inner, p0, p1, out),
+               prep.M, KJ.JACK_MEAN_WORK * mcodes.size + 10.0 * nbin * bcodes.size, phase="jackknife")
     return out
+
+
+def mean_jackknives(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
+    """Leave-one-out values of the mean-type statistics ``infos``, row k for ``infos[k]``
+    (:func:`point_jackknives`)."""
+    return point_jackknives(infos, [], prep)
+
+
+def binned_jackknives(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
+    """Leave-one-out values of the binned statistics ``infos`` (equal-count bins), row k for
+    ``infos[k]`` (:func:`point_jackknives`)."""
+    return point_jackknives([], infos, prep)
 
 
 def _in_block_order(parts: np.ndarray) -> np.ndarray:
@@ -157,25 +187,6 @@ def _in_block_order(parts: np.ndarray) -> np.ndarray:
     for row in parts[1:]:
         tot += row
     return tot
-
-
-def binned_jackknives(infos: Sequence[StatInfo], prep: Prepared) -> np.ndarray:
-    """Leave-one-out values of the binned statistics ``infos`` (equal-count bins), row k for
-    ``infos[k]``, in one pass: the sums between the M − 1 points' bin starts first, each bin's on a
-    thread (:func:`mcref.kernels.jackknife.jack_bin_sums`), then each left-out point's bin sums from
-    them and every statistic finished from those (:func:`mcref.kernels.jackknife.jack_binned_kernel`),
-    so each row is bit for bit the row of that statistic alone, at half the work for ENCE and ZMSE.
-    Until 2026-11-29 the bin sums were differences of prefix sums: three M-sized arrays (240 MB at
-    M = 10⁷) made in a serial pass (110 ms)."""
-    codes = np.array([i.code for i in infos], dtype=np.int64)
-    out = np.empty((codes.size, prep.M))
-    starts_m1 = bin_starts(prep.M - 1, prep.n_bins)
-    inner = np.empty((prep.n_bins, 3))
-    over_tasks(lambda b0, b1: KJ.jack_bin_sums(b0, b1, starts_m1, prep.u2, prep.E2, prep.z2, inner),
-               prep.n_bins, 3.0 * prep.M / prep.n_bins, phase="jackknife")
-    over_tasks(lambda p0, p1: KJ.jack_binned_kernel(codes, starts_m1, prep.u2, prep.E2, prep.z2, inner, p0, p1, out),
-               prep.M, 10.0 * prep.n_bins * codes.size, phase="jackknife")
-    return out
 
 
 def _cc_jackknife(prep: Prepared, out: np.ndarray) -> None:
@@ -336,9 +347,8 @@ class Jackknives:
     """The jackknives of one BCa run of ``infos`` on ``prep``, each handed over once by :meth:`take`
     (and then released).
 
-    The binned statistics with equal-count bins share one pass (:func:`binned_jackknives`), the
-    mean-type ones another (:func:`mean_jackknives`), each made when the first of its statistics is
-    taken; every other statistic's pass runs when it is taken, on the
+    The mean-type statistics and the binned ones with equal-count bins share one pass
+    (:func:`point_jackknives`), made when the first of them is taken; every other statistic's pass runs when it is taken, on the
     threads (CC's in steps over blocks: :func:`cc_jackknife`). CC's pass used to run on a thread of
     its own beside the others' passes, which bounded the phase near 3× at any thread count; run so
     now (its steps on all threads, beside the others), the phase on 2 threads took 0.044 s at
@@ -350,15 +360,16 @@ class Jackknives:
     def __init__(self, infos: Sequence[StatInfo], prep: Prepared, progress: _progress.Session | None = None):
         self.infos, self.prep, self.progress = list(infos), prep, progress
         self._ready: dict[str, np.ndarray] = {}
-        self._shared = [[i for i in self.infos if i.kind == "binned" and not _jackknife_quadratic(i, prep)],
-                        [i for i in self.infos if i.kind == "mean" and not i.user]]
+        self._mean = [i for i in self.infos if i.kind == "mean" and not i.user]
+        self._binned = [i for i in self.infos if i.kind == "binned" and not _jackknife_quadratic(i, prep)]
 
     def take(self, inf: StatInfo) -> np.ndarray:
         """The leave-one-out values of ``inf`` (u-sorted positions), released here."""
-        for shared, rows_of in zip(self._shared, (binned_jackknives, mean_jackknives)):
-            if inf.name not in self._ready and len(shared) > 1 and inf in shared:
-                rows = rows_of(shared, self.prep)
-                self._ready.update({i.name: rows[k] for k, i in enumerate(shared)})
+        shared = self._mean + self._binned
+        if inf.name not in self._ready and len(shared) > 1 and inf in shared:
+            rows = point_jackknives(self._mean, self._binned, self.prep)
+            self._ready.update({i.name: rows[k] for k, i in enumerate(shared)})
+            self._mean = self._binned = []
         if inf.name in self._ready:
             return self._ready.pop(inf.name)
         return jackknife(inf, self.prep, progress=self.progress)

@@ -75,6 +75,15 @@ def test_jackknives_over_blocks_equal_the_naive_values_and_keep_their_bits_on_th
             np.testing.assert_allclose(got[1][k, p], want, rtol=1e-11, atol=1e-13, err_msg=f"{inf.name} p={p}")
 
 
+def test_mean_and_binned_jackknives_share_a_pass_bit_for_bit():
+    prep = _prep(m=3000, tied=True)
+    mean, binned = [S.info(n) for n in MEAN], [S.info(n) for n in BINNED]
+    rows = J.point_jackknives(mean, binned, prep)
+    assert rows.shape == (7, prep.M)
+    np.testing.assert_array_equal(rows[:4], J.mean_jackknives(mean, prep))
+    np.testing.assert_array_equal(rows[4:], J.binned_jackknives(binned, prep))
+
+
 def test_jackknives_hand_over_the_values_of_each_statistic_alone():
     prep = _prep(tied=True)
     infos = [S.info(n) for n in ALL]

@@ -211,7 +211,7 @@ def test_after_precompile_a_first_validate_loads_its_main_kernels(tmp_path):
     ran, n, compiled = r.stdout.split(" ", 2)
     compiled = set(compiled.strip().split(",")) - {""}
     assert ran == "True"
-    main = {"boot_kernel", "mc_chunk_kernel", "jack_binned_kernel", "jack_mean_kernel", "resampled_sums",
+    main = {"boot_kernel", "mc_chunk_kernel", "jack_kernel", "jack_mean_parts", "jack_bin_sums", "resampled_sums",
             "t_power_sums", "t_loglik_sums", "boot_units_kernel", "jack_units_kernel", "mc_levels_kernel",
             "t_cluster_sums", "t_rce_cluster_sums"}
     assert not main & compiled, compiled
