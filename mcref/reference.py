@@ -284,9 +284,15 @@ def _fixed_u(us: np.ndarray, u2: np.ndarray, lnu2: np.ndarray, starts: np.ndarra
 
 def _fixed_u_of(prep: Prepared, *, single_bin: bool = False) -> _FixedU:
     """:class:`_FixedU` from a prepared dataset (its u sorted, its bins and tie runs cut);
-    ``single_bin``: one bin, as :func:`simulate` uses when no binned statistic is simulated."""
-    starts = np.array([0, prep.M], dtype=np.int64) if single_bin else prep.starts
-    return _fixed_u(prep.u, prep.u2, prep.lnu2, starts, prep.ugs)
+    ``single_bin``: one bin, as :func:`simulate` uses when no binned statistic is simulated.
+    Made once per dataset and kept in ``prep.memo``: each round of validate's sequential tests asks
+    for it (a serial 75 ms at M = 10⁷, 0.6 ms at 10⁵)."""
+    key = ("fixed_u", bool(single_bin))
+    fx = prep.memo.get(key)
+    if fx is None:
+        starts = np.array([0, prep.M], dtype=np.int64) if single_bin else prep.starts
+        fx = prep.memo[key] = _fixed_u(prep.u, prep.u2, prep.lnu2, starts, prep.ugs)
+    return fx
 
 
 def _prepare_u(u: np.ndarray, n_bins: int, binning: str = "equal", log: bool = True, min_count: int = 30) -> _FixedU:

@@ -94,10 +94,30 @@ def test_hd_quantile_falls_back_to_full_grid(monkeypatch):
 
     monkeypatch.setattr(shape, "betaincinv", lambda a, b, y: 0.49)
     monkeypatch.setattr(shape, "betainccinv", lambda a, b, y: np.nan)
-    x = np.random.default_rng(6).normal(size=3000)
-    probs = [0.025, 0.5, 0.975]
-    np.testing.assert_allclose(hd_quantile(x, probs), np.asarray(hdquantiles(x, prob=probs)),
-                               rtol=1e-12, atol=1e-12)
+    shape._hd_weights.cache_clear()  # weights made before the patch would skip it
+    try:
+        x = np.random.default_rng(6).normal(size=3000)
+        probs = [0.025, 0.5, 0.975]
+        np.testing.assert_allclose(hd_quantile(x, probs), np.asarray(hdquantiles(x, prob=probs)),
+                                   rtol=1e-12, atol=1e-12)
+    finally:
+        shape._hd_weights.cache_clear()  # nor may the patched ones outlive it
+
+
+def test_hd_weights_are_kept_read_only_and_equal_to_fresh_ones():
+    import mcref._hd as H
+
+    probs = np.array([0.05, 0.5, 0.95])
+    first = H.hd_weights(20_001, probs)
+    again = H.hd_weights(20_001, probs.copy())
+    assert all(a[1] is b[1] for a, b in zip(first, again))  # kept, not made again
+    assert not first[0][1].flags.writeable
+    H._hd_weights.cache_clear()
+    fresh = H.hd_weights(20_001, probs)
+    for (i0, w), (j0, v) in zip(first, fresh):
+        assert i0 == j0
+        np.testing.assert_array_equal(w, v)
+        assert abs(w.sum() - 1.0) < 1e-12
 
 
 def test_hd_quantile_matches_definition_loop():
