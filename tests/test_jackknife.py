@@ -94,6 +94,21 @@ def test_jackknives_hand_over_the_values_of_each_statistic_alone():
     assert not jk._ready  # each handed over once, then released
 
 
+@pytest.mark.parametrize("order", [ALL, ALL[::-1], ["ENCE", "CC", "ZMS", "ZMSE", "RCE"]])
+def test_jackknives_run_cc_once_whatever_the_order(order, monkeypatch):
+    """CC's pass runs before the shared rows' (whose block stays alive until the last row is
+    released) when it has not run yet, and never twice; each value is the statistic's own."""
+    prep = _prep(tied=True)
+    calls = []
+    real = J._cc_jackknife
+    monkeypatch.setattr(J, "_cc_jackknife", lambda p, out: calls.append(1) or real(p, out))
+    jk = J.Jackknives([S.info(n) for n in ALL], prep)
+    got = {n: jk.take(S.info(n)) for n in order}
+    assert len(calls) == 1 and not jk._ready
+    for n in ALL:
+        np.testing.assert_array_equal(got[n], BS.jackknife(S.info(n), prep))
+
+
 def test_bootstrap_many_keeps_the_order_and_the_bits_of_one_thread():
     """The intervals (and so the BCa acceleration from the jackknives) on two threads, CC's pass
     beside the others, are those on one thread, and the result lists the statistics as asked."""
