@@ -508,6 +508,38 @@ and CC's nine steps are 0.1–1 ms each, and a dispatch to mcref's threads costs
 first rounds; at 10⁷ the jackknife and the references, which run from memory (the jackknife's
 serial prefix sums and totals are 0.2 of its 2.56 s on two threads).
 
+2026-11-29 02:00 UTC, same machine, after the jackknife's two calls to the threads (the mean-type
+and binned statistics in one pass after one call for their sums: no serial totals or prefix sums),
+CC's seven steps run before the shared rows, the references' view of u made once per dataset and
+the HD weights kept; ``--profile --ms 1e5,1e6`` (medians of 3) and ``--ms 1e7 --reps 1`` (two runs)::
+
+    M = 1e5                      tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6     0.307     0.159  1.94
+    jackknife                      988    0.14%   15.5   59.4    0.0313     0.017  1.84
+    references                     628    0.18%   15.7   62.6      1.09     0.547  1.99
+    references, first round         64    1.56%   16.0   64.0    0.0287    0.0151  1.90
+    scale tests                    192    0.52%   16.0   64.0    0.0431    0.0235  1.84
+    t fit                        15640    0.01%   15.6   55.9    0.0243     0.013  1.87
+    M = 1e6
+    bootstrap                      668    0.15%   15.9   55.6      3.47      1.79  1.93
+    jackknife                     6241    0.03%   15.9   63.0     0.316     0.167  1.89
+    references                      64    1.56%   16.0   64.0     0.664     0.368  1.80
+    scale tests                    192    0.52%   16.0   64.0     0.515     0.287  1.79
+    t fit                       246141    0.00%   15.9   63.0     0.352      0.18  1.95
+    M = 1e7 (two runs)
+    bootstrap                      668    0.15%   15.9   55.6 48.9, 47.8 25.8, 24.7  1.90, 1.94
+    jackknife                    44266    0.04%   15.9   63.5 4.92, 4.84 2.21, 2.14  2.22, 2.26
+    references                      64    1.56%   16.0   64.0 10.8, 10.7  6.0, 5.73  1.80, 1.87
+    scale tests                    576    0.17%   16.0   64.0 14.4, 14.2 7.26, 7.17  1.99, 1.98
+    t fit                        38076    0.00%   15.9   62.6 2.19, 2.18 1.16, 1.14  1.90, 1.91
+
+Other runs of the same day spread ±0.05 around these: at 10⁵ the jackknife 1.76–1.84 (1.71–1.76
+before), the references' first round 1.72–1.91, the scale tests 1.75–1.91; at 10⁶ the references
+1.80–1.95 and the scale tests 1.79–1.90 (with ``NUMPY_MADVISE_HUGEPAGE=0`` 1.83 and 1.85: the slow
+faults of fresh huge pages are not what limits them); at 10⁷ the jackknife 1.70 once, with CC's
+pass beside the shared rows (then fixed). A phase of 15–30 ms on two shared vCPUs is measured to
+about ±3 %.
+
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
 
