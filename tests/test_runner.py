@@ -351,7 +351,11 @@ def test_dask_cell_error_resumes(dask_client, reference, tmp_path):
 
 # ---------------------------------------------------------------------------- crash and Ctrl-C
 def _child(store, n_cells, sleep, n_jobs, **popen):
-    code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import _toy_study; "
+    # Python's SIGINT handler, as in a program started from a terminal: a shell without job control
+    # (a CI script run with `&`) starts its background commands with SIGINT ignored, and Python keeps
+    # an ignored SIGINT (the runner rightly does too), so the child would never see the Ctrl-C sent
+    code = (f"import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            f"sys.path.insert(0, {str(HERE)!r}); import _toy_study; "
             f"_toy_study.main({str(store)!r}, {n_cells}, {sleep}, {n_jobs})")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE,
@@ -516,8 +520,13 @@ def test_progress_bar_on_a_terminal(monkeypatch):
 def test_keyboard_interrupt_while_waiting(backend, request, tmp_path, capsys):
     # Ctrl-C while the main thread waits for a pool of threads or a dask cluster
     import _thread
+    import signal
     import threading
 
+    # interrupt_main() does nothing while SIGINT is ignored, as it is in a pytest started in the
+    # background by a shell without job control (see _child): Python's handler, as in a terminal
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, old))
     kw = {}
     if backend == "dask":
         kw["scheduler"] = request.getfixturevalue("dask_client")
