@@ -533,12 +533,15 @@ the HD weights kept; ``--profile --ms 1e5,1e6`` (medians of 3) and ``--ms 1e7 --
     scale tests                    576    0.17%   16.0   64.0 14.4, 14.2 7.26, 7.17  1.99, 1.98
     t fit                        38076    0.00%   15.9   62.6 2.19, 2.18 1.16, 1.14  1.90, 1.91
 
-Other runs of the same day spread ±0.05 around these: at 10⁵ the jackknife 1.76–1.84 (1.71–1.76
-before), the references' first round 1.72–1.91, the scale tests 1.75–1.91; at 10⁶ the references
-1.80–1.95 and the scale tests 1.79–1.90 (with ``NUMPY_MADVISE_HUGEPAGE=0`` 1.83 and 1.85: the slow
-faults of fresh huge pages are not what limits them); at 10⁷ the jackknife 1.70 once, with CC's
-pass beside the shared rows (then fixed). A phase of 15–30 ms on two shared vCPUs is measured to
-about ±3 %.
+Other runs of the same day spread around these: at 10⁵ the jackknife 1.76–1.84 (1.71–1.76
+before), the references' first round 1.72–1.91, the scale tests 1.75–1.91; at 10⁶ (two more runs
+with ``--reps 5``, the final code) the jackknife 1.71 and 1.84, the references 1.82 and 1.92, the
+scale tests 1.80 and 1.74 (1.79–1.90 in the others; with ``NUMPY_MADVISE_HUGEPAGE=0`` 1.85); at
+10⁷ the jackknife 1.70 once, with CC's pass beside the shared rows (then fixed). A phase of
+15–30 ms on two shared vCPUs is measured to about ±3 %. The scale tests at 10⁶ hold a part that
+does not scale in validate: the RCE test's columns (``rce_columns_all``, an (M, 5) array of 40 MB,
+above glibc's largest mmap threshold of 32 MiB, so fresh pages on every call) took 45 ms a call on
+one thread and 39 on two there, against 3 and 1.8 ms called alone.
 
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
