@@ -25,25 +25,18 @@ def _prep(m=1500, seed=2, n_bins=15, tied=False):
     return S.prepare(u * rng.normal(size=m), u, n_bins)
 
 
-@pytest.mark.parametrize("tied", [False, True])
-def test_binned_jackknives_share_a_pass_bit_for_bit(tied):
-    prep = _prep(tied=tied)
-    rows = J.binned_jackknives([S.info(n) for n in BINNED], prep)
-    assert rows.shape == (3, prep.M)
-    for k, n in enumerate(BINNED):
-        np.testing.assert_array_equal(rows[k], J.binned_jackknives([S.info(n)], prep)[0])
-        np.testing.assert_array_equal(rows[k], BS.jackknife(S.info(n), prep))  # the public path
-
-
 MEAN = ["ZMS", "RCE", "VarZ", "NLL"]
 
 
-def test_mean_jackknives_share_a_pass_bit_for_bit():
-    prep = _prep(tied=True)
-    rows = J.mean_jackknives([S.info(n) for n in MEAN], prep)
-    assert rows.shape == (4, prep.M)
-    for k, n in enumerate(MEAN):
-        np.testing.assert_array_equal(rows[k], J.mean_jackknives([S.info(n)], prep)[0])
+@pytest.mark.parametrize("tied", [False, True])
+@pytest.mark.parametrize("names, rows_of", [(BINNED, J.binned_jackknives), (MEAN, J.mean_jackknives)],
+                         ids=["binned", "mean"])
+def test_jackknives_of_a_kind_share_a_pass_bit_for_bit(tied, names, rows_of):
+    prep = _prep(tied=tied)
+    rows = rows_of([S.info(n) for n in names], prep)
+    assert rows.shape == (len(names), prep.M)
+    for k, n in enumerate(names):
+        np.testing.assert_array_equal(rows[k], rows_of([S.info(n)], prep)[0])
         np.testing.assert_array_equal(rows[k], BS.jackknife(S.info(n), prep))  # the public path
 
 

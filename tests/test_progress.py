@@ -252,12 +252,18 @@ STATS_ARGS = ["--stat", "ZMS", "--boot", "20000", "--method", "percentile", "--s
 
 
 def test_the_pty_workload_is_priced_above_the_auto_threshold():
-    """The cost model's arithmetic (no clock): estimate = Σ COST_NS[kind]·elements·1e-9, and the
-    workload of the pty tests below (B = 20 000 on M = 20 000) is priced above AUTO_SECONDS, so
-    auto mode must draw a bar for it."""
+    """The cost model (a price list, no clock): the workload of the pty tests below (B = 20 000 on
+    M = 20 000) is priced above AUTO_SECONDS, so auto mode must draw a bar for it; the price is
+    linear in the elements and additive over kinds, and an underscore names a kind's space."""
     work = 20_000 * 20_000
-    assert _progress.estimate_seconds(bootstrap=work) == _progress.COST_NS["bootstrap"] * float(work) * 1e-9
-    assert _progress.COST_NS["bootstrap"] * float(work) * 1e-9 > _progress.AUTO_SECONDS
+    est = _progress.estimate_seconds
+    assert est(bootstrap=work) > _progress.AUTO_SECONDS
+    assert est(bootstrap=2 * work) == pytest.approx(2 * est(bootstrap=work), rel=1e-15)
+    both = est(bootstrap=work, jackknife_adaptive=work)
+    assert both == pytest.approx(est(bootstrap=work) + est(jackknife_adaptive=work), rel=1e-15)
+    assert est(jackknife_adaptive=work) != est(bootstrap=work)  # its own price, not bootstrap's
+    with pytest.raises(KeyError):
+        est(no_such_phase=work)
 
 
 def _run_on_pty(args):

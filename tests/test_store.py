@@ -61,16 +61,16 @@ def test_create_commit_load_roundtrip(tmp_path):
 def test_file_layout(tmp_path):
     path = tmp_path / "s.sqlite"
     with _open(path) as st:
-        st.commit({"i": 1}, [{"x": 1.5}], 0.5)
+        st.commit({"i": 1}, [{"x": 1.5}], 0.5)  # 0.5: the cell's duration as given, stored as is
     con = sqlite3.connect(path)
     meta = dict(con.execute("SELECT key, value FROM mcref_meta"))
     assert meta["format"] == FORMAT and meta["format_version"] == "1"
     assert meta["study"] == "scaling" and json.loads(meta["params"]) == PARAMS
     assert meta["seed"] == "7" and meta["mcref_version"] == "1.0" and meta["created"].endswith("+00:00")
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    key, rows, seconds, finished, version = con.execute("SELECT * FROM cells").fetchone()
+    key, rows, given_duration, finished, version = con.execute("SELECT * FROM cells").fetchone()
     con.close()
-    assert (key, json.loads(rows), seconds, version) == ('{"i":1}', [{"x": 1.5}], 0.5, "1.0")
+    assert (key, json.loads(rows), given_duration, version) == ('{"i":1}', [{"x": 1.5}], 0.5, "1.0")
     assert finished.endswith("+00:00")
 
 
