@@ -125,7 +125,7 @@ def unit_jackknife(infos: Sequence[StatInfo], prep: Prepared, units: Units) -> n
     return out
 
 
-#: points per block of the mean-type jackknives' totals (:func:`mean_jackknives`): their number is a
+#: points per block of the mean-type jackknives' totals (:func:`point_jackknives`): their number is a
 #: function of M alone, so the totals, added in block order, have the same bits for any thread count
 JACK_MEAN_BLOCK = 1 << 12
 
