@@ -92,6 +92,31 @@ def test_bootstrap_sums_are_the_counts_times_x_column_by_column(k):
     assert len({tuple(c) for c in got.T}) == k  # columns distinct: a column read twice would show
 
 
+@pytest.mark.parametrize("m", [5, 700, 70_000])
+def test_expanded_columns_give_the_bits_of_stored_ones(m):
+    """The resampling's POWERS (z → z, z², z³, z⁴) and PAIRS ((e, w) → e, w, e², w², e·w) give the
+    sums of the same streams over the stored columns (NumPy's products x = z·z, x·z, x·x; e·e, w·w,
+    e·w) bit for bit, on data whose products round: the scale tests read one or two columns
+    instead of four or five and keep their bits."""
+    from mcref.verdict._scale_test import _resampled
+    from mcref.kernels.resample import PAIRS, POWERS
+
+    rng = np.random.default_rng(m)
+    z = 1.3 * rng.standard_t(5, m) + 0.1
+    e, w = z * z / 1.7, rng.lognormal(0, 0.5, m)
+    x = z * z
+    for base, expand, cols in ((z[:, None], POWERS, [z, x, x * z, x * x]),
+                               (np.column_stack([e, w]), PAIRS, [e, w, e * e, w * w, e * w])):
+        def ss():  # a fresh one per call: the streams spawn its children
+            return np.random.SeedSequence(m)
+
+        got = _resampled(base, ss(), 0, 37, expand)
+        want = _resampled(np.column_stack(cols), ss(), 0, 37)
+        assert got.shape == (37, len(cols)) and np.array_equal(got, want)
+        # and the rounds: replicates 11 … 36 alone are the same rows
+        assert np.array_equal(_resampled(base, ss(), 11, 37, expand), want[11:])
+
+
 def test_determinism_and_threads():
     rng = np.random.default_rng(6)
     z = rng.standard_normal(3000)
@@ -112,8 +137,9 @@ def test_determinism_and_threads():
 def test_regions_and_tasks_give_the_same_bits(monkeypatch, m):
     """A round as one ``prange`` region (``run_region``: the replicates' sums, the t(ν̂) sums, the
     columns) and as tasks on mcref's threads (``prange_safe`` false, or more than ``REGION_WORK``)
-    give the same tests bit for bit, on 1 and 2 threads; the columns are NumPy's products and their sums
-    (by blocks of rows, in block order) the exact column sums to rounding."""
+    give the same tests bit for bit, on 1 and 2 threads; the stored columns are z and (e, v) as NumPy
+    computes them, and the sums of the columns they expand into (NumPy's products, by blocks of rows,
+    in block order) the exact column sums to rounding."""
     import mcref.parallel as P
     from mcref.verdict._scale_test import _rce_columns, _z_columns
 
@@ -143,8 +169,8 @@ def test_regions_and_tasks_give_the_same_bits(monkeypatch, m):
     *_, zc, zsum, rc, rsum = seen.pop()
     x = z * z
     e = E * E / s
-    for cols, got, got_sum in (([z, x, x * z, x * x], zc, zsum), ([e, v, e * e, v * v, e * v], rc, rsum)):
-        assert got == np.column_stack(cols).tobytes()
+    assert zc == z.tobytes() and rc == np.column_stack([e, v]).tobytes()
+    for cols, got_sum in (([z, x, x * z, x * x], zsum), ([e, v, e * e, v * v, e * v], rsum)):
         for k, c in enumerate(cols):  # each column's sum within rounding of its magnitudes' sum
             assert abs(np.frombuffer(got_sum)[k] - math.fsum(c)) <= 1e-13 * math.fsum(np.abs(c))
 

@@ -72,6 +72,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._prepared import u_then_E
+from ..kernels.resample import PAIRS, PLAIN, POWERS
 
 __all__ = ["ScaleTest", "bootstrap_sums", "scale_test", "rce_test", "tail_ratio", "scale_unreliable", "SCALE_TESTED",
            "ALPHA_SIDAK", "TAIL_RATIO_LIMIT"]
@@ -136,18 +137,18 @@ def bootstrap_sums(X, n_boot: int, seed) -> np.ndarray:
 
 
 def _z_columns(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows (z, z², z³, z⁴) of the scale test, x = z·z, x·z, x·x (the same bits as
-    ``np.column_stack([z, x, x * z, x * x])``; no M-sized temporaries), and their column sums, on
-    numba's threads (:func:`mcref.kernels.resample.z_columns_all`: sums by blocks of rows, added in
-    block order, the same bits for any thread count; its serial twin where they may not run,
+    """The rows of the scale test as the resampling reads them (z itself, one column: it makes
+    z², z³, z⁴ as it reads, :data:`mcref.kernels.resample.POWERS`) and the column sums of
+    (z, z², z³, z⁴), x = z·z, x·z, x·x (the same bits as ``np.column_stack([z, x, x * z, x * x])``'s),
+    on numba's threads (:func:`mcref.kernels.resample.z_power_sums`: sums by blocks of rows, added
+    in block order, the same bits for any thread count; its serial twin where they may not run,
     :func:`mcref.parallel.parallel_kernel`)."""
-    from ..kernels.resample import COLUMN_ROWS, z_columns_all
+    from ..kernels.resample import COLUMN_ROWS, z_power_sums
     from ..parallel import parallel_kernel
 
-    X = np.empty((z.size, 4))
     part = np.empty((-(-z.size // COLUMN_ROWS), 4))
-    parallel_kernel(z_columns_all)(z, X, part)
-    return X, _block_sums(part)
+    parallel_kernel(z_power_sums)(z, part)
+    return np.ascontiguousarray(z, dtype=np.float64).reshape(-1, 1), _block_sums(part)
 
 
 def _block_sums(part: np.ndarray) -> np.ndarray:
@@ -291,7 +292,7 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
                        {n: SCALE_TESTED[n] for n in stats}, n_boot, tsums=tsums, nu=nu)
     # resampled in sorted order: the test is a function of the multiset of Z (the same p in any row order)
     X, obs = _z_columns(zs)
-    sums = _round_sums(cache, "z", n_boot, lambda b, n: _resampled(X, ss_boot, b, n))
+    sums = _round_sums(cache, "z", n_boot, lambda b, n: _resampled(X, ss_boot, b, n, POWERS))
     nu_t = nu if nu < T_NORMAL_NU else np.inf
     tab = t_ziggurat(nu_t)
     tsums = _round_sums(cache, "t", n_boot, lambda b, n: _tasks(
@@ -354,13 +355,15 @@ def _tasks(kernel, states: np.ndarray, k: int, m: int, span: tuple[int, int], re
     return out
 
 
-def _resampled(X: np.ndarray, ss: np.random.SeedSequence, b: int, n: int) -> np.ndarray:
-    """Replicates b ≤ r < n of :func:`bootstrap_sums` (X, n, ss), ``ss`` not spawned yet."""
+def _resampled(X: np.ndarray, ss: np.random.SeedSequence, b: int, n: int, expand: int = PLAIN) -> np.ndarray:
+    """Replicates b ≤ r < n of :func:`bootstrap_sums` (X, n, ss), ``ss`` not spawned yet; the columns
+    of X as ``expand`` makes them (:data:`mcref.kernels.resample.PLAIN`, ``POWERS``, ``PAIRS``)."""
     from ..kernels.resample import resampled_sums, resampled_sums_all
 
     X = np.ascontiguousarray(X, dtype=np.float64)
-    return _tasks(lambda states, c0, c1, out: resampled_sums(X, states, 1, c0, c1, out), _streams(ss, b, n),
-                  X.shape[1], X.shape[0], (b, n), lambda states, out: resampled_sums_all(X, states, 1, out))
+    k = {PLAIN: X.shape[1], POWERS: 4, PAIRS: 5}[expand]
+    return _tasks(lambda states, c0, c1, out: resampled_sums(X, expand, states, 1, c0, c1, out), _streams(ss, b, n),
+                  k, X.shape[0], (b, n), lambda states, out: resampled_sums_all(X, expand, states, 1, out))
 
 
 def _round_sums(cache: dict | None, key: str, n: int, compute) -> np.ndarray:
@@ -422,15 +425,16 @@ def _rce_rho(z: np.ndarray, gid: np.ndarray) -> float:
 
 
 def _rce_columns(E: np.ndarray, v: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
-    """The rows (e, v, e², v², e·v) of the RCE scale test, e = E²/``scale`` (``v``: u² already divided
-    by ``scale``; the same bits as the column stack of :func:`_rce_test`'s clustered branch, no
-    M-sized temporaries), and their column sums as :func:`_z_columns`'s, on numba's threads
-    (:func:`mcref.kernels.resample.rce_columns_all`; its serial twin where they may not run,
+    """The rows (e, v) of the RCE scale test as the resampling reads them (it makes e², v², e·v as
+    it reads, :data:`mcref.kernels.resample.PAIRS`), e = E²/``scale`` (``v``: u² already divided by
+    ``scale``; the same bits as the column stack of :func:`_rce_test`'s clustered branch, no M-sized
+    temporaries), and the column sums of (e, v, e², v², e·v) as :func:`_z_columns`'s, on numba's
+    threads (:func:`mcref.kernels.resample.rce_columns_all`; its serial twin where they may not run,
     :func:`mcref.parallel.parallel_kernel`)."""
     from ..kernels.resample import COLUMN_ROWS, rce_columns_all
     from ..parallel import parallel_kernel
 
-    X = np.empty((v.size, 5))
+    X = np.empty((v.size, 2))
     part = np.empty((-(-v.size // COLUMN_ROWS), 5))
     parallel_kernel(rce_columns_all)(E, v, scale, X, part)
     return X, _block_sums(part)
@@ -477,7 +481,8 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, so
     else:
         X, obs = _rce_columns(E, v, scale)
         del E, u, v
-    sums = _round_sums(cache if clusters is None else None, "rce", n_boot, lambda b, n: _resampled(X, ss, b, n))
+    expand = PLAIN if clusters is not None else PAIRS
+    sums = _round_sums(cache if clusters is None else None, "rce", n_boot, lambda b, n: _resampled(X, ss, b, n, expand))
     if clusters is not None and nu > 2.0:  # the t(ν̂) reference in the same clusters (after the bootstrap's streams)
         tab = t_ziggurat(nu if nu < T_NORMAL_NU else np.inf)
         tsums = _tasks(lambda states, c0, c1, out: t_rce_cluster_sums(vpts, cstart, *tab, rho, states, 1, c0, c1, out),
