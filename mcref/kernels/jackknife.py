@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._config import NJIT, NJIT_EXACT
+from ._config import NJIT, NJIT_EXACT, NJIT_ORDERED
 from .rng import COUNT
 from .stats import N_SUMS, NEED_ALL, finish_binned, finish_mean, mean_acc, pack_sums
 
@@ -57,7 +57,7 @@ def jack_bin_sums(c0, c1, starts_m1, u2, E2, z2, inner):
         inner[b, 2] = sz
 
 
-@njit(**NJIT)
+@njit(**NJIT_ORDERED)
 def jack_kernel(mcodes, bcodes, z, zshift, z2, E2, u2, lnu2, raw, starts_m1, inner, p0, p1, out):
     """Leave-one-out values ``out[k, p]``, p0 ≤ p < p1, of the mean-type statistics ``mcodes[k]`` (rows
     0 … K − 1) in O(1) each, then of the binned ones ``bcodes[k]`` (rows K …) in O(N) each: a task of
@@ -72,9 +72,11 @@ def jack_kernel(mcodes, bcodes, z, zshift, z2, E2, u2, lnu2, raw, starts_m1, inn
     and the points at the starts: reduced positions [a, e) are original positions
     [a + (a ≥ p), e + (e > p)) less p when p falls inside, that is [a, e) (p ≥ e), [a + 1, e + 1)
     (p ≤ a) or [a, e + 1) less p (a < p < e). No sums of prefixes: no M-sized arrays, and no
-    cancellation between sums of ~M terms. Compiled with the options of the kernels it
-    replaced (:data:`NJIT`): under exact options its two-thread pass at M = 10⁵ took 20 against 16 ms
-    (the jackknife phase, medians of 21, 2026-11-29)."""
+    cancellation between sums of ~M terms. Compiled without reassociation (:data:`NJIT_ORDERED`: its
+    sums and differences in the order written, the same bits from a fresh compilation or numba's
+    cache) and with the other fast-math flags: under exact options its two-thread pass at M = 10⁵
+    took 20 against 16 ms (the jackknife phase, medians of 21, 2026-11-29); without reassociation
+    alone, the same time and the same values as with it, bit for bit."""
     m = u2.shape[0]
     km = mcodes.shape[0]
     n_bins = starts_m1.shape[0] - 1
