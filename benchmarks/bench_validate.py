@@ -74,7 +74,9 @@ the first round of 64 permutation repeats alone), the scale tests (all rounds, a
   memory bandwidth, the Python between tasks and the serial steps of a phase come on top, in
   the measured column;
 * ``s, 1 thr`` / ``s, 2 thr`` / ``1->2``: the phase's seconds on 1 and on 2 numba threads
-  (medians of 3 runs each, alternated, same data and seed) and their ratio.
+  (medians of ``--reps`` runs each, alternated, same data and seed: by default 9 up to
+  M = 2·10⁵, 3 up to 2·10⁶ and 1 above, ``default_reps``; the tables below before 2026-11-29
+  04:00 UTC are medians of 3) and their ratio.
 
 The first line prints the load average after the runs: on a shared machine the measured
 ratio is only as good as the quiet it was measured in. The last two rows, ``machine: …``, are
