@@ -545,6 +545,40 @@ does not scale in validate: the RCE test's columns (``rce_columns_all``, an (M, 
 above glibc's largest mmap threshold of 32 MiB, so fresh pages on every call) took 45 ms a call on
 one thread and 39 on two there, against 3 and 1.8 ms called alone.
 
+2026-11-29 04:10 UTC, same machine, after the scale tests' resampling read z, or (E²/s, u²/s), and
+made the other columns as it read them (no (M, 4) or (M, 5) array: the RCE test's fresh pages are
+gone) and ``jack_kernel`` lost reassociation (same bits, same time); ``--profile --ms 1e5,1e6``
+(medians of 9 at 10⁵, 3 at 10⁶, the new defaults) and ``--ms 1e7`` (one run)::
+
+    M = 1e5                      tasks  largest  S(16)  S(64)  s, 1 thr  s, 2 thr  1->2
+    bootstrap                      334    0.30%   15.9   55.6     0.308     0.161  1.91
+    jackknife                      988    0.14%   15.5   59.4    0.0308     0.017  1.81
+    references                     628    0.18%   15.7   62.6      1.08     0.556  1.94
+    references, first round         64    1.56%   16.0   64.0    0.0288    0.0153  1.88
+    scale tests                    192    0.52%   16.0   64.0    0.0364    0.0197  1.84
+    t fit                        15640    0.01%   15.6   55.9    0.0242    0.0132  1.83
+    M = 1e6
+    bootstrap                      668    0.15%   15.9   55.6      3.51      1.79  1.96
+    jackknife                     6241    0.03%   15.9   63.0     0.326     0.167  1.95
+    references                      64    1.56%   16.0   64.0     0.716     0.387  1.85
+    scale tests                    192    0.52%   16.0   64.0     0.356      0.19  1.87
+    t fit                       246141    0.00%   15.9   63.0     0.351     0.181  1.94
+    M = 1e7
+    bootstrap                      668    0.15%   15.9   55.6      46.3      24.6  1.88
+    jackknife                    44266    0.04%   15.9   63.5      4.59      2.07  2.21
+    references                      64    1.56%   16.0   64.0      10.3      5.62  1.83
+    scale tests                    576    0.17%   16.0   64.0      12.1      6.36  1.90
+    t fit                        38076    0.00%   15.9   62.6      2.09      1.09  1.92
+
+The scale tests on one thread: 0.515 → 0.356 s at 10⁶ (the last table's run; part of that is its
+noise, the call alone measured 17 % less), 14.3 → 12.1 s at 10⁷. The runs at 10⁵ within the same
+hour: the jackknife 1.78–1.85, the references' first round 1.76–1.89, the scale tests 1.82–1.86,
+the t fit 1.72–1.84 (medians of 3 or 9). For half an hour before them, the VM's two vCPUs were
+slower to hand work to each other (the machine's own rows still 1.96–2.01) and the same code,
+and the code before these changes alike, gave the jackknife at 10⁵ 1.58–1.65: its calls of
+0.2–1 ms (CC's steps) took longer on two threads than on one, the wake-ups of a thread costing
+several hundred µs where they cost 60–100.
+
 The seconds are this machine's (noisy on shared CPUs); the ratios and the memory transfer.
 """
 
