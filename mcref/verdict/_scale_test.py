@@ -476,13 +476,12 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, so
         nu = float(fit_t(z).nu)
         rho = _rce_rho(z, gid)
         e, v = np.bincount(gid, e), np.bincount(gid, v)
-        X = np.column_stack([e, v, e * e, v * v, e * v])
-        obs = X.sum(axis=0)  # G rows
+        obs = np.column_stack([e, v, e * e, v * v, e * v]).sum(axis=0)  # G rows
+        X = np.column_stack([e, v])  # resampled as the unclustered rows are (PAIRS)
     else:
         X, obs = _rce_columns(E, v, scale)
         del E, u, v
-    expand = PLAIN if clusters is not None else PAIRS
-    sums = _round_sums(cache if clusters is None else None, "rce", n_boot, lambda b, n: _resampled(X, ss, b, n, expand))
+    sums = _round_sums(cache if clusters is None else None, "rce", n_boot, lambda b, n: _resampled(X, ss, b, n, PAIRS))
     if clusters is not None and nu > 2.0:  # the t(ν̂) reference in the same clusters (after the bootstrap's streams)
         tab = t_ziggurat(nu if nu < T_NORMAL_NU else np.inf)
         tsums = _tasks(lambda states, c0, c1, out: t_rce_cluster_sums(vpts, cstart, *tab, rho, states, 1, c0, c1, out),
