@@ -114,7 +114,7 @@ import json, resource, sys, time
 import numpy as np
 import pandas as pd
 import mcref.datasets as D
-from mcref import _input
+from mcref.core import _input
 method, path, out = sys.argv[1], sys.argv[2], sys.argv[3]
 cols = dict(E="E", u="u") if len(sys.argv) > 4 and sys.argv[4] == "Eu" else {}  # --wide: E and u only
 def status(key):

@@ -154,7 +154,7 @@ and ``--ms 1e6 --reps 1`` (20:57 UTC, load average after 1.57)::
 larger 13.7 and 8.7 ms: the ~12 µs per task is not what holds it back.)
 
 After CC's jackknife pass runs on its own thread beside the other statistics' passes, and the
-binned statistics share one pass (``mcref._jackknife``; the jackknife row now times the making
+binned statistics share one pass (``mcref.resampling._jackknife``; the jackknife row now times the making
 of the ``Jackknives`` and each row taken), same machine, 22:57 UTC, ``--profile --ms 1e5
 --n-boot 1000 --n-mc 500`` (medians of 3; load average after 0.87)::
 
@@ -338,7 +338,7 @@ s on one thread). A one-run profile at 10⁶ the same hour gave references 1.46,
 the 1->2 column of one run swings by ±0.3 on this VM.
 
 2026-11-28 04:00 UTC, same machine, after CC's jackknife pass became nine steps over blocks on
-all threads (``mcref._jackknife.cc_jackknife``), ``map_chunks`` kept its threads between calls and
+all threads (``mcref.resampling._jackknife.cc_jackknife``), ``map_chunks`` kept its threads between calls and
 ``over_tasks`` cut 64–256 tasks to a multiple of 64, ``--profile --ms 1e5,1e6 --n-boot 1000
 --n-mc 500`` (medians of 3; load average after 1.1–1.3)::
 
@@ -727,7 +727,7 @@ def _profile_timers(V, first: int):
     (``fit_t``: ν̂ of Z, once per table, in the first round)."""
     import mcref._distfit as F
     import mcref.reference as R
-    from mcref._jackknife import Jackknives as JK
+    from mcref.resampling._jackknife import Jackknives as JK
 
     acc = dict.fromkeys(PROFILE_ROWS, 0.0)
     # the jackknife phase: making the Jackknives (CC's pass starts on its thread) and taking each row

@@ -4,7 +4,7 @@
 The sets and the validation seeds are the study's (:func:`mcref.studies._runner.cell_seed` of each
 cell, the same spawns), and the RCE row's p-value is the one ``validate(E, u, groups=… or order=…)``
 computes (``scale_tests``' stream for RCE, over the u-sorted data and the units of
-:func:`mcref._dependence.units_for`): the row says ``invalid`` when p ≤ 0.05. Per cell, % of sets with
+:func:`mcref.core._dependence.units_for`): the row says ``invalid`` when p ≤ 0.05. Per cell, % of sets with
 p ≤ 0.05 for
 
 * ``boot``: the cluster bootstrap-t alone (the first pass; equal-tailed);
@@ -37,10 +37,10 @@ from scipy import stats as sst
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import study_dependence as sd  # noqa: E402
 
-from mcref._dependence import units_for  # noqa: E402
-from mcref._prepared import prepare  # noqa: E402
+from mcref.core._dependence import units_for  # noqa: E402
+from mcref.core._prepared import prepare  # noqa: E402
 from mcref.verdict._scale_test import _rce_test  # noqa: E402
-from mcref._checks import check_seed  # noqa: E402
+from mcref.core._checks import check_seed  # noqa: E402
 from mcref.studies._runner import cell_seed  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))

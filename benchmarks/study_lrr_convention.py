@@ -1,7 +1,7 @@
 """Why mcref's ``lrr`` BCa limits sit off ErrViewLib's ``plotLRR`` ones (docs/errviewlib.md).
 
 plotLRR calls ``boot::boot(..., R = 1000)`` and ``boot::boot.ci(type = "bca")`` per bin;
-``mcref.diagnostics.lrr`` uses mcref's BCa convention (``mcref._bootstrap.bca_levels``, as
+``mcref.diagnostics.lrr`` uses mcref's BCa convention (``mcref.resampling._bootstrap.bca_levels``, as
 nptest's ``np.boot``). On the SAME bootstrap replicates of each bin (drawn exactly as ``lrr``
 draws them, so convention A reproduces ``lrr``'s limits to the last bit) the limits are computed
 under five conventions, changing one ingredient at a time:
@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from mcref._checks import check_seed
+from mcref.core._checks import check_seed
 from mcref.diagnostics import _binned_halfwidths, _range_ratio
 from mcref.shape import hd_weights
 

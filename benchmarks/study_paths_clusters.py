@@ -305,7 +305,7 @@ def design(cell: str, i: int) -> dict:
 
 def flags(recs: list[dict], method: str) -> None:
     """Coverage of ``method`` among the sets that each candidate rule leaves unflagged."""
-    # shipped: ν + 1 < FEW_UNITS = 35 (mcref._dependence); Cochran's rule G < 25·γ̂² on the skewness of Ψ_g (rejected:
+    # shipped: ν + 1 < FEW_UNITS = 35 (mcref.core._dependence); Cochran's rule G < 25·γ̂² on the skewness of Ψ_g (rejected:
     # the sets whose sample skewness is small are those that missed the tail, and they cover least)
     rules = {"shipped nu+1<35": lambda G, df, g: round(df + 1, 6) < 35, "nu+1<30": lambda G, df, g: round(df + 1, 6) < 30, "G<10": lambda G, df, g: G < 10,
              "cochran": lambda G, df, g: G < 25 * g * g}

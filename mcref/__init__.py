@@ -12,17 +12,17 @@ True
 from __future__ import annotations
 
 from . import datasets, diagnostics, scores, studies, synthetic
-from ._benchmark import BenchmarkResult, benchmark
+from .workflows._benchmark import BenchmarkResult, benchmark
 from ._skce import SKCETest, default_skce_n_boot, default_skce_n_mc, skce, skce_length_scales, skce_test, ucme
-from ._recalibrate import ClippedVarianceWarning, RecalibrationCV, Recalibrator, recalibrate, recalibrate_cv
-from ._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, MCRefWarning,
+from .workflows._recalibrate import ClippedVarianceWarning, RecalibrationCV, Recalibrator, recalibrate, recalibrate_cv
+from .core._warnings import (BiasedIntervalWarning, DegenerateBootstrapWarning, FewReplicatesWarning, MCRefWarning,
                         MCRefDeprecationWarning,
                         ShrunkBinsWarning, SlowConvergenceWarning, SmallSampleWarning, TieOrderWarning)
 from .binning import Binning, equal_count_bins
-from ._bootstrap import BootstrapResult, bootstrap, bootstrap_many
+from .resampling._bootstrap import BootstrapResult, bootstrap, bootstrap_many
 from .calibration import QCEResult, Uniformity, qce, rank_calibration, uniformity
-from ._decimation import DecimationResult, decimation
-from ._dependence import DependenceDiagnostics, dependence, optimal_block_length
+from .workflows._decimation import DecimationResult, decimation
+from .core._dependence import DependenceDiagnostics, dependence, optimal_block_length
 from ._distfit import NU_BOUNDS, DistFit, TFit, distfit, fit_scaled, fit_t, ks_distance
 from .diagnostics import (CalibrationCurve, CalibScores, CCConsistency, ConfidenceCurve, calib_scores,
                           calibration_curve, cc_consistency, confidence_curve)
@@ -33,7 +33,7 @@ from .shape import ShapeScreen, shape_screen
 from .stats import register_statistic, statistic, statistics, tie_spread, unregister_statistic
 from .verdict._validate import JointVerdict, ValidationTable, default_n_boot, default_n_mc, validate
 from ._version import VERSION
-from ._zeta import zeta, zeta_sim2
+from .resampling._zeta import zeta, zeta_sim2
 from .warmup import precompile
 from . import predictive
 from .predictive import PredictiveCheck, from_estimator, from_intervals, from_quantiles, from_samples

@@ -47,8 +47,8 @@ import numba
 import numpy as np
 from scipy import optimize, special
 
-from . import _progress
-from ._checks import dataset_args, as_float_array, check_E_u, check_int, check_progress, check_seed
+from .core import _progress
+from .core._checks import dataset_args, as_float_array, check_E_u, check_int, check_progress, check_seed
 from .kernels import fit as KF
 from .kernels.rng import chunk_states
 from .kernels.special import FAMILY_F1, FAMILY_IG

@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats as sps
 
-from ._checks import as_float_array, check_choice, check_int, check_positive_number, check_probability, check_seed
+from .core._checks import as_float_array, check_choice, check_int, check_positive_number, check_probability, check_seed
 from .kernels import skce as _k
 from .kernels.rng import chunk_states
 from .parallel import parallel_kernel, serial_blas
@@ -527,7 +527,7 @@ def ucme(y, loc=None, scale=None, *, samples=None, family: Literal["normal", "la
     return float(np.mean(_cme_deviations(p, idx).mean(axis=0) ** 2))
 
 
-@serial_blas()  # Σ̂ and its pseudo-inverse: the same bits whatever BLAS's threads (mcref._dot)
+@serial_blas()  # Σ̂ and its pseudo-inverse: the same bits whatever BLAS's threads (mcref.core._dot)
 def _cme_test(p: _Prepared, n_locations, seed, alpha: float) -> SKCETest:
     """The CME test: T = M·μ̂ᵀΣ̂⁻¹μ̂ (Σ̂ the covariance of the deviations, ddof 1) against χ²_J (J: the
     rank of Σ̂), as CalibrationTests.jl's ``AsymptoticCMETest``."""

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_float_array, check_int
-from ._warnings import ShrunkBinsWarning
+from .core._checks import as_float_array, check_int
+from .core._warnings import ShrunkBinsWarning
 from .kernels.binning import adaptive_starts_kernel, equal_count_starts
 
 __all__ = ["Binning", "equal_count_bins", "adaptive_bins", "make_bins", "bin_starts", "resolve_n_bins",
@@ -80,7 +80,7 @@ def bin_starts(m: int, n_bins: int, *, cuts: str = "mcref") -> np.ndarray:
     >>> bin_starts(10, 4).tolist(), bin_starts(10, 4, cuts="errviewlib").tolist()
     ([0, 3, 5, 8, 10], [0, 2, 5, 8, 10])
     """
-    from ._checks import check_choice
+    from .core._checks import check_choice
 
     cuts = check_choice(cuts, "cuts", CUTS)
     out = np.empty(n_bins + 1, dtype=np.int64)
@@ -409,7 +409,7 @@ def make_bins(x, n_bins: int = 20, *, binning: str = "equal", min_count: int = 3
     """Bins of ``x`` by the rule ``binning``: ``"equal"`` (equal counts, :func:`equal_count_bins`,
     cut by the rule ``cuts``) or ``"adaptive"`` (:func:`adaptive_bins`; ``log`` applies to it
     only)."""
-    from ._checks import check_choice
+    from .core._checks import check_choice
 
     binning = check_choice(binning, "binning", ("equal", "adaptive"))
     if binning == "equal":

@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import stats as st
 
-from ._checks import check_cases, check_finite_cases, check_int, check_probability, check_seed, renamed_keywords
+from .core._checks import check_cases, check_finite_cases, check_int, check_probability, check_seed, renamed_keywords
 from .kernels import calibration as KC
 from .kernels.rng import chunk_states
 from .parallel import parallel_kernel

@@ -27,9 +27,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ._input import (DEFAULT_E, DEFAULT_U, DEFAULT_X, NeedsTextReader, Table, feature_column, frame_table,
+from .core._input import (DEFAULT_E, DEFAULT_U, DEFAULT_X, NeedsTextReader, Table, feature_column, frame_table,
                       numeric_column, open_table, prefetch, resolve, text_column)
-from ._checks import as_feature_array, check_E_u
+from .core._checks import as_feature_array, check_E_u
 
 __all__ = ["Dataset", "names", "load", "from_file", "from_frame", "from_groups", "from_pairs", "parse_pairs",
            "read_columns", "read_features"]

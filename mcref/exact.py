@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, special, stats
 
-from ._checks import check_choice, check_int, check_u
+from .core._checks import check_choice, check_int, check_u
 from .binning import equal_count_bins
 from .generative import Distribution, get_distribution
 from .stats import STATISTICS, info

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_int
+from .core._checks import check_int
 from .binning import Binning, make_bins, pooled_level_bins, whole_runs
 
 __all__ = ["Feature", "FeatureBins", "as_features", "feature_bins", "MAX_LEVELS"]

@@ -41,7 +41,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._checks import as_float_array
+from .core._checks import as_float_array
 from .kernels import generative as KG
 
 __all__ = ["Distribution", "get_distribution", "permutation_distribution", "is_fitted_t", "DEFAULT_DISTS"]
@@ -373,7 +373,7 @@ def _warn_if_slow(nu: float, label: str) -> None:
     if nu < SLOW_NU:
         import warnings
 
-        from ._warnings import SlowConvergenceWarning
+        from .core._warnings import SlowConvergenceWarning
 
         warnings.warn(SlowConvergenceWarning(
             f"`dist`={label}: with ν = {nu:.6g} < {SLOW_NU:g} the squared unit-variance t has a tail of index "

@@ -25,7 +25,7 @@ when the batch in hand returns.
 
 Both take an optional ``progress`` callback, called in the calling thread with the number of
 chunks done so far (after each batch; every ~50 ms while threads run): the progress bars of
-:mod:`mcref._progress` are drawn from these loops, and drawing them changes nothing in the
+:mod:`mcref.core._progress` are drawn from these loops, and drawing them changes nothing in the
 work. A long chunk may call :func:`checkpoint` between its steps, so that a stopped
 :func:`map_chunks` does not wait for the whole chunk.
 """
@@ -159,7 +159,7 @@ def serial_blas() -> Iterator[None]:
     without threadpoolctl. The t fit's results never depend on it (its BLAS calls are on three
     values); the long BLAS loops that rely on it for fixed bits (Politis & White's lagged dots, the
     CME test's Σ̂, the polynomial recalibration) then follow BLAS's own threads: the sums that
-    must not depend on them at all use :func:`mcref._dot.fixed_dot`.
+    must not depend on them at all use :func:`mcref.core._dot.fixed_dot`.
 
     Examples
     --------

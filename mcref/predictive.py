@@ -34,7 +34,7 @@ from ._skce import skce_test
 from .verdict._ensemble import DEFAULT_N_SWAPS, MIN_N_SWAPS, ensemble_verdict
 from .verdict._kernel_row import split_kernel_rows
 from .verdict._validate import validate
-from ._checks import as_float_array, check_int, check_probability, check_seed
+from .core._checks import as_float_array, check_int, check_probability, check_seed
 from .calibration import rank_calibration, uniformity
 from .datasets import Dataset
 

@@ -19,7 +19,7 @@ one call sees the same normal deviates (common random numbers), so differences b
 D carry a small paired standard error: one kernel call draws each repeat's normal
 deviates once and evaluates every D on them (a user statistic, which keeps each D's ε,
 or a user-supplied D, gets a call per D instead). The chunk loop is the progress phase
-"references <D, …>" (:mod:`mcref._progress`); a task checks for Ctrl-C between its
+"references <D, …>" (:mod:`mcref.core._progress`); a task checks for Ctrl-C between its
 kernel calls (one per group of D).
 """
 
@@ -32,8 +32,8 @@ from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
-from . import _progress
-from ._checks import (dataset_args, as_float_array, check_choice, check_int, check_progress, check_seed, check_u,
+from .core import _progress
+from .core._checks import (dataset_args, as_float_array, check_choice, check_int, check_progress, check_seed, check_u,
                           check_keywords, merged_signature)
 from .binning import bin_starts, resolve_n_bins
 from .generative import DEFAULT_DISTS, Distribution, get_distribution, is_fitted_t
@@ -42,7 +42,7 @@ from .kernels.fastrank import make_rank_scratch, rank_scratch_bytes
 from .kernels.rng import chunk_states, keyed_seed, repeat_states, seed_state
 from .kernels.reference import mc_chunk_kernel, mc_levels_kernel
 from .parallel import TASK_WORK, checkpoint, map_chunks, memory_threads, record_tasks  # TASK_WORK: element·D per task
-from ._prepared import Prepared, tie_starts
+from .core._prepared import Prepared, tie_starts
 from .stats import StatInfo, info, user_kernels
 
 __all__ = ["ReferenceResult", "PairedDifference", "Simulation", "simulate", "simulated_reference", "K_SENSITIVITY"]
@@ -205,7 +205,7 @@ class Simulation:
         -------
         p, se : float
         """
-        from ._checks import check_choice
+        from .core._checks import check_choice
 
         alternative = check_choice(alternative, "alternative", ("two-sided", "greater", "less"))
         d, k = self._index(name, dist)
@@ -424,7 +424,7 @@ def simulate_prepared(infos: Sequence[StatInfo], prep: Prepared, dists: Sequence
     that binned statistic k is binned on (−1: the bins of u), so one ε per repeat serves the
     rows of u and of every feature. ``perm_scale`` = c²: under the permutation D the binned
     statistics are computed against u·c (the set's own scale, c² = ZMS: docs/methods.md,
-    "Adaptivity"); the other D are unchanged. ``units`` (:class:`mcref._dependence.Units`): the
+    "Adaptivity"); the other D are unchanged. ``units`` (:class:`mcref.core._dependence.Units`): the
     permutation D moves whole groups' (or blocks') Z-vectors among the units of equal size, the
     data's Z in u-sorted order (docs/methods.md, "Dependent test sets"). ``repeats``: only those
     repeats of the ``n_mc`` (:func:`_simulate_run`). ``u_scale2`` = s²: under every other D the

@@ -35,7 +35,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from scipy import special
 
-from ._checks import dataset_args, as_finite_array, check_cases, check_choice, check_E_u, check_probability
+from .core._checks import dataset_args, as_finite_array, check_cases, check_choice, check_E_u, check_probability
 from .kernels import scores as KS
 from .parallel import parallel_kernel
 

@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import dataset_args, as_float_array, check_choice, check_E_u, check_probability
-from ._hd import hd_apply, hd_weights, quantiles_sorted  # noqa: F401 - hd_weights: mcref.shape.hd_weights
-from ._prepared import Prepared
+from .core._checks import dataset_args, as_float_array, check_choice, check_E_u, check_probability
+from .core._hd import hd_apply, hd_weights, quantiles_sorted  # noqa: F401 - hd_weights: mcref.shape.hd_weights
+from .core._prepared import Prepared
 from .stats import info
 
 __all__ = [

@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ._recalibrate import METHODS, MIN_BIN_COUNT, recalibrate
-from ._checks import check_choice, check_int
+from .workflows._recalibrate import METHODS, MIN_BIN_COUNT, recalibrate
+from .core._checks import check_choice, check_int
 from .predictive import predict_mean_std
 
 try:

@@ -15,8 +15,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._checks import dataset_args, check_E_u
-from ._prepared import Prepared, prepare, prepare_for, rank_slots, tie_starts  # noqa: F401 - their home is _prepared
+from .core._checks import dataset_args, check_E_u
+from .core._prepared import Prepared, prepare, prepare_for, rank_slots, tie_starts  # noqa: F401 - their home is _prepared
 from .kernels import stats as K
 
 __all__ = ["StatInfo", "STATISTICS", "names", "info", "statistic", "statistics", "predefined_reference",
@@ -183,7 +183,7 @@ def register_statistic(name: str, func: Callable, *, alternative: str = "two-sid
     True
     >>> unregister_statistic("MAZ")
     """
-    from ._checks import check_choice
+    from .core._checks import check_choice
 
     if not isinstance(name, str) or not name.strip() or not name.strip().replace("_", "").isalnum():
         raise ValueError(f"`name` must be a non-empty string of letters, digits and '_', got {name!r}")
@@ -300,7 +300,7 @@ _HUGE = float(np.finfo(np.float64).max)
 
 
 def check_E_u_once(E, u, *, min_size: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`mcref._checks.check_E_u` in one pass over the data.
+    """:func:`mcref.core._checks.check_E_u` in one pass over the data.
 
     A numba scan (:func:`mcref.kernels.stats.scan_E_u`) gets the non-finite count and the
     extremes of |E|, u and |E/u|; the same rules as ``check_E_u`` are applied to them. Only
@@ -371,7 +371,7 @@ def _warn_ties(infos, prep: Prepared) -> None:
     if n:
         import warnings
 
-        from ._warnings import TieOrderWarning
+        from .core._warnings import TieOrderWarning
 
         names_ = ", ".join(i.name for i in infos if i.binned)
         warnings.warn(TieOrderWarning(
@@ -392,7 +392,7 @@ def statistics(names_: Sequence[str], E, u, *, n_bins: int = 20, min_count: int 
     >>> sorted(statistics(["ZMS", "CC"], E, u))
     ['CC', 'ZMS']
     """
-    from ._checks import check_choice
+    from .core._checks import check_choice
 
     E, u = check_E_u_once(E, u)
     infos = [info(n) for n in names_]
@@ -545,7 +545,7 @@ def tie_spread(name: str, E, u, *, n_orders: int = 100, seed=None, n_bins: int =
     >>> ts.n_straddling > 0 and ts.low < ts.high
     True
     """
-    from ._checks import check_int
+    from .core._checks import check_int
 
     E, u = check_E_u(E, u)
     inf = info(name)
@@ -561,7 +561,7 @@ def tie_spread_prepared(inf: StatInfo, prep: Prepared, *, n_orders: int, seed) -
     k puts the runs of tied u in the random order of the k-th child of ``seed``'s ``SeedSequence``
     (:func:`mcref.kernels.bootstrap.tie_orders_kernel`; only the runs that straddle a cut are
     drawn and moved)."""
-    from ._checks import check_seed
+    from .core._checks import check_seed
     from .kernels.bootstrap import tie_orders_kernel
     from .kernels.rng import chunk_states
 

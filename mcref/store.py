@@ -34,7 +34,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ._checks import fresh_seed
+from .core._checks import fresh_seed
 
 __all__ = ["StudyStore", "StoreMismatchError", "StoreFormatError", "canonical_json", "to_plain"]
 

@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from ._checks import check_int, check_positive_number, check_seed
+from .core._checks import check_int, check_positive_number, check_seed
 from .generative import Distribution, get_distribution
 from .kernels import generative as KG
 from .kernels.rng import chunk_states

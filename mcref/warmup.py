@@ -72,7 +72,7 @@ def _stats() -> list[str]:
 
 def _bootstrap_group() -> None:
     """The bootstrap's resampling of validate's default statistics and their point estimates."""
-    from ._bootstrap import bootstrap_many
+    from .resampling._bootstrap import bootstrap_many
 
     E, u = _data()
     bootstrap_many(_stats(), E, u, n_boot=200, seed=0, method="percentile")
@@ -80,8 +80,8 @@ def _bootstrap_group() -> None:
 
 def _jackknife_group() -> None:
     """The jackknives of validate's default statistics (BCa's acceleration), as the bootstrap takes them."""
-    from ._jackknife import Jackknives
-    from ._prepared import prepare_for
+    from .resampling._jackknife import Jackknives
+    from .core._prepared import prepare_for
     from .stats import info
 
     E, u = _data()
@@ -137,7 +137,7 @@ def _dependent_data(large: bool = False) -> tuple[np.ndarray, np.ndarray, np.nda
 
 def _bootstrap_units_group() -> None:
     """The BCa bootstrap of validate's default statistics by resampling whole groups."""
-    from ._bootstrap import bootstrap_many
+    from .resampling._bootstrap import bootstrap_many
 
     E, u, g = _dependent_data()
     bootstrap_many(_stats(), E, u, n_boot=200, seed=0, groups=g)
@@ -146,8 +146,8 @@ def _bootstrap_units_group() -> None:
 def _references_units_group(large: bool = False) -> None:
     """The permutation D by units with the exchange of u-levels, and the clustered scale tests;
     ``large``: on a set of ``BUCKET_MIN_M`` rows (two repeats), as :func:`_references_group`."""
-    from ._dependence import units_for
-    from ._prepared import prepare_for
+    from .core._dependence import units_for
+    from .core._prepared import prepare_for
     from .generative import get_distribution
     from .reference import simulate_prepared
     from .stats import info

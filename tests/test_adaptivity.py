@@ -233,7 +233,7 @@ def test_plot_lzms_permutation_band():
 def test_benchmark_with_adaptivity_equals_validate(tmp_path):
     """A benchmark cell with adaptivity is validate(E, u, x=...) with the cell's seed; x enters
     the content hash; a dataset without x is refused."""
-    from mcref._benchmark import content_hash
+    from mcref.workflows._benchmark import content_hash
 
     ds = synthetic.case("B", M=1000, seed=2)
     res = mcref.benchmark([ds], adaptivity=True, n_boot=200, n_mc=200, n_jobs=1, seed=5, progress=False)

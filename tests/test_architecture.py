@@ -34,19 +34,18 @@ MAX_BODY_LINES = 110
 #: the layers of docs/architecture.md, bottom up: a module is in the layer of the longest entry
 #: that names it or a package holding it (``mcref.kernels`` holds ``mcref.kernels.stats``)
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("conventions", ("mcref._checks", "mcref._warnings", "mcref._version", "mcref.kernels._config", "mcref._dot")),
+    ("conventions", ("mcref.core", "mcref.core._checks", "mcref.core._warnings", "mcref.core._dot",
+                     "mcref._version", "mcref.kernels._config")),
     ("kernels", ("mcref.kernels",)),
-    ("numerical API", ("mcref._hd", "mcref.binning", "mcref._prepared", "mcref._dependence", "mcref.stats",
-                       "mcref.shape",
-                       "mcref._jackknife", "mcref._bootstrap", "mcref.generative", "mcref.reference", "mcref.exact", "mcref._zeta",
-                       "mcref.intervals", "mcref.calibration", "mcref.scores", "mcref.diagnostics",
-                       "mcref._distfit", "mcref.parallel", "mcref._progress",
-                       "mcref.synthetic", "mcref._input", "mcref.datasets", "mcref.data", "mcref.features",
-                       "mcref._skce")),
+    ("numerical API", ("mcref.core._hd", "mcref.binning", "mcref.core._prepared", "mcref.core._dependence",
+                       "mcref.stats", "mcref.shape", "mcref.resampling", "mcref.generative", "mcref.reference",
+                       "mcref.exact", "mcref.intervals", "mcref.calibration", "mcref.scores", "mcref.diagnostics",
+                       "mcref._distfit", "mcref.parallel", "mcref.core._progress", "mcref.synthetic",
+                       "mcref.core._input", "mcref.datasets", "mcref.data", "mcref.features", "mcref._skce")),
     ("reports", ("mcref.report", "mcref.plots")),
     ("verdict", ("mcref.verdict",)),
-    ("workflows", ("mcref._recalibrate", "mcref._decimation", "mcref.store", "mcref.studies", "mcref._benchmark",
-                   "mcref.predictive", "mcref.sklearn")),
+    ("workflows", ("mcref.workflows", "mcref.store", "mcref.studies", "mcref.predictive", "mcref.sklearn",
+                   "mcref.samples", "mcref.posterior")),
     ("interfaces", ("mcref.cli", "mcref", "mcref.__main__")),
 )
 

@@ -73,7 +73,7 @@ def test_every_kind_of_source_in_one_call(files):
 
 
 def test_all_and_single_sources(files):
-    from mcref._benchmark import _resolve_sources
+    from mcref.workflows._benchmark import _resolve_sources
 
     opts = {}
     assert [d.name for d, _ in _resolve_sources("all", opts)] == mcref.datasets.names()
@@ -208,7 +208,7 @@ def _n_cells(path) -> int:
 
 
 def test_resume_after_an_interruption(tmp_path, monkeypatch):
-    import mcref._benchmark as bm
+    import mcref.workflows._benchmark as bm
 
     sets = [("a", *_set(1)), ("b", *_set(2)), ("c", *_set(3))]
     fresh = benchmark(sets, stats=STATS, n_jobs=1, **SMALL).table

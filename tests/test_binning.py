@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import naive
-from mcref._warnings import ShrunkBinsWarning
+from mcref.core._warnings import ShrunkBinsWarning
 
 B = importlib.import_module("mcref.binning")
 

@@ -26,10 +26,10 @@ import pytest
 from scipy import stats as sps
 
 import naive
-from mcref._warnings import DegenerateBootstrapWarning
+from mcref.core._warnings import DegenerateBootstrapWarning
 
 # import the submodules themselves: ``mcref.bootstrap`` the attribute is the function
-BS = importlib.import_module("mcref._bootstrap")
+BS = importlib.import_module("mcref.resampling._bootstrap")
 S = importlib.import_module("mcref.stats")
 
 ALL = naive.ALL
@@ -519,7 +519,7 @@ _SUBPROCESS = textwrap.dedent(
     import sys
     import numpy as np
     import numba
-    from mcref._bootstrap import bootstrap_many, resample_indices
+    from mcref.resampling._bootstrap import bootstrap_many, resample_indices
     out = sys.argv[1]
     assert numba.get_num_threads() == 1, numba.get_num_threads()
     d = np.load(out + "/in.npz")
@@ -719,7 +719,7 @@ def test_bad_data():
 
 
 def test_shrink_in_bootstrap():
-    from mcref._warnings import ShrunkBinsWarning
+    from mcref.core._warnings import ShrunkBinsWarning
 
     E, u = _case("cal300")
     with pytest.warns(ShrunkBinsWarning, match=r"from 20 to 10"):
@@ -964,8 +964,8 @@ def test_cc_jackknife_fast_equals_the_direct_update_and_spearmanr(ties):
     (every sum is of quarter-integers, exact in float64) and scipy's spearmanr on M − 1 points."""
     from scipy.stats import rankdata, spearmanr
 
-    from mcref._jackknife import cc_jackknife
-    from mcref._prepared import prepare
+    from mcref.resampling._jackknife import cc_jackknife
+    from mcref.core._prepared import prepare
 
     rng = np.random.default_rng({"none": 1, "u": 2, "both": 3}[ties])
     m = 400
@@ -1003,7 +1003,7 @@ def test_resamples_of_a_statistic_do_not_depend_on_its_company():
             assert (other.low, other.high) == (r.low, r.high)
     assert not np.array_equal(company["ENCE"].distribution, other_bins["ENCE"].distribution)
     # resample_indices draws the kernel's resamples, with the same multiplicities whatever n_bins
-    from mcref._bootstrap import resample_indices
+    from mcref.resampling._bootstrap import resample_indices
 
     i20 = resample_indices(u, 64, seed=4, n_bins=20)
     i_none = resample_indices(u, 64, seed=4)
@@ -1028,7 +1028,7 @@ def test_bca_z0_counts_a_replicate_equal_to_the_estimate_as_a_tie():
                                    rtol=1e-12)
     # the rule is on exact values: a distribution with an exact atom at θ̂ gives the same z0 as the
     # same distribution with that atom moved by rounding noise
-    from mcref._bootstrap import bca_levels
+    from mcref.resampling._bootstrap import bca_levels
 
     dist = np.array([1.0, 2.0, 2.0, 2.0, 3.0, 2.0])
     noisy = dist.copy()

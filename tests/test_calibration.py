@@ -205,7 +205,7 @@ def test_calibration_plots_render(tmp_path):
 def test_old_keyword_spellings_are_deprecated_aliases():
     """One spelling per concept (docs/api.rst, "Conventions"): bins -> n_bins, n_sim -> n_mc,
     level -> confidence_level; the old ones work for one release, with a warning."""
-    from mcref._warnings import MCRefDeprecationWarning
+    from mcref.core._warnings import MCRefDeprecationWarning
 
     c = np.random.default_rng(3).uniform(size=300)
     new = uniformity(c, n_bins=10, n_mc=500, confidence_level=0.9, seed=2)

@@ -109,7 +109,7 @@ BENCH_SMALL = ["--stat", "ZMS,ENCE", "--boot", "200", "--mc", "200", "--bins", "
                "--backend", "sequential", "--no-progress"]
 
 
-@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+@pytest.mark.filterwarnings("ignore::mcref.core._warnings.FewReplicatesWarning")
 def test_bench_by_equals_python(tmp_path, capsys):
     """``mcref bench FILE --by model`` gives the rows of ``benchmark(FILE, by="model")`` under the same seed."""
     import pandas as pd
@@ -135,7 +135,7 @@ def test_bench_by_equals_python(tmp_path, capsys):
     assert cli["seed"].tolist() == api["seed"].tolist()
 
 
-@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+@pytest.mark.filterwarnings("ignore::mcref.core._warnings.FewReplicatesWarning")
 def test_bench_pairs(tmp_path, capsys):
     """``--pairs 'A=pred_A:sigma_A,...' --ref y``: one data set per column pair."""
     pd = pytest.importorskip("pandas")
@@ -182,7 +182,7 @@ def _predictive_file(tmp_path, suffix=".csv"):
     return df, f
 
 
-@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+@pytest.mark.filterwarnings("ignore::mcref.core._warnings.FewReplicatesWarning")
 def test_validate_samples_equals_from_samples(tmp_path, capsys):
     """``validate FILE --samples 's_*' --ref y`` prints :func:`mcref.from_samples` of those columns."""
     import mcref
@@ -234,7 +234,7 @@ def test_validate_intervals_equals_from_intervals(tmp_path, capsys):
     assert [ln.split(",")[7] for ln in lines[1:]] == ["0.5", "0.9"]
 
 
-@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+@pytest.mark.filterwarnings("ignore::mcref.core._warnings.FewReplicatesWarning")
 def test_validate_samples_and_quantiles_give_json_and_csv(tmp_path, capsys):
     """--samples and --quantiles print JSON and CSV like validate (issue 34): the seed, the
     check's verdicts and rows, and for --samples the validation table of (E, u) inside the JSON."""

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import mcref
-from mcref._dependence import design_effect, icc, optimal_block_length, units_for
-from mcref._prepared import prepare
+from mcref.core._dependence import design_effect, icc, optimal_block_length, units_for
+from mcref.core._prepared import prepare
 from mcref.kernels.rng import (bounded_one, chunk_states, keyed_states, multinomial_counts, next_double,
                               repeat_states)
 from mcref.kernels.rng import COUNT, STACK_ROWS
@@ -74,10 +74,10 @@ def test_row_weights_are_the_iid_resamples():
     """Unit kind ROWS draws exactly the multiplicities of the i.i.d. bootstrap."""
     rng = np.random.default_rng(1)
     u = rng.uniform(0.5, 2, 300)
-    states, _ = mcref._bootstrap.replicate_states(np.random.SeedSequence(3), 10)  # one stream per replicate
+    states, _ = mcref.resampling._bootstrap.replicate_states(np.random.SeedSequence(3), 10)  # one stream per replicate
     w = np.empty((10, 300), dtype=COUNT)
     unit_weights_into(states, 1, ROWS, 0, 0, np.zeros(300, np.int64), np.arange(300), 1, w, np.empty(10, np.int64))
-    idx = mcref._bootstrap.resample_indices(u, 10, np.random.SeedSequence(3))
+    idx = mcref.resampling._bootstrap.resample_indices(u, 10, np.random.SeedSequence(3))
     order = np.argsort(u, kind="stable")
     pos = np.empty(300, dtype=np.int64)
     pos[order] = np.arange(300)
@@ -137,7 +137,7 @@ def test_group_jackknife_against_deleting_each_group():
     E, u, g = clustered(seed=4, size=lambda rng, G: rng.integers(3, 20, G))
     res = mcref.bootstrap_many(STATS, E, u, n_bins=4, min_count=5, n_boot=200, groups=g, seed=1)
     prep, un = _units(E, u, groups=g)
-    from mcref._bootstrap import unit_jackknife
+    from mcref.resampling._bootstrap import unit_jackknife
     from mcref.stats import info
 
     jack = unit_jackknife([info(s) for s in STATS], prep, un)
@@ -397,7 +397,7 @@ def test_units_with_ties_do_not_depend_on_row_order():
     """Tied u and tied order values: each row's group number (groups numbered by their first point
     in ascending (u, Z²)) and block (tied order values taken in ascending (u, Z²)) are the same in
     any row order."""
-    from mcref._prepared import prepare
+    from mcref.core._prepared import prepare
 
     rng = np.random.default_rng(12)
     m = 240
@@ -482,7 +482,7 @@ def test_order_block_length_by_hand():
     """The blocks of ``order=`` miss at most 2 % of the long-run variance: ℓ = max(b_PW, ⌈κ/0.02⌉)
     (but at least b_PW, at most M/10), κ = G/σ̂² with G, σ̂² of Politis & White written out. The
     alternating series above needs κ/0.02 ≫ M/10 rows: ℓ stays Politis & White's 18 and misses κ/18."""
-    from mcref._dependence import order_block_length
+    from mcref.core._dependence import order_block_length
 
     n, m = 100, 15
     x = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
@@ -505,7 +505,7 @@ def test_order_block_length_by_hand():
 def test_order_block_length_estimates_the_mean_lag():
     """κ of Z² for Gaussian AR(1) Z is 2ρ/(1 − ρ²), ρ = φ² (Σ|k|ρ^|k| / Σρ^|k|): the flat-top
     estimate, averaged over 4 series of 10⁵, within 15 % (its spread over seeds is about 10 %)."""
-    from mcref._dependence import _pw_terms
+    from mcref.core._dependence import _pw_terms
 
     phi = 0.8
     rho = phi * phi
@@ -659,7 +659,7 @@ def test_size_of_the_labelled_rule_on_clustered_sets():
 def test_bm_df_against_the_satterthwaite_matrix():
     """The O(G) Bell–McCaffrey ν equals (tr W)²/tr W² of the G×G matrix
     W = D(√s)(diag h − hhᵀ)D(√s), s = 1/(1 − h); equal weights give G − 1 exactly."""
-    from mcref._dependence import bm_df
+    from mcref.core._dependence import bm_df
 
     rng = np.random.default_rng(5)
     for G in (2, 3, 7, 40):
@@ -726,7 +726,7 @@ def _bca_levels_normal(r):
 def test_small_g_interval_at_its_level_and_its_p_value_invert_each_other():
     """bca_interval_at gives the interval back bit for bit, and bca_p_value of its limits is α/2:
     the expanded t map and its inverse (the equivalence test reads both)."""
-    from mcref._bootstrap import bca_interval_at, bca_p_value
+    from mcref.resampling._bootstrap import bca_interval_at, bca_p_value
 
     E, u, g = clustered(seed=3, G=8)
     r = mcref.bootstrap("ZMS", E, u, groups=g, n_boot=999, seed=2)

@@ -353,7 +353,7 @@ def test_statistics_with_adaptive_bins():
 
 
 def test_adaptive_jackknife_equals_leave_one_out():
-    from mcref._bootstrap import jackknife
+    from mcref.resampling._bootstrap import jackknife
     from mcref.stats import info, prepare
 
     rng = np.random.default_rng(12)
@@ -389,11 +389,11 @@ def test_adaptive_reference_and_bootstrap():
 @pytest.mark.filterwarnings("ignore::mcref.TieOrderWarning")  # copies of one point straddle a cut: equal values
 def test_adaptive_bootstrap_recuts_the_kernels_own_resamples():
     """With adaptive bins, replicate b of a binned statistic is the statistic, bins re-cut, of the
-    resample the kernel draws (:func:`mcref._bootstrap.resample_indices`, the same seed: u without
+    resample the kernel draws (:func:`mcref.resampling._bootstrap.resample_indices`, the same seed: u without
     ties, so the order of copies cannot matter), and the other statistics' replicates are those of a
     call without the binned ones, bit for bit (before, the binned company moved every statistic to
     other resamples). With tied u the same holds for ZMS, and the binned replicates repeat."""
-    from mcref._bootstrap import resample_indices
+    from mcref.resampling._bootstrap import resample_indices
 
     rng = np.random.default_rng(5)
     u = rng.lognormal(0, 0.8, 900)
@@ -490,7 +490,7 @@ def test_normp_quantiles_and_pit_against_scipy():
 
 def test_confidence_curve_old_spelling_n_draws():
     """n_draws is the old spelling of n_mc (docs/api.rst, "Conventions"): same curve, a warning."""
-    from mcref._warnings import MCRefDeprecationWarning
+    from mcref.core._warnings import MCRefDeprecationWarning
 
     rng = np.random.default_rng(5)
     u = rng.uniform(0.5, 2.0, 400)

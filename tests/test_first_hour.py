@@ -38,13 +38,13 @@ def _forbid(monkeypatch, target: str) -> list:
 @pytest.mark.parametrize("argv, option, work", [
     (["report", "{f}", "--out", "{t}/missing_dir/x.png"], "--out", "mcref.plots.plot_report"),
     (["report", "{f}", "--html", "{t}/missing_dir/rep"], "--html", "mcref.verdict._validate.validate"),
-    (["bench", "{f}", "--csv", "{t}/missing_dir/b.csv"], "--csv", "mcref._benchmark.benchmark"),
-    (["bench", "{f}", "--html", "{t}/not_a_report"], "--html", "mcref._benchmark.benchmark"),
-    (["bench", "{f}", "--store", "{t}/missing_dir/s.sqlite"], "--store", "mcref._benchmark.benchmark"),
+    (["bench", "{f}", "--csv", "{t}/missing_dir/b.csv"], "--csv", "mcref.workflows._benchmark.benchmark"),
+    (["bench", "{f}", "--html", "{t}/not_a_report"], "--html", "mcref.workflows._benchmark.benchmark"),
+    (["bench", "{f}", "--store", "{t}/missing_dir/s.sqlite"], "--store", "mcref.workflows._benchmark.benchmark"),
     (["study", "scaling", "--small", "--csv", "{t}/missing_dir/s.csv"], "--csv", "mcref.studies._runner.run_study"),
     (["study", "scaling", "--small", "--store", "{t}"], "--store", "mcref.studies._runner.run_study"),
     (["recalibrate", "{f}", "--method", "zms", "--out", "{t}/missing_dir/r.csv"], "--out",
-     "mcref._recalibrate.recalibrate"),
+     "mcref.workflows._recalibrate.recalibrate"),
 ])
 def test_unwritable_output_is_refused_before_any_work(argv, option, work, small_csv, tmp_path, capsys, monkeypatch):
     (tmp_path / "not_a_report").mkdir()
@@ -269,7 +269,7 @@ def _cat_csv(path, m: int = 450):
     return path
 
 
-@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+@pytest.mark.filterwarnings("ignore::mcref.core._warnings.FewReplicatesWarning")
 def test_bench_bins_default_is_validates(tmp_path, capsys):
     """mcref bench, like mcref validate and benchmark(), takes 15 bins for 450 rows (it fixed
     --bins 20 and refused the file) and says so under the summary; an explicit --bins is kept."""
@@ -285,7 +285,7 @@ def test_bench_bins_default_is_validates(tmp_path, capsys):
     assert "--bins" in capsys.readouterr().err
 
 
-@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+@pytest.mark.filterwarnings("ignore::mcref.core._warnings.FewReplicatesWarning")
 def test_one_feature_rule_and_one_answer_through_four_doors(tmp_path, capsys):
     """A text column is one categorical feature through every door: mcref validate --x-column,
     mcref bench --x-column, mcref.validate and mcref.benchmark give the same rows, named
@@ -332,7 +332,7 @@ def test_one_feature_rule_and_one_answer_through_four_doors(tmp_path, capsys):
 def test_categorical_x_in_a_dataset():
     """Dataset.x holds numbers or labels; a missing label is named; a label x enters the content
     hash by its labels; from_frame reads a text column as labels too."""
-    from mcref._benchmark import content_hash
+    from mcref.workflows._benchmark import content_hash
 
     E, u = np.array([0.1, -0.2, 0.3, 0.0]), np.array([1.0, 2.0, 1.0, 0.5])
     ds = mcref.datasets.Dataset("c", E, u, np.array(["a", "b", "a", "b"], dtype=object))

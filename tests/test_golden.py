@@ -37,7 +37,7 @@ import pytest
 import mcref
 from mcref.binning import bin_starts
 from mcref.datasets import load, names
-from mcref._zeta import zeta, zeta_sim2
+from mcref.resampling._zeta import zeta, zeta_sim2
 
 # QM9_E has 135 distinct u: its binned statistics warn about the order of tied u (expected; the
 # published values are those of the stable order, and the warning is tested in test_newuser)

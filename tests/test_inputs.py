@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import mcref
-from mcref import _input, datasets, diagnostics
+from mcref import datasets, diagnostics
+from mcref.core import _input
 
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")

@@ -112,7 +112,7 @@ def test_a_swallowed_ctrl_c_is_raised_at_the_next_progress_update():
     """A KeyboardInterrupt that Python swallowed where it landed (inside a ``__del__``, as
     llvmlite's during a numba compile: "Exception ignored in ...") is not lost: the CLI's
     handler notes it and the next progress update raises it; main() restores the handler."""
-    from mcref import _progress
+    from mcref.core import _progress
     from mcref.cli import main
 
     with pytest.raises(KeyboardInterrupt):

@@ -507,7 +507,7 @@ def test_groups_do_not_depend_on_row_order_or_label_spelling(data, d, seed, rule
     """Groups: shuffling the rows (E, u and the labels together) and respelling the labels
     (permuted integers, strings, a pandas category) leave the whole table unchanged, bit for bit,
     when u has no ties: the groups are numbered by their first point in ascending u
-    (:func:`mcref._dependence.units_for`), never by the labels or the row order. (With ties in u
+    (:func:`mcref.core._dependence.units_for`), never by the labels or the row order. (With ties in u
     the numbering breaks them by Z²; the steps that read the rows in u order keep the tied rows'
     order, so that part holds in distribution: :func:`test_groups_with_tied_u`.)"""
     assume(np.unique(d.u).size == d.u.size)
@@ -542,8 +542,8 @@ def test_groups_with_tied_u(data, d, seed, how):
     assert (da.kind, da.M, da.n_units) == (db.kind, db.M, db.n_units)
     for k in ("icc_z", "icc_z2", "design_effect"):
         assert getattr(db, k) == pytest.approx(getattr(da, k), rel=1e-9, abs=1e-12), k
-    from mcref._dependence import units_for
-    from mcref._prepared import prepare
+    from mcref.core._dependence import units_for
+    from mcref.core._prepared import prepare
 
     def sizes(E, u, g):
         p = prepare(E, u, n_bins=2, ranks=False)

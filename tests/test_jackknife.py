@@ -1,4 +1,4 @@
-"""mcref._jackknife: the binned statistics' shared pass and CC's pass in steps over blocks on threads
+"""mcref.resampling._jackknife: the binned statistics' shared pass and CC's pass in steps over blocks on threads
 change when and where the jackknives run, never a value: every row is bit for bit the jackknife of
 the statistic alone, which tests/test_bootstrap.py checks against the naive leave-one-out
 recomputation; CC's is checked here against it for any split into blocks and threads."""
@@ -9,8 +9,8 @@ import numba
 import numpy as np
 import pytest
 
-import mcref._bootstrap as BS
-import mcref._jackknife as J
+import mcref.resampling._bootstrap as BS
+import mcref.resampling._jackknife as J
 from mcref import stats as S
 
 BINNED = ["ENCE", "ZMSE", "UCE"]
@@ -134,7 +134,7 @@ def maz():
     S.unregister_statistic("MAZj")
 
 
-@pytest.mark.filterwarnings("ignore::mcref._warnings.BiasedIntervalWarning")  # ZMSE of 600 points, 10 bins
+@pytest.mark.filterwarnings("ignore::mcref.core._warnings.BiasedIntervalWarning")  # ZMSE of 600 points, 10 bins
 @pytest.mark.parametrize("binning", ["equal", "adaptive"])
 def test_cc_beside_the_quadratic_jackknives_changes_nothing(maz, binning):
     """CC's thread beside the O(M²) jackknives (adaptive bins, a user's statistic, in batches) and
@@ -175,7 +175,7 @@ def _cc_set(m, ties, seed):
 
 @pytest.mark.parametrize("ties", ["none", "u", "E", "both", "heavy"])
 def test_cc_jackknife_equals_the_direct_update_for_any_blocks_and_threads(ties):
-    """CC's jackknife in steps over blocks (:func:`mcref._jackknife.cc_jackknife`: the walks started
+    """CC's jackknife in steps over blocks (:func:`mcref.resampling._jackknife.cc_jackknife`: the walks started
     from the blocks above, the joint counts by buckets laid out block by block) against the direct
     O(M²) rank update (tests/naive.py), bit for bit (below M ≈ 3·10⁵ every sum is of quarter-integers,
     exact): one block, a few, blocks of one point each (m = 37, 64 blocks), on 1 to 3 threads; with

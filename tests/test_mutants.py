@@ -239,7 +239,7 @@ def test_bootstrap_binned_replicates_with_bins_longer_than_a_leaf():
 
     import naive
 
-    BS = importlib.import_module("mcref._bootstrap")
+    BS = importlib.import_module("mcref.resampling._bootstrap")
     rng = np.random.default_rng(11)
     m, nb, n_boot = 1200, 2, 4  # bins of 600 points > a leaf of 256: leaves fall wholly inside a bin
     u = np.sqrt(1 / rng.gamma(4, 0.25, m))

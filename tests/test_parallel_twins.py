@@ -68,7 +68,7 @@ def test_prange_kernels_in_a_forked_child_after_the_parent_used_openmp():
     assert forked and child == parent
 
 
-@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")  # B = N_MC = 200: quick
+@pytest.mark.filterwarnings("ignore::mcref.core._warnings.FewReplicatesWarning")  # B = N_MC = 200: quick
 def test_validate_with_groups_and_features_same_on_regions_twins_and_tasks(monkeypatch):
     """Regions, tasks and serial twins together on validate's combined path: features (adaptivity
     rows), dependent rows in groups (the cluster scale tests fit ν̂ by a region too), and the plain

@@ -331,7 +331,7 @@ def test_lzisd_bootstrap_against_plotlzisd_and_the_hmisc_weighting():
     boot.ci's regression acceleration and normal-scale interpolation); mcref's limits are below
     R's by the expected amount and scatter within 4 σ_R around that offset. (Their distance to R's
     means, offset and scatter together, exceeded 4 σ_R for 3 of seeds 0-11: not a bound to test.)"""
-    from mcref._bootstrap import bca_levels
+    from mcref.resampling._bootstrap import bca_levels
 
     E, u, _ = SETS["synth"]
     mean, sd = REF["synth_LZISDboot_u_mean"], REF["synth_LZISDboot_u_sd"]

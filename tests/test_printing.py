@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from mcref._dependence import units_for
+from mcref.core._dependence import units_for
 from mcref.stats import prepare
 
 

@@ -1,4 +1,4 @@
-"""Progress bars (mcref._progress): when they are shown, what they say, and that they change
+"""Progress bars (mcref.core._progress): when they are shown, what they say, and that they change
 nothing in the results; the batch loops of mcref.parallel that drive them. Ctrl-C in every
 phase is tested in tests/test_interrupts.py."""
 
@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 
 import mcref
-from mcref import _progress, parallel
+from mcref import parallel
+from mcref.core import _progress
 from mcref.stats import info, prepare
 
 from conftest import calibrated
 
-BS = importlib.import_module("mcref._bootstrap")  # the module (mcref.bootstrap is also the function)
+BS = importlib.import_module("mcref.resampling._bootstrap")  # the module (mcref.bootstrap is also the function)
 
 # the default rule (conditional) simulates the permutation D and the fitted t besides the listed D
 PHASES = ("bootstrap", "references normal, t(6), empirical, permutation")
@@ -66,7 +67,7 @@ def test_bad_progress_is_refused(func, bad, data):
 
 
 def test_check_progress_normalises():
-    from mcref._checks import check_progress
+    from mcref.core._checks import check_progress
 
     assert check_progress(None) is None
     assert check_progress(True) is True and check_progress(np.bool_(False)) is False

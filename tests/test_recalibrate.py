@@ -1,4 +1,4 @@
-"""Tests of mcref._recalibrate: recalibrate (zms, rce, bvs, poly, isotonic) and the
+"""Tests of mcref.workflows._recalibrate: recalibrate (zms, rce, bvs, poly, isotonic) and the
 cross-fitted validation recalibrate_cv (docs/methods.md, "Recalibration")."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from scipy import stats as sps
 
 import mcref
-import mcref._recalibrate as rc
+import mcref.workflows._recalibrate as rc
 from mcref import ClippedVarianceWarning, recalibrate, recalibrate_cv
 
 

@@ -636,7 +636,7 @@ def test_a_drawn_seed_is_short_enough_to_copy():
     # seeds drawn from the OS are 63-bit (≤ 19 digits): recorded in tables, stores and logs
     info = run_study(spec(2), seed=None, backend="sequential", progress=False)
     assert 0 <= info.seed < 2**63
-    from mcref._checks import check_seed, fresh_seed
+    from mcref.core._checks import check_seed, fresh_seed
 
     seeds = {fresh_seed() for _ in range(200)}
     assert len(seeds) == 200 and max(seeds) < 2**63 and max(seeds) > 2**60  # uses the whole range

@@ -158,7 +158,7 @@ def test_observe_p_recovers_the_counts_of_a_p_value():
 def test_simulation_rounds_are_the_first_repeats_of_the_full_run():
     """A round runs only its own repeats, bit for bit those of the full run, whatever company of
     statistics and D runs beside it (the chunks' streams depend on their index only)."""
-    from mcref._prepared import prepare_for
+    from mcref.core._prepared import prepare_for
     from mcref.generative import get_distribution
     from mcref.kernels.rng import fresh
     from mcref.reference import simulate_prepared
@@ -347,7 +347,7 @@ def test_a_row_the_screen_flags_stops_after_the_round_that_flags_it():
 def _perm_setup():
     """ZMS, CC, ENCE, ZMSE on 500 calibrated points, the permutation D, a seed and its full run of
     512 repeats (the rows' samples, K × 512)."""
-    from mcref._prepared import prepare_for
+    from mcref.core._prepared import prepare_for
     from mcref.generative import get_distribution
     from mcref.kernels.rng import fresh
     from mcref.reference import simulate_prepared

@@ -82,8 +82,8 @@ def test_the_t_fit_runs_its_optimizer_with_blas_on_one_thread(two_blas_threads, 
 def test_hd_estimates_do_not_depend_on_blas_threads(two_blas_threads):
     """The Harrell–Davis windows pass 10 000 values from M ≈ 10⁶ on, where OpenBLAS splits a dot
     between its threads: ``w @ x`` then changed in its last bits with their number, and with it the
-    shape screen's β_GM. mcref._dot.fixed_dot sums in an order fixed by the sizes alone."""
-    from mcref._hd import hd_apply, hd_weights
+    shape screen's β_GM. mcref.core._dot.fixed_dot sums in an order fixed by the sizes alone."""
+    from mcref.core._hd import hd_apply, hd_weights
     from mcref.shape import skewness_gm
 
     x = np.random.default_rng(1).standard_normal(10**6) ** 2
@@ -103,7 +103,7 @@ def test_hd_estimates_do_not_depend_on_blas_threads(two_blas_threads):
 def test_dependence_measures_do_not_depend_on_blas_threads(two_blas_threads):
     """The design effect and the autocorrelations (fixed_dot) and Politis & White's block lengths
     (their lagged dots under serial_blas) give the same bits on one and on two BLAS threads."""
-    from mcref._dependence import _acf, _long_run_ratio, design_effect, optimal_block_length
+    from mcref.core._dependence import _acf, _long_run_ratio, design_effect, optimal_block_length
 
     rng = np.random.default_rng(2)
     e = rng.standard_normal(200_000)
@@ -123,7 +123,7 @@ def test_dependence_measures_do_not_depend_on_blas_threads(two_blas_threads):
 def test_fixed_dot_on_rows_is_each_rows_own_sum():
     """fixed_dot sums rows in blocks (to bound its scratch): each row's value is the 1-D sum of that
     row, bit for bit, whatever the blocks, and matches the exact sum to rounding."""
-    from mcref._dot import fixed_dot
+    from mcref.core._dot import fixed_dot
 
     rng = np.random.default_rng(4)
     x = rng.standard_normal((700, 301))  # 210 700 products: four blocks of 217 rows

@@ -90,7 +90,7 @@ def test_hd_quantile_window_matches_full_grid():
 
 def test_hd_quantile_falls_back_to_full_grid(monkeypatch):
     # A wrong tail window (bad inverse) must be detected and the full grid used.
-    import mcref._hd as shape  # the HD weights' home
+    import mcref.core._hd as shape  # the HD weights' home
 
     monkeypatch.setattr(shape, "betaincinv", lambda a, b, y: 0.49)
     monkeypatch.setattr(shape, "betainccinv", lambda a, b, y: np.nan)
@@ -105,7 +105,7 @@ def test_hd_quantile_falls_back_to_full_grid(monkeypatch):
 
 
 def test_hd_weights_are_kept_read_only_and_equal_to_fresh_ones():
-    import mcref._hd as H
+    import mcref.core._hd as H
 
     probs = np.array([0.05, 0.5, 0.95])
     first = H.hd_weights(20_001, probs)

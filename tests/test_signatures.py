@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-import mcref._jackknife as J
+import mcref.resampling._jackknife as J
 from mcref import stats as S
 from mcref.kernels import jackknife_cc as KC
 from mcref.kernels.stats import CC, ENCE, ZMS, has_code, needs

@@ -10,7 +10,7 @@ import pytest
 import mcref
 
 import naive
-from mcref._warnings import ShrunkBinsWarning
+from mcref.core._warnings import ShrunkBinsWarning
 
 S = importlib.import_module("mcref.stats")  # the submodule (mcref.statistic... are functions)
 
@@ -331,7 +331,7 @@ def test_mixed_request_sorts_once(monkeypatch):
 ])
 def test_one_pass_check_equals_check_E_u(E, u):
     """The one-pass input check accepts and refuses exactly what check_E_u does, with its message."""
-    from mcref._checks import check_E_u
+    from mcref.core._checks import check_E_u
 
     with pytest.raises(ValueError) as want:
         check_E_u(E, u)

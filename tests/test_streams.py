@@ -97,7 +97,7 @@ def test_validate_same_bits_for_any_thread_count_and_task_size(monkeypatch):
 def test_permutation_rounds_equal_one_run():
     """The rounds' repeats (0, 64), (64, 128), … are those of one run, bit for bit, for any split
     (every repeat owns its streams: a split may cut a block of CHUNK anywhere)."""
-    from mcref._prepared import prepare_for
+    from mcref.core._prepared import prepare_for
     from mcref.generative import get_distribution
     from mcref.reference import simulate_prepared
     from mcref.stats import info
@@ -123,7 +123,7 @@ def test_stable_order_is_numpys_stable_argsort(kind):
     """The order that ``prepare`` sorts by (u, then |E|) is NumPy's stable argsort, index for index,
     and its runs those of the sorted values, on distinct values, heavy ties, one value, ±0 (equal:
     input order) and sizes 0-2."""
-    from mcref._prepared import stable_order, tie_starts
+    from mcref.core._prepared import stable_order, tie_starts
 
     rng = np.random.default_rng(len(kind))
     xs = {"distinct": [rng.lognormal(size=5000)],
@@ -143,7 +143,7 @@ def test_u_then_E_is_numpys_lexsort(kind):
     """The (u, E) order of the RCE scale test from prepare's u-sorted rows (E sorted inside the runs
     of tied u) is np.lexsort((E, u)) index for index: untied u, tied u, ties in both, ±0 in both
     (equal: input order), sizes 0-2."""
-    from mcref._prepared import stable_order, u_then_E
+    from mcref.core._prepared import stable_order, u_then_E
 
     rng = np.random.default_rng(len(kind) + 7)
     cases = {"distinct": [(rng.normal(size=3000), rng.lognormal(size=3000))],

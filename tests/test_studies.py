@@ -398,7 +398,7 @@ def test_verdicts_scenarios_shape_the_data():
 def test_extrapolation_bootstrap_se_against_naive_resamples():
     """The bootstrap curves are ZMSE of the pair resamples (checked against statistic() on
     resample_indices), and se_a_boot is the sd of the refitted OLS intercepts."""
-    from mcref._bootstrap import resample_indices
+    from mcref.resampling._bootstrap import resample_indices
     from mcref.studies.extrapolation import _boot_curves
 
     E, u = synthetic.ig(1500, 6, seed=2)

@@ -19,9 +19,9 @@ from scipy import stats as sps
 from scipy.special import ndtr, ndtri
 
 from mcref import bootstrap, validate
-from mcref._bootstrap import bca_interval_at, bca_p_value, resample_indices
+from mcref.resampling._bootstrap import bca_interval_at, bca_p_value, resample_indices
 from mcref.verdict._equivalence import check_tolerance, margin_region
-from mcref._warnings import FewReplicatesWarning
+from mcref.core._warnings import FewReplicatesWarning
 from mcref.cli import main
 
 FAST = dict(n_boot=1000, n_mc=200)

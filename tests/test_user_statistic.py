@@ -86,7 +86,7 @@ def test_bootstrap_adaptive_bins_same_resamples(registered):
 def test_jackknife_equals_leave_one_out(registered):
     E, u = _data(m=300)
     prep = S.prepare(E, u, None)
-    jack = mcref._bootstrap.jackknife(S.info("MAZ"), prep)
+    jack = mcref.resampling._bootstrap.jackknife(S.info("MAZ"), prep)
     az = np.abs(prep.E / prep.u)
     loo = (az.sum() - az) / (az.size - 1)
     np.testing.assert_allclose(jack, loo, rtol=1e-12)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import mcref
-import mcref._warnings
+import mcref.core._warnings
 from mcref.verdict._validate import verdict_for
-from mcref._zeta import zeta
+from mcref.resampling._zeta import zeta
 
 
 @pytest.mark.parametrize(
@@ -212,7 +212,7 @@ def test_bootstrap_warns_when_bca_excludes_the_estimate():
     assert r.method == "bca" and not r.low <= r.estimate <= r.high
 
 
-@pytest.mark.filterwarnings("ignore::mcref._warnings.FewReplicatesWarning")
+@pytest.mark.filterwarnings("ignore::mcref.core._warnings.FewReplicatesWarning")
 def test_d_sensitive_is_the_unpaired_rule_with_k():
     # the one D-sensitivity definition: |θ_ref(D1) − θ_ref(D2)| > k·√(u₁² + u₂²), computed here from
     # the table's own references and their standard uncertainties (not from PairedDifference)
@@ -240,12 +240,12 @@ def test_d_sensitive_is_the_unpaired_rule_with_k():
 def test_validate_checks_and_prepares_the_data_once(monkeypatch):
     """One check at the public boundary, one prepared dataset (sort by u, bins, tie runs, |E|
     order) for the bootstrap, the references, the shape screen and the tie spread; the
-    conditional rule's scale tests (ZMS, RCE) check nothing again (``mcref._checks`` is
+    conditional rule's scale tests (ZMS, RCE) check nothing again (``mcref.core._checks`` is
     counted too: modules that import a check inside a function find it there)."""
-    import mcref._bootstrap as B
-    import mcref._prepared as P
+    import mcref.resampling._bootstrap as B
+    import mcref.core._prepared as P
     import mcref.verdict._validate as V
-    import mcref._checks as VA
+    import mcref.core._checks as VA
     import mcref.reference as R
     import mcref.shape as SH
     import mcref.stats as ST

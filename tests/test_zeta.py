@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from mcref._zeta import zeta, zeta_sim2
+from mcref.resampling._zeta import zeta, zeta_sim2
 
 
 def test_reference_inside_interval_gives_abs_zeta_at_most_1():

@@ -84,8 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import warnings
 
-    from .. import _progress
-    from .._warnings import MCRefWarning
+    from ..core import _progress
+    from ..core._warnings import MCRefWarning
 
     _shown.clear()
     import signal

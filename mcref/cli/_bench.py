@@ -17,8 +17,8 @@ def cmd_bench(args) -> int:
     """Validate many data sets at once (:func:`mcref.benchmark`): files, globs, directories, built-in sets."""
     import warnings
 
-    from .._benchmark import benchmark
-    from .._warnings import FewReplicatesWarning
+    from ..workflows._benchmark import benchmark
+    from ..core._warnings import FewReplicatesWarning
 
     sources = list(args.paths)
     for d in args.dataset or []:

@@ -11,7 +11,7 @@ import math
 from typing import Sequence
 
 from .. import datasets
-from .._bootstrap import bootstrap_many
+from ..resampling._bootstrap import bootstrap_many
 from ..report._render import EXCLUDES_NOTE, text_table
 from ..stats import STATISTICS
 
@@ -99,7 +99,7 @@ def stats_table(ds: datasets.Dataset, stats: list[str], n_bins: int, n_boot: int
                  min_count: int = 30, shrink: bool = False, binning: str = "equal", log: bool = True) -> list[dict]:
     import warnings
 
-    from .._warnings import BiasedIntervalWarning
+    from ..core._warnings import BiasedIntervalWarning
 
     with warnings.catch_warnings():  # marked in the table instead ("!")
         warnings.simplefilter("ignore", BiasedIntervalWarning)
@@ -123,7 +123,7 @@ def print_stats(rows: list[dict]) -> None:
 def seed_of(args) -> int:
     """The run's seed: --seed, or one drawn from the OS (printed with the results)."""
     if getattr(args, "seed", None) is None:
-        from .._checks import fresh_seed
+        from ..core._checks import fresh_seed
 
         args.seed = fresh_seed()
     return args.seed
@@ -155,7 +155,7 @@ def add_dask_options(sp: argparse.ArgumentParser) -> None:
 
 def add_progress_flag(sp: argparse.ArgumentParser) -> None:
     """``--progress/--no-progress`` on a data command; :func:`main` makes it the default
-    ``progress=`` of every library call the command makes (mcref._progress)."""
+    ``progress=`` of every library call the command makes (mcref.core._progress)."""
     sp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                     help="progress bars on stderr (default: only on a terminal, for work longer than a few "
                          "seconds; --progress also into a pipe or a log)")

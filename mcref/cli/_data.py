@@ -59,7 +59,7 @@ def cmd_fit(args) -> int:
 
 
 def cmd_decimate(args) -> int:
-    from .._decimation import decimation
+    from ..workflows._decimation import decimation
 
     ds = load_data(args)
     seed = seed_of(args)
@@ -90,8 +90,8 @@ def cmd_demo(args) -> int:
     if args.validate:  # a benchmark run of the nine built-in sets
         import warnings
 
-        from .._benchmark import benchmark
-        from .._warnings import FewReplicatesWarning
+        from ..workflows._benchmark import benchmark
+        from ..core._warnings import FewReplicatesWarning
 
         precompile_if_cold(args.n_jobs)
         with warnings.catch_warnings():  # the summary says "indicative only"

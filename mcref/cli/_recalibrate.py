@@ -11,7 +11,7 @@ import sys
 
 from .. import datasets
 from ..report._render import atomic_path, json_text
-from .._recalibrate import METHODS as RECAL_METHODS
+from ..workflows._recalibrate import METHODS as RECAL_METHODS
 from ..verdict._validate import RULES
 from ._common import boot_of, AUTO_MC, data_args, DEMO_STATS, dists_of, load_data, seed_of, stats_list
 
@@ -23,7 +23,7 @@ def cmd_recalibrate(args) -> int:
     data (:func:`mcref.recalibrate_cv`); with --out, write the data with a ``u_recalibrated`` column."""
     import os
 
-    from .._recalibrate import X_METHODS, recalibrate, recalibrate_cv
+    from ..workflows._recalibrate import X_METHODS, recalibrate, recalibrate_cv
 
     if args.x_column is not None and args.method not in X_METHODS:
         raise ValueError(f"--x-column is used only by --method {' or '.join(X_METHODS)}, not {args.method!r}")
@@ -60,7 +60,7 @@ def cmd_recalibrate(args) -> int:
     if args.cv is not None:
         import warnings
 
-        from .._warnings import FewReplicatesWarning, TieOrderWarning
+        from ..core._warnings import FewReplicatesWarning, TieOrderWarning
 
         dists = dists_of(args)
         with warnings.catch_warnings():  # notes of the printed tables, as in `mcref validate`

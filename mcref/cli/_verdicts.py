@@ -39,7 +39,7 @@ def cmd_validate(args) -> int:
     dep = dependence_of(args, ds)
     import warnings
 
-    from .._warnings import FewReplicatesWarning, TieOrderWarning
+    from ..core._warnings import FewReplicatesWarning, TieOrderWarning
 
     precompile_if_cold(dependent=bool(dep), m=ds.E.size)
     with warnings.catch_warnings():  # both are notes of the printed table
@@ -92,7 +92,7 @@ def cmd_report(args) -> int:
 
     from ..report._html import write_dataset_report
     from ..verdict._validate import validate
-    from .._warnings import FewReplicatesWarning, TieOrderWarning
+    from ..core._warnings import FewReplicatesWarning, TieOrderWarning
     from ..report.plots import plot_report
 
     ds = load_data(args)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as st
 
-from .._checks import as_float_array, check_choice, check_E_u, check_int
+from ..core._checks import as_float_array, check_choice, check_E_u, check_int
 from ..binning import make_bins, resolve_n_bins, strata_bins
 from ._coverage import quantile_factor, wilson_interval
 

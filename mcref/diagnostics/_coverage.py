@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import special, stats as st
 
-from .._checks import dataset_args, check_choice, check_E_u, check_int
+from ..core._checks import dataset_args, check_choice, check_E_u, check_int
 from ..kernels.generative import normp_scale
 
 __all__ = ["Z975", "wilson_interval", "quantile_factor", "BINOMIAL_INTERVALS", "binomial_interval", "CalibrationCurve",

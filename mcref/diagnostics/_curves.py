@@ -13,7 +13,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from .._checks import (as_float_array, check_choice, check_E_u, check_int, check_seed, dataset_args,
+from ..core._checks import (as_float_array, check_choice, check_E_u, check_int, check_seed, dataset_args,
                            renamed_keywords)
 from ..kernels import confidence as KC
 from ..kernels.rng import chunk_states
@@ -48,7 +48,7 @@ class ConfidenceCurve:
         """Deprecated spelling of :attr:`n_mc` (docs/api.rst, "Conventions")."""
         import warnings
 
-        from .._warnings import MCRefDeprecationWarning
+        from ..core._warnings import MCRefDeprecationWarning
 
         warnings.warn(MCRefDeprecationWarning("ConfidenceCurve.n_draws is now spelled n_mc"), stacklevel=2)
         return self.n_mc
@@ -77,7 +77,7 @@ def _cuts(m: int) -> np.ndarray:
 
 def _q95_weights(m: int, cuts: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """Harrell–Davis weights of the 95th percentile for the M − cut points left at every cut."""
-    from .._hd import hd_weights
+    from ..core._hd import hd_weights
 
     return [hd_weights(int(m - c), np.array([0.95]))[0] for c in cuts]
 
@@ -85,7 +85,7 @@ def _q95_weights(m: int, cuts: np.ndarray) -> list[tuple[int, np.ndarray]]:
 def _q95_curve(e: np.ndarray, cuts: np.ndarray, weights: list[tuple[int, np.ndarray]]) -> np.ndarray:
     """Q95(k): the HD 95th percentile of abs(e[cuts[k]:]) (ErrViewLib ``q95hd``), from the order
     statistics inside the weights' window only (a partition, then a sort of that window)."""
-    from .._dot import fixed_dot
+    from ..core._dot import fixed_dot
 
     a = np.abs(e)
     out = np.empty(cuts.size)
@@ -236,7 +236,7 @@ def cc_consistency(E, u, *, stat: str = "RMSE", dist: Any = "normal", n_mc: int 
     >>> c.score > 0.8
     True
     """
-    from .._bootstrap import bca_levels, bootstrap
+    from ..resampling._bootstrap import bca_levels, bootstrap
 
     n_boot = check_int(n_boot, "n_boot", minimum=100)
     stat = check_choice(stat, "stat", ("rmse", "mae")).upper()  # the bootstrapped statistics
@@ -281,8 +281,8 @@ def running_quantiles(x, y, *, p: float = 0.95, n_windows: int | None = None) ->
     r"""Running (1 ∓ p)/2 quantiles of y in sliding windows of ⌊M/n⌋ consecutive points along
     x (step 1; n = ⌈2·M^{0.333}⌉ by default), Harrell–Davis estimates, at the window mid-range
     of x (ErrViewLib ``plotEvsPU`` with ``runQuant=TRUE``)."""
-    from .._dot import fixed_dot
-    from .._hd import hd_weights
+    from ..core._dot import fixed_dot
+    from ..core._hd import hd_weights
 
     x = as_float_array(x, "x")
     y = as_float_array(y, "y")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as st
 
-from .._checks import dataset_args, check_choice, check_E_u, check_int, check_seed
+from ..core._checks import dataset_args, check_choice, check_E_u, check_int, check_seed
 from ..kernels.rng import chunk_states
 from ._coverage import wilson_interval
 

@@ -13,8 +13,8 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import stats as st
 
-from .._checks import dataset_args, check_choice, check_int, check_seed
-from .._dot import fixed_dot
+from ..core._checks import dataset_args, check_choice, check_int, check_seed
+from ..core._dot import fixed_dot
 from ..shape import skewness_gm
 from ._binned import BinnedDiagnostic, binned, binned_halfwidths
 from ._coverage import (BINOMIAL_INTERVALS, CalibrationCurve, Z975, binomial_interval, calibration_curve,
@@ -89,7 +89,7 @@ def _isd_boot(z: np.ndarray, n_boot: int, seed) -> tuple[float, float, float]:
     """BCa interval of S = 1/sd(Z): the bootstrap replicates of var(Z) (:func:`mcref.bootstrap`,
     VarZ) mapped to 1/√V, the acceleration from the leave-one-out values of 1/sd(Z) (closed form:
     V₍ᵢ₎ = (Σd² − n·dᵢ²/(n−1))/(n−2), d = z − z̄)."""
-    from .._bootstrap import bca_levels, bootstrap
+    from ..resampling._bootstrap import bca_levels, bootstrap
 
     n = z.size
     b = bootstrap("VarZ", z, np.ones(n), n_boot=n_boot, seed=seed)
@@ -108,7 +108,7 @@ def _zms_interval(z2: np.ndarray, method: str, n_boot: int, seed) -> tuple[float
     n = z2.size
     mu = float(z2.mean())
     if method == "bspiv":  # bootstrap-t: pivots t* = (mean* − mean)/sd*, sd* = sd of the resample
-        from .._bootstrap import bootstrap_many
+        from ..resampling._bootstrap import bootstrap_many
 
         b = bootstrap_many(["MZ", "VarZ"], z2, np.ones(n), n_boot=n_boot, method="percentile", seed=seed)
         t = (b["MZ"].distribution - mu) / np.sqrt(b["VarZ"].distribution)
@@ -120,7 +120,7 @@ def _zms_interval(z2: np.ndarray, method: str, n_boot: int, seed) -> tuple[float
         h = st.t.ppf(0.975, n - 1) * math.sqrt(s2 / n)
         c = float(np.mean((z2 - mu) ** 3)) / (6 * s2 * n) if method == "studc" else 0.0
         return mu, mu + c - h, mu + c + h
-    from .._bootstrap import bootstrap
+    from ..resampling._bootstrap import bootstrap
 
     b = bootstrap("ZMS", np.sqrt(z2), np.ones(n), n_boot=n_boot, seed=seed)
     return mu, b.low, b.high
@@ -196,7 +196,7 @@ def _var_interval(z: np.ndarray, method: str, n_boot: int, seed) -> tuple[float,
         return v, v - h, v + h
     if method == "chisq":
         return v, float(st.chi2.ppf(0.025, n - 1) / (n - 1)), float(st.chi2.ppf(0.975, n - 1) / (n - 1))
-    from .._bootstrap import bootstrap
+    from ..resampling._bootstrap import bootstrap
 
     b = bootstrap("VarZ", z, np.ones(n), n_boot=n_boot, seed=seed)
     return v, b.low, b.high
@@ -288,7 +288,7 @@ def lrce(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", log
     >>> lrce(E, u, n_bins=5, n_boot=1000, seed=1).fraction_valid >= 0.8
     True
     """
-    from .._bootstrap import bootstrap
+    from ..resampling._bootstrap import bootstrap
 
     Es, us, segs, centers, var = binned(E, u, x, n_bins, binning, log, min_count, cuts, slide, aux)
     seeds = check_seed(seed).spawn(len(segs) + 1)
@@ -377,8 +377,8 @@ def lrr(E, u, x=None, *, p: float = 0.95, dist: Any = "normal", U=None, n_bins: 
     >>> bool(abs(np.median(d.value) - 1) < 0.1)
     True
     """
-    from .._bootstrap import bca_levels
-    from .._hd import hd_weights
+    from ..resampling._bootstrap import bca_levels
+    from ..core._hd import hd_weights
 
     if not 0 < p < 1:
         raise ValueError(f"`p` must be in (0, 1), got {p}")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import dataset_args, as_float_array, check_choice, check_E_u
+from ..core._checks import dataset_args, as_float_array, check_choice, check_E_u
 from ..binning import resolve_n_bins
 
 __all__ = ["CalibScores", "calib_scores"]

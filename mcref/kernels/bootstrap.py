@@ -205,7 +205,7 @@ def boot_scratch(codes, groups, ugs, m):
     """The scratch of :func:`boot_kernel` that grows with M: ``(w, cs, row, buf)``, the counts (M,
     or one block where :func:`boot_layout` keeps no whole ones), the prefix counts and walk rows of
     the tie splits (M + 1 each, or empty) and CC's rank buffer (:func:`rank_scratch` of M, or of 0). Made once per
-    thread of a run and reused by its tasks (:func:`mcref._bootstrap._boot_rows`): every
+    thread of a run and reused by its tasks (:func:`mcref.resampling._bootstrap._boot_rows`): every
     replicate writes what it reads of them. Allocated per task, at M = 10⁶ with tied u their pages
     were faulted in again task after task, 1.3 million faults and a quarter of the bootstrap's
     time at B = 1000 (2026-11-28)."""
@@ -219,7 +219,7 @@ def boot_scratch(codes, groups, ugs, m):
 def boot_kernel(codes, states, tstates, r0, r1, groups, z, zshift, z2, E2, u2, lnu2, starts, ugs, slot, eslot, egs,
                 w, cs, row, buf, out):
     """Fill ``out[k, r]`` with statistic ``codes[k]`` on bootstrap resample ``r``, for
-    ``r0 ≤ r < r1``: one task of the bootstrap (threads run the tasks, :func:`mcref._bootstrap._by_tasks`).
+    ``r0 ≤ r < r1``: one task of the bootstrap (threads run the tasks, :func:`mcref.resampling._bootstrap._by_tasks`).
 
     A resample is drawn directly as multiplicities ``w`` over the data sorted by u, leaf
     by leaf in order (:func:`mcref.kernels.rng.multinomial_leaf`); each block (a full leaf of 4096

@@ -1,6 +1,6 @@
 """The leave-one-out values (the jackknife) of the mean-type and the binned statistics, each in
 O(1) or O(N) per left-out point from sums over all points (docs/methods.md, "Bootstrap"; the
-drivers in :mod:`mcref._jackknife`). Every kernel is a task over a range of blocks, bins or points,
+drivers in :mod:`mcref.resampling._jackknife`). Every kernel is a task over a range of blocks, bins or points,
 whose sums are over fixed blocks and added in a fixed order: the same bits for any thread count.
 CC's pass is in :mod:`.jackknife_cc`."""
 

@@ -2,7 +2,7 @@
 in all (docs/methods.md, "Bootstrap": the jackknife of CC).
 
 The pass is cut into steps, each a kernel over a range of blocks, so that threads share every
-step (:func:`mcref._jackknife.cc_jackknife` runs them in order). The blocks are whole runs of tied
+step (:func:`mcref.resampling._jackknife.cc_jackknife` runs them in order). The blocks are whole runs of tied
 values (of u, or of |E| along its order), their number a function of M alone (never of the
 thread count), and every sum that crosses blocks is either exact (sums of half-integers: the
 walks' running sums; integer counts) or made block by block in a fixed order (Σx², Σy², Σxy),

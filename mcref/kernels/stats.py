@@ -612,7 +612,7 @@ def scan_E_u(E, u, out):
     """One pass over unsorted (E, u): ``out = (#non-finite, max|E|, min u, max u, max|E/u|)``.
 
     Exact IEEE arithmetic (no fastmath), so that ``E/u`` and the extremes are those that
-    ``mcref._checks.check_E_u`` computes with NumPy; u <= 0 makes ``min u`` <= 0.
+    ``mcref.core._checks.check_E_u`` computes with NumPy; u <= 0 makes ``min u`` <= 0.
     """
     bad = 0
     emax = 0.0

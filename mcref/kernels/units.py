@@ -39,7 +39,7 @@ from .variates import normal_fast, t_fast
 
 #: unit kinds of :func:`unit_weights`
 ROWS, GROUPS, BLOCKS = 0, 1, 2
-#: block schemes of :func:`unit_weights` (the order of ``mcref._checks.BLOCK_METHODS``)
+#: block schemes of :func:`unit_weights` (the order of ``mcref.core._checks.BLOCK_METHODS``)
 CIRCULAR, MOVING, STATIONARY = 0, 1, 2
 
 

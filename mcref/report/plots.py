@@ -26,7 +26,7 @@ import numpy as np
 
 from ._forest import VERDICT_STYLE, plot_benchmark  # noqa: F401 - mcref.plots.VERDICT_STYLE as before
 from ._mpl import pyplot
-from .._checks import dataset_args, check_E_u, renamed_keywords
+from ..core._checks import dataset_args, check_E_u, renamed_keywords
 
 __all__ = ["plot_skewness_map", "plot_decimation", "plot_fit_histograms", "plot_lzms", "plot_lzisd", "plot_lcp",
            "plot_reliability", "plot_calibration_curve", "plot_confidence_curve", "plot_e_vs_u", "plot_z_vs_x",

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, TypedDict
 import numpy as np
 
 from .. import _version
-from .._checks import check_int, check_n_jobs, check_positive_number, check_study_seed, fresh_seed
+from ..core._checks import check_int, check_n_jobs, check_positive_number, check_study_seed, fresh_seed
 from ..store import StudyStore, canonical_json, to_plain
 from ..stats import install_user_statistics, user_statistics
 

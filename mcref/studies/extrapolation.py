@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from .. import datasets as _datasets
-from .._warnings import TieOrderWarning
-from .._checks import check_choice, check_E_u, check_int, check_seed
+from ..core._warnings import TieOrderWarning
+from ..core._checks import check_choice, check_E_u, check_int, check_seed
 from ..stats import statistic
 
 __all__ = ["extrapolation", "ExtrapolationResult"]
@@ -133,7 +133,7 @@ def _ols_intercepts(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 def _boot_curves(E: np.ndarray, u: np.ndarray, Ns: np.ndarray, n_boot: int, seed) -> np.ndarray:
     """ZMSE at every N of ``Ns`` for ``n_boot`` pair resamples: array (n_boot, len(Ns))."""
-    from .._bootstrap import resample_indices
+    from ..resampling._bootstrap import resample_indices
     from ..kernels.generative import NORMAL
     from ..binning import segment_layout
     from ..kernels.multibin import multibin_kernel

@@ -35,15 +35,15 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from scipy.stats import binomtest
 
-from .._checks import check_int, check_values
-from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
-from .._bootstrap import bootstrap_many
+from ..core._checks import check_int, check_values
+from ..core._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
+from ..resampling._bootstrap import bootstrap_many
 from ..generative import get_distribution
 from ..reference import simulate
 from ..shape import shape_screen
 from ..stats import info
 from ..synthetic import draw, ig_dataset, stream
-from .._zeta import zeta, zeta_sim2
+from ..resampling._zeta import zeta, zeta_sim2
 from ._result import StudyResult, run_as
 from ._runner import RunOptions, StudySpec
 

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from .._checks import check_int, check_values
+from ..core._checks import check_int, check_values
 from ..generative import Distribution, get_distribution
 from ..binning import segment_layout
 from ..kernels.multibin import multibin_kernel

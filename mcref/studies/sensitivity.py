@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from .. import datasets as _datasets
-from .._checks import check_int, check_u, check_values
+from ..core._checks import check_int, check_u, check_values
 from ..reference import K_SENSITIVITY, simulate
 from ..stats import info
 from ._result import StudyResult, run_as

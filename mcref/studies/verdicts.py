@@ -67,16 +67,16 @@ from scipy.stats import binomtest
 from .. import datasets as _datasets
 from ..verdict._joint import (is_scale, permutation_invariant, joint_tests, scale_simulation, sidak,
                       untestable)
-from .._checks import check_int, check_probability, check_values
-from .._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
-from .._bootstrap import bootstrap_many
+from ..core._checks import check_int, check_probability, check_values
+from ..core._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
+from ..resampling._bootstrap import bootstrap_many
 from ..generative import get_distribution, permutation_distribution
 from ..reference import simulate
 from ..shape import shape_screen
 from ..stats import info, statistics
 from ..synthetic import draw, stream
 from ..verdict._validate import alternative_for, verdict_conditional, verdict_for, verdict_mc
-from .._zeta import zeta, zeta_sim2
+from ..resampling._zeta import zeta, zeta_sim2
 from ._result import StudyResult, run_as
 from ._runner import RunOptions, StudySpec
 

@@ -3,7 +3,7 @@ and from which M it leaves out the D that do not decide (docs/methods.md, "Large
 
 from __future__ import annotations
 
-from .._checks import check_int
+from ..core._checks import check_int
 
 __all__ = ["default_n_mc", "default_n_boot", "PAPER_N_MC", "PAPER_N_BOOT", "COMPARISON_MAX_M"]
 

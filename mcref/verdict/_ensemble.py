@@ -32,13 +32,13 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import special
 
-from .._checks import check_int, check_probability, check_seed
+from ..core._checks import check_int, check_probability, check_seed
 from ..binning import bin_starts, default_n_bins, resolve_n_bins
 from ..parallel import parallel_kernel
 from ..diagnostics import default_n_bins as local_n_bins
 from ..kernels import ensemble as KE
 from ..kernels.rng import chunk_states
-from .._warnings import TieOrderWarning
+from ..core._warnings import TieOrderWarning
 from ..stats import info, statistics
 from ._joint import joint_tests
 

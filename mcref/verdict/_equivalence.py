@@ -10,8 +10,8 @@ Schuirmann 1987), each at level α. By the interval-inclusion principle (Berger 
 Wellek 2010, §3.1) TOST rejects H₀ at level α exactly when the 1 − 2α confidence interval
 lies inside [L, U]; here that interval is the BCa interval of the row at level 1 − 2α,
 computed from the **same** bootstrap replicates as its 95 % interval
-(:func:`mcref._bootstrap.bca_interval_at`), and the TOST p-value is the larger of the two
-one-sided p-values that the BCa intervals imply (:func:`mcref._bootstrap.bca_p_value`).
+(:func:`mcref.resampling._bootstrap.bca_interval_at`), and the TOST p-value is the larger of the two
+one-sided p-values that the BCa intervals imply (:func:`mcref.resampling._bootstrap.bca_p_value`).
 The binned discrepancies (ENCE, ZMSE, UCE: 0 when calibrated, ≥ 0) have only an upper
 margin: a one-sided non-inferiority test (H₀: θ ≥ U), decided by the upper limit of the same
 1 − 2α interval (the one-sided 1 − α bound).
@@ -46,7 +46,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._bootstrap import BootstrapResult, bca_interval_at, bca_p_value
+from ..resampling._bootstrap import BootstrapResult, bca_interval_at, bca_p_value
 from ..stats import STATISTICS, info
 
 __all__ = ["RELATIVE_MARGINS", "SIMULATED_MARGINS", "N_MARGIN", "n_margin", "check_tolerance", "margin_region",

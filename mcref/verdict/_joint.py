@@ -627,7 +627,7 @@ def scale_simulation(stats: Sequence[str], u, E, *, n_mc: int, seed=None, n_thre
     without a second check and sort of u."""
     import warnings
 
-    from .._warnings import SlowConvergenceWarning
+    from ..core._warnings import SlowConvergenceWarning
     from ..reference import simulate
 
     names = [s for s in stats if is_scale(s)]

@@ -71,7 +71,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._prepared import u_then_E
+from ..core._prepared import u_then_E
 from ..kernels.resample import PAIRS, PLAIN, POWERS
 
 __all__ = ["ScaleTest", "bootstrap_sums", "scale_test", "rce_test", "tail_ratio", "scale_unreliable", "SCALE_TESTED",
@@ -180,7 +180,7 @@ def _studentize(theta, se, centre):
 
 
 def _check(n_boot, names=None):
-    from .._checks import check_int
+    from ..core._checks import check_int
 
     n_boot = check_int(n_boot, "n_boot", minimum=2)
     if names is not None:
@@ -259,7 +259,7 @@ def scale_test(Z, stats: Sequence[str] = ("ZMS",), *, n_boot: int = 5000, seed=N
     True
     """
     from .._distfit import fit_t
-    from .._checks import as_float_array
+    from ..core._checks import as_float_array
     from ..kernels.resample import t_power_sums, t_power_sums_all
     from ..kernels.variates import t_ziggurat
 
@@ -407,7 +407,7 @@ def rce_test(E, u, *, n_boot: int = 5000, seed=None) -> ScaleTest:
     >>> rce_test(E, u, n_boot=999, seed=0).p["RCE"] > 0.05
     True
     """
-    from .._checks import check_E_u
+    from ..core._checks import check_E_u
 
     E, u = check_E_u(E, u, min_size=3)
     return _rce_test(E, u, _check(n_boot), seed)
@@ -417,7 +417,7 @@ def _rce_rho(z: np.ndarray, gid: np.ndarray) -> float:
     """The within-cluster correlation of the RCE reference's random-intercept errors: the larger of
     the intra-group correlation of Z and the square root of that of Z² (for correlated normal
     errors corr(z_i², z_j²) = ρ²), in [0, 0.95]."""
-    from .._dependence import icc
+    from ..core._dependence import icc
 
     r1, r2 = icc(z, gid), icc(z * z, gid)
     r = max(r1 if r1 == r1 else 0.0, math.sqrt(r2) if r2 == r2 and r2 > 0 else 0.0)
@@ -449,7 +449,7 @@ def _rce_test(E: np.ndarray, u: np.ndarray, n_boot: int, seed, clusters=None, so
     bootstrap-t; Cameron, Gelbach & Miller 2008), and p = max(p_boot, p_t) with the random-intercept
     t(ν̂) reference in the same clusters (module docstring, :func:`_rce_rho`; its draws come from a
     child of ``seed`` spawned after the bootstrap's, which are those of the bootstrap-t alone).
-    ``sorted_pairs``: (E, u) already in that order (a :class:`~mcref._prepared.Prepared` whose u
+    ``sorted_pairs``: (E, u) already in that order (a :class:`~mcref.core._prepared.Prepared` whose u
     has no ties), used instead of a sort and two copies of M values."""
     if sorted_pairs is not None:
         E, u = sorted_pairs
@@ -579,7 +579,7 @@ def scale_tests(names: Sequence[str], E, u, *, n_boot: int, seed=None, estimates
     statistic is listed. Registered permutation-invariant statistics (no studentized form)
     keep the rule before, the Monte Carlo test under t(ν̂) (``estimates``: their values on the
     data; ``prep`` as :func:`mcref.verdict._joint.scale_simulation`). Arrays checked by the caller.
-    ``units`` (:class:`mcref._dependence.Units`, with ``prep``): dependent rows, the tests on
+    ``units`` (:class:`mcref.core._dependence.Units`, with ``prep``): dependent rows, the tests on
     cluster sums over its groups or non-overlapping blocks (docs/methods.md, "Dependent test sets").
     ``cache``: a dict kept between calls on the same data (validate's sequential rounds), holding
     the fitted ν̂ and the screen's result so that each is computed once; ``only``: a set of

@@ -12,7 +12,7 @@ import textwrap
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Sequence
 
-from .._dependence import DependenceDiagnostics
+from ..core._dependence import DependenceDiagnostics
 from ._joint import JointVerdict
 from ..report._render import csv_text, EXCLUDES_NOTE, json_text, p_text
 from ..reference import PairedDifference, ReferenceResult

@@ -59,7 +59,7 @@ def untestable_data(infos, E: np.ndarray, u: np.ndarray) -> dict[str, str]:
 
 def fixed_by_permutation(names, units) -> dict[str, str]:
     """The pairing rows among ``names`` that the permutation by ``units``
-    (:class:`mcref._dependence.Units`; None: independent rows) leaves unchanged, each with its
+    (:class:`mcref.core._dependence.Units`; None: independent rows) leaves unchanged, each with its
     reason, decided from the units alone (docs/methods.md, "Dependent test sets"):
 
     * groups permuted by whole Z-vectors among groups of equal size (no u-levels), every group of

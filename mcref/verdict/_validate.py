@@ -62,7 +62,7 @@ from typing import Sequence
 
 import numpy as np  # noqa: F401 - the docstring examples use np
 
-from .. import _progress
+from ..core import _progress
 from ..features import Feature, as_features, feature_bins
 from ..kernels.stats import finish_binned
 from ._kernel_row import kernel_row, split_kernel_rows
@@ -71,22 +71,22 @@ from ._joint import (is_scale, row_feature, row_statistic, DEFAULT_COMBINE, Join
 from ._scale_test import scale_tests
 from ._testable import (CONSTANT_ABS_E_REASON, CONSTANT_U_REASON, U_ONLY_REASON, degenerate_rows,  # noqa: F401
                         fixed_by_permutation, invariant_reference, not_testable, untestable_data, untestable_row)
-from .._checks import dataset_args, check_choice, check_E_u, check_int, check_probability, check_progress
-from .._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
+from ..core._checks import dataset_args, check_choice, check_E_u, check_int, check_probability, check_progress
+from ..core._warnings import BiasedIntervalWarning, FewReplicatesWarning, SmallSampleWarning
 from ..binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
-from .._bootstrap import BootstrapResult, bootstrap_prepared, check_units_support
-from .._dependence import dependence_args, dependence_diagnostics, units_for
+from ..resampling._bootstrap import BootstrapResult, bootstrap_prepared, check_units_support
+from ..core._dependence import dependence_args, dependence_diagnostics, units_for
 from ._equivalence import check_tolerance, margin_sampler, with_margins
 from ..generative import get_distribution
 from ..kernels.rng import fresh
 from ._rounds import row_simulation, sequential_work
 from ..reference import simulate_prepared
 from ..shape import shape_screen_prepared
-from .._prepared import prepare_for
+from ..core._prepared import prepare_for
 from ..stats import info, tie_spread_prepared
 from ._table import (MIN_RELIABLE_M, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD,
                      ValidationRow, ValidationTable, paper_note)
-from .._zeta import zeta, zeta_sim2
+from ..resampling._zeta import zeta, zeta_sim2
 
 from ._budget import (COMPARISON_MAX_M, MIN_DEFAULT_N_BOOT, MIN_DEFAULT_N_MC, N_BOOT_BUDGET, N_MC_BUDGET,  # noqa: F401
                       PAPER_N_BOOT, PAPER_N_MC, default_n_boot, default_n_mc)
@@ -386,7 +386,7 @@ def validate(
     >>> tab.calibrated_within
     True
     """
-    from .._checks import check_seed
+    from ..core._checks import check_seed
 
     E, u = check_E_u(E, u, min_size=3)
     features = as_features(x, E.size)
@@ -571,7 +571,7 @@ def _feature_row(xi, f: Feature, est: float, tested: float, sim, labels, flag: b
 
 
 def _validate_seconds(infos, m: int, n_boot: int, n_mc: int, n_dists: int, binning: str) -> float:
-    """Expected duration of :func:`validate` (:func:`mcref._progress.estimate_seconds`)."""
+    """Expected duration of :func:`validate` (:func:`mcref.core._progress.estimate_seconds`)."""
     adaptive = binning == "adaptive" and any(i.binned for i in infos)
     return _progress.estimate_seconds(**{"bootstrap_adaptive" if adaptive else "bootstrap": float(n_boot) * m},
                                       jackknife_adaptive=float(m) ** 2 * sum(i.binned for i in infos) * adaptive,

@@ -18,7 +18,7 @@ def fixed_dot(w: np.ndarray, x: np.ndarray) -> np.ndarray | float:
     """Σ_k w_k x_k over the last axis of ``x`` (one vector, or rows), in an order fixed by the sizes
     alone: NumPy's pairwise sum of the products.
 
-    The Harrell–Davis windows (:mod:`mcref._hd`) pass 10 000 values from M ≈ 10⁶ on: with
+    The Harrell–Davis windows (:mod:`mcref.core._hd`) pass 10 000 values from M ≈ 10⁶ on: with
     ``w @ x`` the shape screen's β_GM of a set of 10⁶ rows differed by 4·10⁻¹⁶ between one and two
     BLAS threads. Rows are summed in blocks of about 65 536 products, so that the scratch stays
     small (``running_quantiles``' windows).

@@ -22,15 +22,15 @@ from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 
-from . import datasets as _datasets
-from ._checks import check_choice, check_int, check_probability
-from ._warnings import FewReplicatesWarning, TieOrderWarning
-from .binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
-from .datasets import Dataset
-from .stats import info
-from .studies._runner import DASK_CONNECT_TIMEOUT, RunInfo, StudySpec, run_study
-from .report._render import n_boot_text, n_mc_text
-from .verdict._validate import DEFAULT_STATS, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD, RULES, validate
+from .. import datasets as _datasets
+from ..core._checks import check_choice, check_int, check_probability
+from ..core._warnings import FewReplicatesWarning, TieOrderWarning
+from ..binning import DEFAULT_N_BINS, default_n_bins, resolve_n_bins
+from ..datasets import Dataset
+from ..stats import info
+from ..studies._runner import DASK_CONNECT_TIMEOUT, RunInfo, StudySpec, run_study
+from ..report._render import n_boot_text, n_mc_text
+from ..verdict._validate import DEFAULT_STATS, MIN_VERDICT_REPLICATES, MIN_VERDICT_REPLICATES_HARD, RULES, validate
 
 __all__ = ["BenchmarkResult", "benchmark", "STUDY_NAME", "content_hash", "validate_seed"]
 
@@ -147,7 +147,7 @@ class BenchmarkResult:
 
     def plot(self, ax=None):
         """The summary figure, :func:`mcref.plots.plot_benchmark` (needs matplotlib)."""
-        from .report.plots import plot_benchmark
+        from ..report.plots import plot_benchmark
 
         return plot_benchmark(self, ax=ax)
 
@@ -159,7 +159,7 @@ class BenchmarkResult:
         existing ``directory`` is replaced only if it is an earlier mcref report (or empty).
         ``diagnostics=False`` leaves out the per-dataset figures (faster). Returns the path
         of ``index.html``."""
-        from .report._html import write_report
+        from ..report._html import write_report
 
         return write_report(self, directory, diagnostics=diagnostics)
 
@@ -409,8 +409,8 @@ def _check_options(stats: Any, options: Mapping[str, Any]) -> tuple[list[str], d
 
 def _group_codes(ds: Dataset, where: str, column: str, by: str | None, delimiter: str | None) -> np.ndarray:
     """The dense group codes of the column ``column`` of the file a dataset was read from
-    (``benchmark(groups=...)``), checked by :func:`mcref._checks.check_groups`."""
-    from ._checks import check_groups
+    (``benchmark(groups=...)``), checked by :func:`mcref.core._checks.check_groups`."""
+    from ..core._checks import check_groups
 
     if by is not None:
         raise ValueError("`groups` reads a column of each data file, which `by` splits: give one file per dataset")
@@ -651,7 +651,7 @@ def benchmark(
         warnings.warn(FewReplicatesWarning(
             f"n_boot={opts['n_boot']}, n_mc={opts['n_mc']}: the verdicts are indicative only (stable verdicts "
             "need 1000 or more of each; defaults 5000 and default_n_mc(M) ≥ 2000)"), stacklevel=2)
-    from .store import canonical_json
+    from ..store import canonical_json
 
     keys, data = [], {}
     for ds, where in items:

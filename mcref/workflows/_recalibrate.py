@@ -15,9 +15,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._checks import dataset_args, as_float_array, check_choice, check_E_u, check_int, check_seed, check_u
-from ._warnings import MCRefWarning
-from .parallel import serial_blas
+from ..core._checks import dataset_args, as_float_array, check_choice, check_E_u, check_int, check_seed, check_u
+from ..core._warnings import MCRefWarning
+from ..parallel import serial_blas
 
 #: the recalibration methods of :func:`recalibrate`
 METHODS = ("zms", "rce", "bvs", "poly", "isotonic")
@@ -258,7 +258,7 @@ def recalibrate(
         se_r = float(np.std(E2 - r * u2, ddof=1)) / (mu2 * math.sqrt(M))
         return Recalibrator(method, {"s": s}, {"s": se_r / (2 * s) if s > 0 else float("nan")}, M, floor=floor)
     if method == "bvs":
-        from .binning import bin_starts
+        from ..binning import bin_starts
 
         key = x if x is not None else u
         order = np.argsort(key, kind="stable")
@@ -280,7 +280,7 @@ def recalibrate(
         y = E2 / m2
         if M <= X.shape[1]:
             raise ValueError(f"the dataset must have more than {X.shape[1]} points for `degree`={degree}")
-        with serial_blas():  # products over M rows: the same bits whatever BLAS's threads (mcref._dot)
+        with serial_blas():  # products over M rows: the same bits whatever BLAS's threads (mcref.core._dot)
             coef, *_ = np.linalg.lstsq(X, y, rcond=None)
             bread = np.linalg.inv(X.T @ X)
             res = y - X @ coef
@@ -449,7 +449,7 @@ def recalibrate_cv(
     >>> cv.before["ZMS"].verdict, cv.after["ZMS"].verdict
     ('invalid', 'valid')
     """
-    from .verdict._validate import validate
+    from ..verdict._validate import validate
 
     E, u = check_E_u(E, u, min_size=3)
     n_splits = check_int(n_splits, "n_splits", minimum=2)

@@ -20,7 +20,7 @@ model is called invalid far more often than α. Two labels describe the dependen
   permutation test moves whole blocks.
 
 :class:`Units` holds what the kernels (:mod:`mcref.kernels.units`) need, over the data sorted by
-u (:class:`mcref._prepared.Prepared`); :func:`dependence_diagnostics` measures how far the
+u (:class:`mcref.core._prepared.Prepared`); :func:`dependence_diagnostics` measures how far the
 independent-rows rule would be off (:class:`DependenceDiagnostics`).
 
 References
@@ -49,8 +49,8 @@ from scipy.special import ndtri
 from ._checks import (BLOCK_METHODS, check_block_length, check_choice, check_E_u, check_groups, check_order,
                           dataset_args)
 from ._dot import fixed_dot
-from .kernels.units import BLOCKS, GROUPS
-from .parallel import serial_blas
+from ..kernels.units import BLOCKS, GROUPS
+from ..parallel import serial_blas
 
 if TYPE_CHECKING:
     from ._prepared import Prepared
@@ -356,7 +356,7 @@ def units_for(prep_order: np.ndarray, *, groups=None, order=None, block_length=N
               us: np.ndarray | None = None) -> Units | None:
     """The :class:`Units` of a dataset whose rows ``prep_order`` sorts by u (``Prepared.order``):
     None without ``groups`` and ``order``. ``groups`` and ``order`` are checked here
-    (:func:`mcref._checks.check_groups`, :func:`~mcref._checks.check_order`); giving
+    (:func:`mcref.core._checks.check_groups`, :func:`~mcref.core._checks.check_order`); giving
     both is refused. ``z2`` (Z² in u-sorted order) sets the automatic block length of ``order``
     (:func:`order_block_length` of Z² along the order: at least Politis & White's, long enough
     to miss at most 2 % of the long-run variance).
@@ -451,12 +451,12 @@ def bm_df(weights: np.ndarray) -> float:
 
 
 #: the statistics whose BCa interval by units (``groups``/``order``) takes the expanded t critical values
-#: (:func:`mcref._bootstrap.unit_crit`; docs/methods.md, "Dependent test sets")
+#: (:func:`mcref.resampling._bootstrap.unit_crit`; docs/methods.md, "Dependent test sets")
 SMALL_G_STATS = ("ZMS", "RCE")
 
 
 def unit_df(name: str, prep: Prepared, units: Units | None) -> tuple[int, float]:
-    """(G, ν) of the small-G BCa interval of statistic ``name`` by ``units`` (:func:`mcref._bootstrap.unit_crit`;
+    """(G, ν) of the small-G BCa interval of statistic ``name`` by ``units`` (:func:`mcref.resampling._bootstrap.unit_crit`;
     docs/methods.md, "Dependent test sets"), (0, inf) where it does not apply (no units, or a
     statistic other than :data:`SMALL_G_STATS`). ν = :func:`bm_df` of the units'
     weights in the statistic's ratio of totals: their sizes (ZMS = ΣZ²/M), their Σu² (RCE = 1 − √R,

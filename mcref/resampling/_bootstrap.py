@@ -7,7 +7,7 @@ CC, O(M²)/parallel for adaptive bins) → :func:`bca_levels` → quantiles.
 The resampling tasks run on threads (:func:`mcref.parallel.map_chunks`) and the O(M²)
 jackknife kernel in batches of about 0.1 s of work (:func:`mcref.parallel.batch_ranges`):
 Ctrl-C is raised between tasks or batches, and the progress bars of the phases "bootstrap"
-and "jackknife <stat>" advance there (:mod:`mcref._progress`). The cut changes no result:
+and "jackknife <stat>" advance there (:mod:`mcref.core._progress`). The cut changes no result:
 every replicate owns its stream (:func:`replicate_states`; tasks of
 :func:`replicates_per_task` replicates) and every left-out point its output slot.
 """
@@ -22,20 +22,20 @@ from typing import Literal, Sequence
 import numpy as np
 from scipy.special import ndtr, ndtri, stdtr, stdtrit
 
-from . import _progress
-from ._checks import (dataset_args, as_float_array, check_choice, check_E_u, check_int, check_probability, check_progress,
+from ..core import _progress
+from ..core._checks import (dataset_args, as_float_array, check_choice, check_E_u, check_int, check_probability, check_progress,
                           check_keywords, check_seed, signature_of)
-from ._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
-from .intervals import ConfidenceInterval
-from .kernels import stats as K
-from .kernels.bootstrap import boot_indices_kernel, boot_kernel, boot_scratch
-from .kernels.units import boot_units_kernel, units_scratch
-from .kernels.rng import chunk_states, keyed_states, repeat_states
-from .parallel import over_tasks, per_thread
-from ._dependence import Units, few_units_note, unit_df, units_for
+from ..core._warnings import BiasedIntervalWarning, DegenerateBootstrapWarning
+from ..intervals import ConfidenceInterval
+from ..kernels import stats as K
+from ..kernels.bootstrap import boot_indices_kernel, boot_kernel, boot_scratch
+from ..kernels.units import boot_units_kernel, units_scratch
+from ..kernels.rng import chunk_states, keyed_states, repeat_states
+from ..parallel import over_tasks, per_thread
+from ..core._dependence import Units, few_units_note, unit_df, units_for
 from ._jackknife import Jackknives, jackknife, unit_jackknife  # jackknife, unit_jackknife: also imported from here
-from ._prepared import Prepared, prepare, prepare_for
-from .stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
+from ..core._prepared import Prepared, prepare, prepare_for
+from ..stats import StatInfo, check_defined, evaluate, evaluate_user, info, user_kernels
 
 
 __all__ = ["BootstrapResult", "bootstrap", "bootstrap_many", "bca_levels", "bca_interval_at", "bca_p_value", "jackknife",
@@ -101,7 +101,7 @@ class BootstrapResult:
         in the BCa levels (:func:`unit_crit`); 0 and inf otherwise.
     note : str
         Why the interval's coverage is not assured, or "": fewer than
-        :data:`mcref._dependence.FEW_UNITS` effective units (ν + 1; :func:`few_units_note`).
+        :data:`mcref.core._dependence.FEW_UNITS` effective units (ν + 1; :func:`few_units_note`).
     """
 
     name: str
@@ -286,8 +286,8 @@ def _boot_rebinned(infos: Sequence[StatInfo], rows: Sequence[int], prep: Prepare
     splits then take a uniformly random order from the replicate's tie stream ``tstates[r]``, which
     decides on which side of the cut each copy falls (R's ``order`` leaves a resample's ties in
     draw order: the same law)."""
-    from .binning import adaptive_starts
-    from .kernels.rng import COUNT, STACK_ROWS, multinomial_counts
+    from ..binning import adaptive_starts
+    from ..kernels.rng import COUNT, STACK_ROWS, multinomial_counts
 
     m = prep.M
     n_boot = boot.shape[1]
@@ -397,7 +397,7 @@ def bootstrap_prepared(infos: Sequence[StatInfo], prep: Prepared, E: np.ndarray,
     """:func:`bootstrap_many` on data checked and prepared by the caller (:func:`mcref.stats.prepare`
     with the bins and ranks ``infos`` need; ``E``, ``u`` the checked input arrays): the internal
     path of :func:`mcref.validate`, which checks and prepares a dataset once for all its steps.
-    ``units`` (:func:`mcref._dependence.units_for`): resample whole groups or blocks, and take the
+    ``units`` (:func:`mcref.core._dependence.units_for`): resample whole groups or blocks, and take the
     BCa acceleration from the delete-one-unit jackknife."""
     check_units_support(infos, prep, units)
     est = estimates(infos, prep)
@@ -414,7 +414,7 @@ def bootstrap_prepared(infos: Sequence[StatInfo], prep: Prepared, E: np.ndarray,
 
 
 def _boot_seconds(infos: Sequence[StatInfo], prep: Prepared, n_boot: int, method: str) -> float:
-    """Expected duration of :func:`bootstrap_many` (:func:`mcref._progress.estimate_seconds`)."""
+    """Expected duration of :func:`bootstrap_many` (:func:`mcref.core._progress.estimate_seconds`)."""
     rebinned = prep.binning == "adaptive" and any(i.binned for i in infos)
     work = {"bootstrap_adaptive" if rebinned else "bootstrap": n_boot * prep.M}
     if method == "bca":

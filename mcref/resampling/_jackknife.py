@@ -11,15 +11,15 @@ from typing import Sequence
 import numba
 import numpy as np
 
-from . import _progress
-from .binning import bin_starts
-from .kernels import jackknife as KJ
-from .kernels import stats as K
-from .kernels.units import jack_units_kernel
-from .parallel import batch_ranges, map_chunks, over_tasks
-from ._dependence import Units
-from ._prepared import Prepared, stable_order
-from .stats import StatInfo, info, user_kernels
+from ..core import _progress
+from ..binning import bin_starts
+from ..kernels import jackknife as KJ
+from ..kernels import stats as K
+from ..kernels.units import jack_units_kernel
+from ..parallel import batch_ranges, map_chunks, over_tasks
+from ..core._dependence import Units
+from ..core._prepared import Prepared, stable_order
+from ..stats import StatInfo, info, user_kernels
 
 __all__ = ["jackknife", "point_jackknives", "binned_jackknives", "mean_jackknives", "unit_jackknife", "Jackknives", "cc_jackknife", "cc_blocks", "run_blocks",
            "CC_JACK_BYTES_PER_POINT"]
@@ -38,7 +38,7 @@ def _jack_adaptive(name: str, prep: Prepared, out: np.ndarray, phase: _progress.
     """Leave-one-out values of a binned statistic under adaptive bins: the M − 1 points are
     re-binned by the same rule for every left-out point (numba kernel, O(M) each; called in
     batches of points, see :func:`_by_batches`)."""
-    from .kernels.binning import adaptive_jackknife_kernel
+    from ..kernels.binning import adaptive_jackknife_kernel
 
     def call(j0: int, part: np.ndarray) -> None:
         adaptive_jackknife_kernel(info(name).code, prep.u, prep.u2, prep.E2, prep.z2, prep.n_bins_requested,
@@ -76,7 +76,7 @@ def jackknife(inf: StatInfo, prep: Prepared, *, progress: _progress.Session | No
         The statistic.
     prep : Prepared
         The dataset, prepared by :func:`mcref.stats.prepare`.
-    progress : mcref._progress.Session, optional
+    progress : mcref.core._progress.Session, optional
         The session of the calling public function: its bar "jackknife <stat>" follows the
         O(M²) cases (default: no bar). The values do not depend on it.
 
@@ -262,7 +262,7 @@ def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.nda
 
     The points are the positions of u in ascending order, ``ugs`` the starts of its tie runs;
     ``eord`` is the stable order of |E| over the positions and ``egs`` the starts of the runs of
-    equal |E| along it (:class:`mcref._prepared.Prepared`: ``ugs``, ``eord``, ``egs``).
+    equal |E| along it (:class:`mcref.core._prepared.Prepared`: ``ugs``, ``eord``, ``egs``).
     Leaving out point j lowers the average rank of every other point by a_i = 1 if its
     value is above the left-out one, ½ if tied (for u; b_i likewise for |E|). With the
     centred ranks x_i = r_i − M/2 (the M − 1 remaining ranks keep the mean M/2):
@@ -282,7 +282,7 @@ def cc_jackknife(ugs: np.ndarray, eord: np.ndarray, egs: np.ndarray, out: np.nda
     M ≈ 3·10⁵ those too are exact, so any split gives the same bits (tests/test_jackknife.py).
     Memory: at most :data:`CC_JACK_BYTES_PER_POINT` bytes a point, ``out`` included.
     """
-    from .kernels import jackknife_cc as KC
+    from ..kernels import jackknife_cc as KC
 
     m = out.size
     mid = 0.5 * m

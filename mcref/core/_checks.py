@@ -264,7 +264,7 @@ def check_progress(value: Any, name: str = "progress") -> bool | None:
 
 def renamed_keywords(**old_to_new: str):
     """Decorator: the old spelling ``old`` of a keyword is accepted for one release as ``new``,
-    with an :class:`~mcref._warnings.MCRefDeprecationWarning` (one spelling per concept:
+    with an :class:`~mcref.core._warnings.MCRefDeprecationWarning` (one spelling per concept:
     docs/api.rst, "Conventions"). Passing both is an error."""
     import functools
     import warnings
@@ -509,7 +509,7 @@ def check_groups(groups: Any, m: int) -> np.ndarray:
 def check_order(order: Any, m: int) -> np.ndarray:
     """``order`` (a time or sequence value per row) as float64, or ValueError naming the argument
     and the rule: one finite number per row (rows tied in the order are taken in ascending (u, Z²):
-    :func:`mcref._dependence.units_for`)."""
+    :func:`mcref.core._dependence.units_for`)."""
     arr = np.asarray(order)
     if arr.dtype.kind == "M":  # datetimes: their integer ticks
         arr = arr.astype("datetime64[ns]").astype(np.int64)

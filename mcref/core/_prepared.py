@@ -16,8 +16,8 @@ from typing import Sequence
 import numpy as np
 
 from ._checks import check_choice, check_int
-from .binning import adaptive_starts, bin_starts, resolve_n_bins
-from .kernels import stats as K
+from ..binning import adaptive_starts, bin_starts, resolve_n_bins
+from ..kernels import stats as K
 
 __all__ = ["Prepared", "prepare", "prepare_for", "rank_slots", "tie_starts", "u_then_E"]
 

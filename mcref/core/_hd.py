@@ -39,7 +39,7 @@ def _betainc_threads(a: float, b: float, x: np.ndarray) -> np.ndarray:
     points, 1.3 ms of serial work in the scale tests' screen (0.7 ms on two threads)."""
     import numba
 
-    from .parallel import map_chunks
+    from ..parallel import map_chunks
 
     T = min(numba.get_num_threads(), x.size // BETAINC_PER_THREAD)
     if T < 2:
@@ -57,7 +57,7 @@ def hd_weights(n: int, probs: np.ndarray) -> list[tuple[int, np.ndarray]]:
     n = 10⁵, serial but for SciPy's betainc).
 
     The estimate at ``probs[k]`` is ``fixed_dot(w, xs[start:start + w.size])``
-    (:func:`mcref._dot.fixed_dot`: not ``w @ …``, whose bits depend on BLAS's threads). The beta CDF
+    (:func:`mcref.core._dot.fixed_dot`: not ``w @ …``, whose bits depend on BLAS's threads). The beta CDF
     :math:`I_{i/n}(a, b)` is evaluated only on the grid points where it is not within
     ``HD_TAIL`` of 0 or 1 (window from :func:`scipy.special.betaincinv` and
     :func:`scipy.special.betainccinv`), and set to exactly 0 / 1 outside: the skipped
@@ -91,7 +91,7 @@ def _hd_weights(n: int, probs: tuple[float, ...]) -> tuple[tuple[int, np.ndarray
 
 
 def hd_apply(weights: list[tuple[int, np.ndarray]], xs: np.ndarray) -> np.ndarray:
-    """Apply :func:`hd_weights` to the sorted sample ``xs`` (:func:`mcref._dot.fixed_dot`)."""
+    """Apply :func:`hd_weights` to the sorted sample ``xs`` (:func:`mcref.core._dot.fixed_dot`)."""
     return np.array([fixed_dot(w, xs[i0:i0 + w.size]) for i0, w in weights])
 
 

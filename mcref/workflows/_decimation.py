@@ -27,10 +27,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._checks import dataset_args, check_E_u, check_int, check_probability, check_seed
-from ._warnings import BiasedIntervalWarning
-from ._bootstrap import bootstrap
-from .stats import info, statistic
+from ..core._checks import dataset_args, check_E_u, check_int, check_probability, check_seed
+from ..core._warnings import BiasedIntervalWarning
+from ..resampling._bootstrap import bootstrap
+from ..stats import info, statistic
 
 __all__ = ["DecimationResult", "decimation"]
 
@@ -100,7 +100,7 @@ class DecimationResult:
 
     def plot(self, ax=None):
         """Δθ(f) per statistic with its zero-centred interval as a band (matplotlib)."""
-        from .report.plots import plot_decimation
+        from ..report.plots import plot_decimation
 
         return plot_decimation(self, ax=ax)
 
