@@ -12,6 +12,8 @@ import sys
 from typing import Sequence
 
 from ._bench import parser_bench
+from ._posterior import parser_posterior
+from ._samples import parser_compare, parser_diversity
 from ._data import parser_datasets, parser_decimate, parser_demo, parser_fit, parser_stats
 from ._recalibrate import parser_recalibrate
 from ._study import parser_study
@@ -29,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"mcref {VERSION}", help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
     for add in (parser_stats, parser_validate, parser_fit, parser_decimate, parser_recalibrate, parser_report,
-                parser_demo, parser_bench, parser_study, parser_datasets):
+                parser_demo, parser_bench, parser_study, parser_datasets, parser_compare, parser_diversity,
+                parser_posterior):
         add(sub)
     return p
 

@@ -1,0 +1,6 @@
+"""Sample sets against sample sets, and the diversity of a set (docs/methods.md, "Sample sets
+against sample sets").
+
+Two sets X (n × d) and Y (m × d): one law or two? Each statistic (MMD², energy distance,
+Fréchet distance, precision/recall/density/coverage, C2ST) is judged against its value on
+permutations of the pooled sample, the exact null "one law" at these n and m."""
