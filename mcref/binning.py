@@ -122,16 +122,27 @@ def sqrt_starts(m: int, *, min_count: int = 30, cuts: str = "mcref") -> np.ndarr
 DEFAULT_N_BINS = 20
 
 
-def default_n_bins(m: int, min_count: int = 30) -> int:
-    """The bin count of ``n_bins=None``: the papers' 20, or fewer when M/20 < ``min_count``
-    (``floor(M/min_count)``, so that every bin keeps ``min_count`` points); 20 when even one
-    bin cannot be filled (then :func:`resolve_n_bins` says so).
+def default_n_bins(m: int, min_count: int = 30, *, rule: str = "statistics") -> int:
+    """The bin count of ``n_bins=None``, by one of two rules:
+
+    - ``rule="statistics"`` (the binned statistics ENCE, ZMSE, UCE and their tests): the papers'
+      20, or fewer when M/20 < ``min_count`` (``floor(M/min_count)``, so that every bin keeps
+      ``min_count`` points); 20 when even one bin cannot be filled (then :func:`resolve_n_bins`
+      says so);
+    - ``rule="local"`` (the local diagnostics of :mod:`mcref.diagnostics`: LZISD, LZMS, LCP, …):
+      ErrViewLib's max(min(⌊M/150⌋, 15), 2); ``min_count`` plays no part.
 
     Examples
     --------
     >>> default_n_bins(13885), default_n_bins(500), default_n_bins(500, 20)
     (20, 16, 20)
+    >>> [default_n_bins(m, rule="local") for m in (100, 450, 13885)]
+    [2, 3, 15]
     """
+    if rule == "local":
+        return max(min(m // 150, 15), 2)
+    if rule != "statistics":
+        raise ValueError(f"`rule` must be 'statistics' or 'local', got {rule!r}")
     return DEFAULT_N_BINS if m < min_count else max(1, min(DEFAULT_N_BINS, m // min_count))
 
 

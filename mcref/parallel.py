@@ -634,10 +634,8 @@ def prange_safe() -> bool:
 
         try:
             _layer = numba.threading_layer()
-        except ValueError:  # not started yet
-            from numba.np.ufunc.parallel import _launch_threads
-
-            _launch_threads()
+        except ValueError:  # not started yet: numba's public get_num_threads launches the threads
+            numba.get_num_threads()
             _layer = numba.threading_layer()
     return _layer == "tbb" or (_layer == "omp" and not _forked)
 

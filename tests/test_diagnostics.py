@@ -88,7 +88,9 @@ def calibrated():
 
 
 def test_default_bin_count():
-    assert [D.default_n_bins(m) for m in (100, 450, 1500, 5000, 13885)] == [2, 3, 10, 15, 15]
+    assert [mcref.binning.default_n_bins(m, rule="local") for m in (100, 450, 1500, 5000, 13885)] == [2, 3, 10, 15, 15]
+    with pytest.warns(mcref.MCRefDeprecationWarning, match='default_n_bins\\(m, rule="local"\\)'):
+        assert D.default_n_bins(1500) == 10  # the old spelling, deprecated
 
 
 def test_lzisd_interval_equals_direct_formula(calibrated):

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from mcref import diagnostics as D
-from mcref.binning import bin_starts, equal_count_bins, sqrt_starts
+from mcref.binning import bin_starts, default_n_bins, equal_count_bins, sqrt_starts
 from mcref.datasets import load
 
 DATA = Path(__file__).parent / "data"
@@ -915,7 +915,7 @@ def test_new_parity_plots_draw():
     assert "LRR(0.95)" in ax.get_title() and len(ax.lines) + len(ax.collections) > 0
     plt.close(ax.figure)
     ax = P.plot_conditional_calibration(E, u, x)
-    assert len(ax.lines) == D.default_n_bins(E.size) + 2 and "per bin of x" in ax.get_title()
+    assert len(ax.lines) == default_n_bins(E.size, rule="local") + 2 and "per bin of x" in ax.get_title()
     plt.close(ax.figure)
     g = D.adversarial_group_calibration(E, u, n_rep=20, seed=0)
     ax = P.plot_group_calibration(g)

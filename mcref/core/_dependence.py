@@ -117,9 +117,11 @@ def _pw_lengths(g: float, lr: float, b_max: int, n: int) -> tuple[float, float]:
 
 
 @serial_blas()  # its ~3·√n dot products of n values: BLAS on one thread gives the same bits on any machine
-def _pw_terms(x) -> tuple[float, float, int, int]:
-    """(G, σ̂², the cap, n) of :func:`optimal_block_length`: the flat-top sums of |k|·γ̂_k and of
-    γ̂_k over |k| ≤ m."""
+def _flat_top(x) -> tuple[np.ndarray, int, int]:
+    """(γ̂_0 … γ̂_{m_max}, m, the cap) of Politis & White's flat-top rule: the autocovariances (sums
+    over n) and the bandwidth m = 2·m̂, m̂ the first lag after which ``kn`` autocorrelations in a row
+    stay below 2·√(log₁₀ n/n). The one home of the bandwidth of :func:`optimal_block_length`,
+    :func:`order_block_length` and the design effect along an order (:func:`_long_run_ratio`)."""
     x = np.asarray(x, dtype=np.float64)
     n = x.size
     eps = x - x.mean()
@@ -128,6 +130,8 @@ def _pw_terms(x) -> tuple[float, float, int, int]:
     m_max = int(math.ceil(math.sqrt(n))) + kn
     cv = 2 * math.sqrt(np.log10(n) / n)
     acv = np.zeros(m_max + 1)
+    if not eps @ eps > 0:  # a constant series: no autocorrelation to cut at
+        return acv, 1, int(b_max)
     abs_acorr = np.zeros(m_max + 1)
     opt_m = None
     for i in range(m_max + 1):
@@ -139,14 +143,24 @@ def _pw_terms(x) -> tuple[float, float, int, int]:
         if i >= kn and opt_m is None and np.all(abs_acorr[i - kn:i] < cv):
             opt_m = i - kn
     m = 2 * max(opt_m, 1) if opt_m is not None else m_max
-    m = min(m, m_max)
+    return acv, min(m, m_max), int(b_max)
+
+
+def _flat_top_weights(m: int) -> np.ndarray:
+    """The flat-top window λ(k/m), k = 1 … m: 1 up to m/2, then 2(1 − k/m)."""
+    return np.array([1.0 if k / m <= 0.5 else 2.0 * (1.0 - k / m) for k in range(1, m + 1)])
+
+
+def _pw_terms(x) -> tuple[float, float, int, int]:
+    """(G, σ̂², the cap, n) of :func:`optimal_block_length`: the flat-top sums of |k|·γ̂_k and of
+    γ̂_k over |k| ≤ m (:func:`_flat_top`)."""
+    acv, m, b_max = _flat_top(x)
     g = 0.0
     lr = acv[0]
-    for k in range(1, m + 1):
-        lam = 1.0 if k / m <= 0.5 else 2.0 * (1.0 - k / m)
+    for k, lam in enumerate(_flat_top_weights(m), start=1):
         g += 2.0 * lam * k * acv[k]
         lr += 2.0 * lam * acv[k]
-    return float(g), float(lr), int(b_max), int(n)
+    return float(g), float(lr), b_max, int(np.size(x))
 
 
 #: the largest share of the long-run variance of a block's sum that the blocks of ``order=`` may
@@ -194,24 +208,15 @@ floor\Big),
     return ell, kappa / ell
 
 
-@serial_blas()  # as _pw_terms
 def _long_run_ratio(x: np.ndarray) -> tuple[float, np.ndarray]:
     """(σ²_LR/γ̂₀, ρ̂_1 … ρ̂_m): the long-run variance of the mean of ``x`` over its variance, with
-    the flat-top window and the bandwidth of :func:`optimal_block_length`, and the
-    autocorrelations up to that bandwidth."""
-    n = x.size
-    eps = x - x.mean()
-    kn = max(5, int(np.log10(n)))
-    m_max = int(math.ceil(math.sqrt(n))) + kn
-    cv = 2 * math.sqrt(np.log10(n) / n)
-    g0 = float(eps @ eps) / n
-    if g0 == 0:
+    the flat-top window and the bandwidth of :func:`optimal_block_length` (:func:`_flat_top`), and
+    the autocorrelations up to that bandwidth."""
+    acv, m, _ = _flat_top(x)
+    if acv[0] == 0:
         return 1.0, np.zeros(0)
-    rho = np.array([float(eps[k:] @ eps[:n - k]) / n / g0 for k in range(m_max + 1)])
-    opt = next((i - kn for i in range(kn, m_max + 1) if np.all(np.abs(rho[i - kn:i]) < cv)), None)
-    m = min(2 * max(opt, 1) if opt is not None else m_max, m_max)
-    lam = np.array([1.0 if k / m <= 0.5 else 2.0 * (1.0 - k / m) for k in range(1, m + 1)])
-    return float(max(1.0 + 2.0 * np.sum(lam * rho[1:m + 1]), 1e-12)), rho[1:m + 1]
+    rho = acv[1:m + 1] / acv[0]
+    return float(max(1.0 + 2.0 * np.sum(_flat_top_weights(m) * rho), 1e-12)), rho
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,22 @@ import numpy as np
 from scipy import stats as st
 
 from ..core._checks import as_float_array, check_choice, check_E_u, check_int
-from ..binning import make_bins, resolve_n_bins, strata_bins
+from ..binning import default_n_bins as bin_count, make_bins, resolve_n_bins, strata_bins
 from ._coverage import quantile_factor, wilson_interval
 
 __all__ = ["default_n_bins", "BinnedDiagnostic", "binned_halfwidths", "binned", "ValidBinsTest", "LocalScores"]
 
 
 def default_n_bins(m: int) -> int:
-    """ErrViewLib's default bin count of the local diagnostics: max(min(⌊M/150⌋, 15), 2)."""
-    return max(min(m // 150, 15), 2)
+    """Deprecated spelling of ``mcref.binning.default_n_bins(m, rule="local")``, the local
+    diagnostics' bin count max(min(⌊M/150⌋, 15), 2) (one function holds both default rules)."""
+    import warnings
+
+    from ..core._warnings import MCRefDeprecationWarning
+
+    warnings.warn(MCRefDeprecationWarning('mcref.diagnostics.default_n_bins(m) is now spelled '
+                                          'mcref.binning.default_n_bins(m, rule="local")'), stacklevel=2)
+    return bin_count(m, rule="local")
 
 
 @dataclass(frozen=True)
@@ -175,7 +182,7 @@ def binned(E, u, x, n_bins, binning, log, min_count, cuts="mcref", slide=False, 
             raise ValueError(f"`x` must have the same length as `E` ({E.size}), got {v.size}")
         var = "x"
     m = E.size
-    n_bins = default_n_bins(m) if n_bins is None else check_int(n_bins, "n_bins", minimum=1)
+    n_bins = bin_count(m, rule="local") if n_bins is None else check_int(n_bins, "n_bins", minimum=1)
     if log is None:
         log = bool(np.all(v > 0))
     if slide:

@@ -54,7 +54,7 @@ def lzisd(E, u, x=None, *, n_bins: int | None = None, binning: str = "equal", lo
     (:func:`mcref.bootstrap`, statistic VarZ) mapped to 1/√V, with the bias correction and the
     jackknife acceleration of 1/sd(Z) itself.
 
-    Common options of the binned diagnostics: ``n_bins`` (default :func:`default_n_bins`),
+    Common options of the binned diagnostics: ``n_bins`` (default ``mcref.binning.default_n_bins(M, rule="local")``),
     ``binning`` ("equal", "adaptive", or "strata": one bin per distinct value of a discrete
     binning variable, strata below ``min_count`` points merged, :func:`mcref.binning.strata_bins`,
     ErrViewLib's ``plotStrat*``), ``log`` (log grid of adaptive bins), ``min_count``

@@ -35,7 +35,6 @@ from scipy import special
 from ..core._checks import check_int, check_probability, check_seed
 from ..binning import bin_starts, default_n_bins, resolve_n_bins
 from ..parallel import parallel_kernel
-from ..diagnostics import default_n_bins as local_n_bins
 from ..kernels import ensemble as KE
 from ..kernels.rng import chunk_states
 from ..core._warnings import TieOrderWarning
@@ -135,9 +134,9 @@ class EnsembleVerdict:
 
 def rank_bins(n: int) -> np.ndarray:
     """Starts of the equal-count bins of the local coverage: those of :func:`mcref.diagnostics.lcp`
-    with its default bins (:func:`mcref.diagnostics.default_n_bins`, max(min(⌊n/150⌋, 15), 2),
+    with its default bins (:func:`mcref.binning.default_n_bins` with ``rule="local"``, max(min(⌊n/150⌋, 15), 2),
     cut at ⌊n i/N + ½⌋)."""
-    return bin_starts(n, resolve_n_bins(n, local_n_bins(n), min_count=30, shrink=True))
+    return bin_starts(n, resolve_n_bins(n, default_n_bins(n, rule="local"), min_count=30, shrink=True))
 
 
 def swapped_sets(y, samples, n_swaps: int, seed=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
