@@ -1,3 +1,13 @@
 """Posteriors of vector parameters: simulation-based calibration per parameter and jointly,
 TARP, sharpness, and one verdict of exact size by the swap null (docs/methods.md, "Posteriors
-of vector parameters")."""
+of vector parameters").
+
+* :func:`sbc` — the simulate → infer → check loop as a study (seeded cells, in parallel,
+  resumable from a store); :func:`sbc_draws` its arrays; :func:`gaussian_linear_sbc` a toy;
+* :func:`read_posterior` — the truth (N, d) and draws (N, S, d) from long tables (CSV,
+  Parquet), arrays or ArviZ InferenceData.
+"""
+
+from ._inputs import read_posterior
+
+__all__ = ["read_posterior"]
