@@ -506,12 +506,7 @@ def ucme(y, loc=None, scale=None, *, samples=None, family: Literal["normal", "la
     Notes
     -----
     docs/methods.md, "Kernel calibration error (SKCE)": the estimator of CalibrationErrors.jl
-    (``UCME``), O(M·J).
-
-    References
-    ----------
-    .. [1] D. Widmann, F. Lindsten and D. Zachariah, "Calibration tests beyond
-       classification", ICLR 2021. https://openreview.net/forum?id=-bxf89v3Nx
+    (``UCME``), O(M·J); the reference is :func:`skce`'s (Widmann, Lindsten & Zachariah, ICLR 2021).
 
     Examples
     --------

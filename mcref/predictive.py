@@ -595,10 +595,8 @@ def from_quantiles(y, quantiles, levels, *, x=None, name: str = "", alpha: float
         Predicted quantiles, one column per level, non-decreasing along each row.
     levels : sequence of K floats
         The levels τ, strictly increasing, in (0, 1).
-    x : array_like, shape (M,), optional
-        Input feature for the local coverage along x.
-    name : str, optional
-    alpha : float, default: 0.05
+    x, name, alpha
+        As :func:`from_intervals`.
 
     Returns
     -------
