@@ -164,6 +164,83 @@ if twice:
 """
 
 
+#: the floor of issue 63's goal: NumPy drawing 10⁹ standard normals (in blocks of 10⁷) in a fresh process
+FLOOR = r"""
+import time, numpy as np
+t0 = time.perf_counter()
+rng = np.random.default_rng(0)
+for _ in range(100):
+    rng.standard_normal(10_000_000)
+print(f"{time.perf_counter() - t0:.2f}")
+"""
+
+#: where a cold first run's seconds go, in one fresh process on a cold cache: the imports, then each
+#: kernel group of validate compiled alone, one after the other (groups share callees: a later group
+#: compiles less than it would alone)
+BREAKDOWN = r"""
+import time
+t0 = time.perf_counter()
+import numpy, scipy.stats, numba, pandas, joblib
+t1 = time.perf_counter()
+import mcref
+from mcref import warmup
+t2 = time.perf_counter()
+print(f"imports of numpy, scipy, numba, pandas, joblib\t{t1 - t0:.2f}")
+print(f"import mcref\t{t2 - t1:.2f}")
+for g in warmup.GROUPS:
+    print(f"compile group {g!r} (after the groups above, one process)\t{warmup.compile_group(g):.2f}")
+"""
+
+#: the kernel groups compiled side by side as the demo does on a cold cache (mcref.precompile's wall)
+PRECOMPILE = r"""
+import time
+t0 = time.perf_counter()
+import mcref
+t1 = time.perf_counter()
+s = mcref.precompile()
+print(f"{t1 - t0:.2f}\t{s if s is not None else float('nan'):.2f}")
+"""
+
+
+def in_fresh_process(script: str, cache: str, cwd: str) -> str:
+    """stdout of ``python -c script`` in a fresh process on the numba cache ``cache``."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env.pop("MCREF_NUMBA_CACHE", None)
+    env.pop("MCREF_PRECOMPILE", None)
+    r = subprocess.run([sys.executable, "-c", script], cwd=cwd, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"a timing script exited {r.returncode}:\n{r.stderr[-3000:]}")
+    return r.stdout
+
+
+def floor_seconds(tmp: str, runs: int = 3) -> float:
+    """The median wall of :data:`FLOOR` (10⁹ normals by NumPy) over ``runs`` fresh processes."""
+    return statistics.median(float(in_fresh_process(FLOOR, os.path.join(tmp, "floor-cache"), tmp))
+                             for _ in range(runs))
+
+
+def breakdown(tmp: str, cold_demo: float | None, warm_demo: float | None) -> None:
+    """Print where a cold ``mcref demo`` spends its seconds: imports, the kernel groups compiled
+    alone (one process) and side by side (``mcref.precompile``, as the demo does), and the demo's
+    own work (its warm run)."""
+    os.makedirs(os.path.join(tmp, "bd-serial"), exist_ok=True)
+    os.makedirs(os.path.join(tmp, "bd-side"), exist_ok=True)
+    rows = [line.split("\t") for line in in_fresh_process(BREAKDOWN, os.path.join(tmp, "bd-serial"), tmp).splitlines()
+            if "\t" in line]
+    imp, side = in_fresh_process(PRECOMPILE, os.path.join(tmp, "bd-side"), tmp).strip().split("\t")
+    print("\nwhere a cold first run's seconds go (fresh processes, each on its own empty cache)\n"
+          "| part | s |\n|---|---|")
+    for name, s in rows:
+        print(f"| {name} | {float(s):.1f} |")
+    print(f"| python start and import mcref, cold cache (the precompile process) | {float(imp):.1f} |")
+    print(f"| the groups side by side (mcref.precompile, as mcref demo on a cold cache) | {float(side):.1f} |")
+    if warm_demo is not None:
+        print(f"| the demo's own work and start (its warm run) | {warm_demo:.1f} |")
+    if cold_demo is not None and warm_demo is not None:
+        print(f"| rest: cold demo − warm demo − side by side | {cold_demo - warm_demo - float(side):.1f} |")
+
+
 def timed(cmd: list[str], cache: str, cwd: str, show: bool = False, plain: bool = False) -> float:
     """Wall seconds of ``cmd`` in a fresh process whose numba cache is ``cache`` (``show``: print
     what the process wrote to stderr; ``plain``: with ``MCREF_PRECOMPILE=0``)."""
@@ -203,6 +280,10 @@ def main(argv: list[str] | None = None) -> int:
                              "cli-plain", "tests"],
                     help="what to time (default: demo validate groups)")
     ap.add_argument("--tests", action="store_true", help="time the test suite only (as --what tests)")
+    ap.add_argument("--no-floor", dest="floor", action="store_false",
+                    help="do not time the floor (NumPy drawing 10^9 normals, median of 3 fresh processes)")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also print where a cold demo's seconds go (imports, each kernel group, the pool)")
     ap.add_argument("rest", nargs="*", help="options for mcref demo (after --)")
     a = ap.parse_args(argv)
     if a.cold < 1 or a.warm < 0:
@@ -234,9 +315,15 @@ def main(argv: list[str] | None = None) -> int:
                 warm.append(timed(cmd, cache, tmp, plain=what.endswith("-plain")))
                 print(f"warm run {i + 1}: {warm[-1]:.1f} s", flush=True)
             summary.append((label, statistics.median(cold), statistics.median(warm) if warm else math.nan))
-    print("\n| what | cold (median s) | warm (median s) |\n|---|---|---|")
+        floor = floor_seconds(tmp) if a.floor else math.nan
+        if a.breakdown:
+            demo = next(((c, w) for (lab, c, w), what in zip(summary, whats) if what == "demo"), (None, None))
+            breakdown(tmp, *demo)
+    if a.floor:
+        print(f"\nfloor: NumPy draws 10^9 standard normals in {floor:.1f} s (median of 3 fresh processes)")
+    print("\n| what | cold (median s) | warm (median s) | cold / floor | warm / floor |\n|---|---|---|---|---|")
     for label, c, w in summary:
-        print(f"| {label} | {c:.1f} | {w:.1f} |")
+        print(f"| {label} | {c:.1f} | {w:.1f} | {c / floor:.2f} | {w / floor:.2f} |")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
