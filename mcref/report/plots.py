@@ -686,3 +686,73 @@ def plot_group_calibration(g, *, ax=None, title: str | None = None):
 
 for _name in [n for n in __all__ if {"E", "u"} <= set(__import__("inspect").signature(globals()[n]).parameters)]:
     globals()[_name] = dataset_args(globals()[_name])  # a Dataset in place of E (_checks.dataset_args)
+
+
+__all__ += ["plot_posterior"]
+
+
+def plot_posterior(check, *, axes=None, seed=0):
+    """A :class:`mcref.posterior.PosteriorCheck` in three panels, each an ECDF − t curve with the
+    simultaneous 95 % band of N uniform values (:func:`mcref.calibration.uniformity`; one band per
+    panel, every curve has the same N): the ranks of each parameter (SBC); the joint ranks
+    (projections on pair sums and differences, depth, surprisal: ``check.joint_ranks``, those
+    outside the band named, the others grey); TARP's ECP(α) − α (ECP is the ECDF of the f_i:
+    Lemos et al. 2023). ``axes``: three axes, or two (no joint panel). Returns the axes."""
+    from ..calibration import uniformity
+
+    plt = pyplot()
+    if axes is None:
+        _, axes = plt.subplots(1, 3, figsize=(13.5, 3.9))
+    colors = plt.get_cmap("tab10").colors
+    ranks = np.asarray(check.ranks, dtype=float)
+    n = ranks.shape[0]
+    cols = [(name, ranks[:, j]) for j, name in enumerate(check.names)]
+    _ecdf_panel(axes[0], [uniformity(c, seed=seed) for _, c in cols], [nm for nm, _ in cols], colors, True)
+    axes[0].set_xlabel("t (normalized rank of the truth)")
+    axes[0].set_title(f"SBC per parameter (N = {n})", fontsize=9)
+    if len(axes) > 2:
+        joint = [(k, np.asarray(v, dtype=float)) for k, v in check.joint_ranks.items() if k != "TARP"]
+        _ecdf_panel(axes[1], [uniformity(c, seed=seed) for _, c in joint], [k for k, _ in joint], colors, False)
+        axes[1].set_xlabel("t (normalized rank)")
+        axes[1].set_title("Joint ranks: projections, depth" + (", surprisal" if "surprisal" in check.joint_ranks
+                                                                 else ""), fontsize=9)
+    at = axes[-1]
+    tarp = check.tarp
+    alpha, ecp = np.asarray(tarp.alpha, dtype=float), np.asarray(tarp.ecp, dtype=float)
+    h = uniformity(np.clip(np.asarray(tarp.f, dtype=float), 0.0, 1.0), seed=seed).h
+    band = h * np.sqrt(alpha * (1 - alpha) / n)
+    at.fill_between(alpha, -band, band, color="0.6", alpha=0.3, lw=0, label="simultaneous 95 %")
+    at.plot(alpha, ecp - alpha, color="tab:purple", lw=1.6, label="ECP(α) − α")
+    _ecdf_axes(at, "ECP − α")
+    at.set_xlabel("α (credibility level)")
+    at.set_title("TARP: expected coverage, jointly", fontsize=9)
+    at.figure.suptitle(f"Posterior check: {check.verdict} (p = {check.pvalue:.3g}, {check.n_swaps} swaps)", fontsize=10)
+    at.figure.tight_layout()
+    return axes
+
+
+def _ecdf_axes(ax, ylabel: str) -> None:
+    ax.axhline(0, color="0.3", lw=0.8)
+    ax.set_xlim(0, 1)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best", framealpha=0.7)
+
+
+def _ecdf_panel(ax, bands, labels, colors, every: bool) -> None:
+    """ECDF − t curves with the first one's simultaneous band; ``every``: a colour and a legend
+    entry per curve, else only for the curves outside the band (the others thin and grey)."""
+    if not bands:
+        ax.text(0.5, 0.5, "no joint ranks", ha="center", va="center", transform=ax.transAxes)
+        return
+    r = bands[0]
+    ax.fill_between(r.grid, -r.simultaneous, r.simultaneous, color="0.6", alpha=0.3, lw=0, label="simultaneous 95 %")
+    k = 0
+    for u, name in zip(bands, labels):
+        if every or not u.inside:
+            ax.plot(u.grid, u.deviation, color=colors[k % 10], lw=1.1 if u.inside else 1.7,
+                    label=name + ("" if u.inside else " (outside)"))
+            k += 1
+        else:
+            ax.plot(u.grid, u.deviation, color="0.45", lw=0.7)
+    _ecdf_axes(ax, "ECDF − t")
