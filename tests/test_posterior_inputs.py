@@ -150,5 +150,9 @@ def test_cli_posterior(tmp_path, capsys, arrays):
     assert main(["posterior", *args, "--seed", "5"]) == 0
     text = capsys.readouterr().out
     assert "seed: 5 (--seed 5 repeats this run)" in text
+    pytest.importorskip("matplotlib")
+    assert main(["posterior", *args, "--seed", "5", "--out", str(tmp_path / "fig.png")]) == 0
+    assert (tmp_path / "fig.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    capsys.readouterr()
     assert main(["posterior", str(tmp_path / "t.csv"), str(tmp_path / "d.csv"), "--params", "mu,nope"]) == 2
     assert "'nope', which is missing" in capsys.readouterr().err
