@@ -4,3 +4,9 @@ against sample sets").
 Two sets X (n × d) and Y (m × d): one law or two? Each statistic (MMD², energy distance,
 Fréchet distance, precision/recall/density/coverage, C2ST) is judged against its value on
 permutations of the pooled sample, the exact null "one law" at these n and m."""
+
+from ._permutation import TwoSampleJoint, TwoSampleRow, TwoSampleTable, two_sample
+from ._two_sample import c2st, energy_distance, frechet_distance, frechet_distance_inf, median_heuristic, mmd
+
+__all__ = ["mmd", "energy_distance", "frechet_distance", "frechet_distance_inf", "c2st", "median_heuristic",
+           "two_sample", "TwoSampleTable", "TwoSampleRow", "TwoSampleJoint"]
