@@ -181,10 +181,16 @@ def rank_calibration(truth, samples, *, seed=None, logpdf: Callable[[np.ndarray,
         raise ValueError("`samples` must hold at least one sample per case")
     check_finite_cases(t, "truth")
     check_finite_cases(s, "samples")
-    below = (s < t[:, None]).sum(axis=1)
-    ties = (s == t[:, None]).sum(axis=1)
-    r = below + np.floor(rng.uniform(size=t.size) * (ties + 1))
-    return (r + rng.uniform(size=t.size)) / (s.shape[1] + 1)
+    return randomized_ranks((s < t[:, None]).sum(axis=1), (s == t[:, None]).sum(axis=1), s.shape[1], rng)
+
+
+def randomized_ranks(below: np.ndarray, ties: np.ndarray, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+    r"""The randomized ranks of :func:`rank_calibration` from the counts of samples below
+    (``below``) and equal to (``ties``) each truth among ``n_samples``:
+    c = (below + ⌊U·(ties + 1)⌋ + V)/(n_samples + 1), U and V uniform from ``rng`` (U for all
+    cases first, then V): the same bits as :func:`rank_calibration` given the same generator."""
+    r = below + np.floor(rng.uniform(size=below.size) * (ties + 1))
+    return (r + rng.uniform(size=below.size)) / (n_samples + 1)
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ Under calibration the truth θ*_i of case i is exchangeable with its S draws, so
 chooses, per case, which of the S + 1 vectors plays the truth. Every statistic of the check is a
 function of the ranks of scalar functions h_f that are symmetric in the case's S + 1 vectors
 (a parameter, a projection, a distance to a reference, a depth, a surprisal). After one sort per
-case and function (:func:`rank_table`: for every vector j its count of smaller values ``lo`` and
-of equal values ``cnt``), a swap's rank is a lookup (:func:`swap_block`):
+case and function (:func:`rank_table`: for every vector j its count of smaller values and of
+equal values), a swap's rank is a lookup (:func:`swap_block`):
 
 .. math::
 
@@ -14,9 +14,10 @@ of equal values ``cnt``), a swap's rank is a lookup (:func:`swap_block`):
     T \sim U\{0, …, cnt_{ijf} - 1\},\; V \sim U(0, 1)
 
 one j per (set, case) shared by all functions (the swap is of whole vectors), T and V per
-(set, case, function) (the randomized rank of :func:`mcref.rank_calibration`). The sets
-accumulate, per function, counts of u' on :data:`N_FINE` equal bins of [0, 1], Σu' and
-Σ|u' − ½|: every statistic of the check is a function of these (B sets cost O(B·N·F)).
+(set, case, function) (the randomized rank of :func:`mcref.rank_calibration`; V only where it
+can move u' across a bin edge). The sets accumulate, per function, the counts of u' on
+:data:`N_FINE` equal bins of [0, 1]: every statistic of the verdict is a function of these
+(B sets cost O(B·N·F)). :func:`case_moments` gives each case's means and covariances.
 
 Sets are split into chunks of :data:`CHUNK`; chunk c draws from its own xoshiro256** state
 ``states[c]`` (docs/methods.md, "Random numbers") and writes its own rows, the cases in order,
@@ -49,30 +50,119 @@ def _below(st, r, halves, b):
     return j, st, r, halves
 
 
-@njit(**NJIT_EXACT_PARALLEL)
-def rank_table(V, lo, cnt):
-    """For every case i, function f and vector j of ``V`` (nb, F, S + 1): ``lo[i, j, f]`` the number of
-    values of row (i, f) strictly below ``V[i, f, j]`` and ``cnt[i, j, f]`` the number equal to it
-    (itself included): one sort per row."""
-    nb, F, S1 = V.shape
-    for t in prange(nb * F):
-        i = t // F
-        f = t - i * F
-        row = V[i, f]
-        o = np.argsort(row)
-        p = 0
-        while p < S1:
-            q = p + 1
-            while q < S1 and row[o[q]] == row[o[p]]:
-                q += 1
-            for k in range(p, q):
-                lo[i, o[k], f] = p
-                cnt[i, o[k], f] = q - p
-            p = q
+#: bits of one radix digit (six passes cover the 64 bits of a key)
+_DIGIT = 11
 
 
 @njit(**NJIT_EXACT)
-def _swap_chunk(lo, cnt, state, first, count, counts, s1, s2):
+def _radix_order(vals, keys, keys2, idx, idx2, hist):
+    """``idx`` = the order of ``vals`` (float64, no NaN): LSD radix sort of their order-preserving
+    64-bit keys (sign bit flipped for positives, all bits for negatives), :data:`_DIGIT` bits a
+    pass, a pass skipped when one bucket holds every key. Stable; −0.0 sorts before +0.0 (equal
+    values: the caller groups ties by value)."""
+    n = vals.shape[0]
+    b = vals.view(np.uint64)
+    top = uint64(1) << uint64(63)
+    for p in range(n):
+        x = b[p]
+        keys[p] = ~x if x & top else x | top
+        idx[p] = p
+    mask = uint64((1 << _DIGIT) - 1)
+    for sh in range(0, 64, _DIGIT):
+        hist[:] = 0
+        for p in range(n):
+            hist[np.int64((keys[p] >> uint64(sh)) & mask)] += 1
+        if hist[np.int64((keys[0] >> uint64(sh)) & mask)] == n:
+            continue
+        acc = 0
+        for q in range(hist.shape[0]):
+            c = hist[q]
+            hist[q] = acc
+            acc += c
+        for p in range(n):
+            dg = np.int64((keys[p] >> uint64(sh)) & mask)
+            pos = hist[dg]
+            hist[dg] = pos + 1
+            keys2[pos] = keys[p]
+            idx2[pos] = idx[p]
+        for p in range(n):
+            keys[p] = keys2[p]
+            idx[p] = idx2[p]
+
+
+@njit(**NJIT_EXACT)
+def _case_values(truth, draws, i, sd, ref, pairs, W, depth, mean, scores, out):
+    """The F functions of case i's S + 1 vectors (0: the truth) into ``out`` (F, S + 1): the d
+    parameters, the standardized pair sums and differences, TARP's standardized distance to
+    ``ref``, the depth (z − z̄)ᵀW(z − z̄) when ``depth``, the surprisal ``scores`` when given."""
+    S1 = draws.shape[1] + 1
+    d = truth.shape[1]
+    P = pairs.shape[0]
+    z = np.empty(d)
+    for j in range(S1):
+        for k in range(d):
+            x = truth[i, k] if j == 0 else draws[i, j - 1, k]
+            out[k, j] = x
+            z[k] = x / sd[k]
+        for q in range(P):
+            a = pairs[q, 0]
+            b = pairs[q, 1]
+            out[d + 2 * q, j] = z[a] + z[b]
+            out[d + 2 * q + 1, j] = z[a] - z[b]
+        f = d + 2 * P
+        acc = 0.0
+        for k in range(d):
+            e = z[k] - ref[k] / sd[k]
+            acc += e * e
+        out[f, j] = math.sqrt(acc)
+        f += 1
+        if depth:
+            acc = 0.0
+            for k in range(d):
+                ck = z[k] - mean[k] / sd[k]
+                for l in range(d):
+                    acc += ck * W[k, l] * (z[l] - mean[l] / sd[l])
+            out[f, j] = acc
+            f += 1
+        if scores.shape[0] > 0:
+            out[f, j] = scores[i, j]
+
+
+@njit(**NJIT_EXACT_PARALLEL)
+def rank_table(truth, draws, i0, sd, refs, pairs, Ws, depth, means, scores, lo, cnt):
+    """For the cases i0 … i0 + nb − 1 (nb = ``lo.shape[0]``), every function f (:func:`_case_values`)
+    and vector j: ``lo[i − i0, j, f]`` twice the number of the case's S + 1 values of f strictly below
+    vector j's, plus 1 when another value equals it, and ``cnt[i − i0, j, f]`` the number equal to it
+    (itself included; the swaps read it for tied values only): one radix sort per
+    case and function. ``Ws`` (nb, d, d) the depth's precision matrices of the standardized vectors
+    (used when ``depth``), ``means`` (nb, d) the cases' pooled means, ``scores`` (N, S + 1) the
+    surprisals (0 rows: none)."""
+    nb, S1, F = lo.shape
+    for t in prange(nb):
+        i = i0 + t
+        vals = np.empty((F, S1))
+        _case_values(truth, draws, i, sd, refs[i], pairs, Ws[t], depth, means[t], scores, vals)
+        keys = np.empty(S1, dtype=np.uint64)
+        keys2 = np.empty(S1, dtype=np.uint64)
+        idx = np.empty(S1, dtype=np.int64)
+        idx2 = np.empty(S1, dtype=np.int64)
+        hist = np.empty(1 << _DIGIT, dtype=np.int64)
+        for f in range(F):
+            row = vals[f]
+            _radix_order(row, keys, keys2, idx, idx2, hist)
+            p = 0
+            while p < S1:
+                q = p + 1
+                while q < S1 and row[idx[q]] == row[idx[p]]:
+                    q += 1
+                for k in range(p, q):
+                    lo[t, idx[k], f] = 2 * p + (1 if q - p > 1 else 0)
+                    cnt[t, idx[k], f] = q - p
+                p = q
+
+
+@njit(**NJIT_EXACT)
+def _swap_chunk(lo, cnt, state, first, count, counts, i0, jout):
     nb, S1, F = lo.shape
     G = counts.shape[2]
     st = load_state(state)
@@ -81,32 +171,71 @@ def _swap_chunk(lo, cnt, state, first, count, counts, s1, s2):
     for i in range(nb):
         for k in range(first, first + count):
             j, st, r, halves = _below(st, r, halves, S1)
+            if jout.shape[0] > 0:
+                jout[k, i0 + i] = j
             for f in range(F):
-                rank = lo[i, j, f]
-                c = cnt[i, j, f]
-                if c > 1:
-                    t, st, r, halves = _below(st, r, halves, c)
+                v = lo[i, j, f]
+                rank = v >> 1
+                if v & 1:  # tied (rare): cnt is read only then
+                    t, st, r, halves = _below(st, r, halves, cnt[i, j, f])
                     rank += t
-                w, st = step(st)
-                u = (rank + np.float64(w >> uint64(11)) * (1.0 / 9007199254740992.0)) / S1
-                g = min(np.int64(u * G), G - 1)
+                g = (rank * G) // S1
+                if ((rank + 1) * G - 1) // S1 != g:  # the rank's interval straddles a bin edge: V decides
+                    w, st = step(st)
+                    u = (rank + np.float64(w >> uint64(11)) * (1.0 / 9007199254740992.0)) / S1
+                    g = min(np.int64(u * G), G - 1)
                 counts[k, f, g] += 1
-                s1[k, f] += u
-                s2[k, f] += abs(u - 0.5)
     store_state(state, st)
 
 
 @njit(**NJIT_EXACT_PARALLEL)
-def swap_block(lo, cnt, states, n_total, counts, s1, s2):
-    """Add one block of cases (``lo``, ``cnt`` of :func:`rank_table`, (nb, S + 1, F)) to the
-    accumulators of every swapped set: ``counts`` (n_total, F, G) the counts of u' per bin,
-    ``s1``, ``s2`` (n_total, F) Σu' and Σ|u' − ½|. Chunk c (:data:`CHUNK` sets, the last one cut
-    at ``n_total``) reads and advances ``states[c]`` only, and writes its own rows."""
+def swap_block(lo, cnt, states, n_total, counts, i0, jout):
+    """Add one block of cases (``lo``, ``cnt`` of :func:`rank_table`, (nb, S + 1, F)) to the counts
+    ``counts`` (n_total, F, G) of every swapped set's u' on the G fine bins. A rank r whose
+    interval [r, r + 1)·G/(S + 1) lies in one bin needs no V (its bin is ⌊rG/(S + 1)⌋ whatever V);
+    the others draw V. Chunk c (:data:`CHUNK` sets, the last one cut at ``n_total``) reads and
+    advances ``states[c]`` only, and writes its own rows. ``jout`` (n_total, N), when it has rows,
+    records which vector played the truth in set k for case i0 + i (for the tests)."""
     for c in prange(states.shape[0]):
         start = c * CHUNK
         count = min(CHUNK, n_total - start)
         if count > 0:
-            _swap_chunk(lo, cnt, states[c], start, count, counts, s1, s2)
+            _swap_chunk(lo, cnt, states[c], start, count, counts, i0, jout)
+
+
+@njit(**NJIT_EXACT_PARALLEL)
+def case_moments(truth, draws, pmean, pcov, dmean, dvar, lo, hi):
+    """Per case i: the mean ``pmean[i]`` and covariance ``pcov[i]`` (divisor S) of its S + 1 pooled
+    vectors, the mean ``dmean[i]`` and variance ``dvar[i]`` (divisor S − 1) of its S draws, the
+    pooled minimum ``lo[i]`` and maximum ``hi[i]``: two passes each."""
+    N, S, d = draws.shape
+    for i in prange(N):
+        for k in range(d):
+            s = 0.0
+            mn = truth[i, k]
+            mx = truth[i, k]
+            for j in range(S):
+                x = draws[i, j, k]
+                s += x
+                mn = min(mn, x)
+                mx = max(mx, x)
+            dmean[i, k] = s / S
+            pmean[i, k] = (s + truth[i, k]) / (S + 1)
+            lo[i, k] = mn
+            hi[i, k] = mx
+            acc = 0.0
+            for j in range(S):
+                e = draws[i, j, k] - dmean[i, k]
+                acc += e * e
+            dvar[i, k] = acc / (S - 1)
+        for k in range(d):
+            for l in range(k, d):
+                e0 = truth[i, k] - pmean[i, k]
+                acc = e0 * (truth[i, l] - pmean[i, l])
+                for j in range(S):
+                    acc += (draws[i, j, k] - pmean[i, k]) * (draws[i, j, l] - pmean[i, l])
+                pcov[i, k, l] = acc / S
+                pcov[i, l, k] = acc / S
 
 
 @njit(**NJIT_EXACT_PARALLEL)

@@ -25,7 +25,7 @@ from ..calibration import uniformity
 from ..core._checks import check_finite_cases, check_int, check_probability, check_seed
 from ..verdict._ensemble import MIN_N_SWAPS
 from ..verdict._joint import joint_tests
-from ._swap import Layout, energy_score, layout, run_swaps, uniformity_stats
+from ._swap import Layout, chi2_bins, count_ranks, energy_score, layout, moments, run_swaps, uniformity_stats
 from ._args import check_names, check_posterior, check_prior_draws, check_references, surprisal_scores
 from ._words import UNINFORMATIVE, joint_findings, parameter_finding
 
@@ -67,9 +67,10 @@ class ParameterRow:
 @dataclass(frozen=True, eq=False)
 class TarpResult:
     """TARP (Lemos et al. 2023): ``f`` (N,) the fraction of each case's draws strictly closer to
-    its reference point than the truth (standardized distances, before any randomization), the
-    ECP curve ``ecp`` = mean(f < α) on the grid ``alpha`` of [0, 1], the ``references`` (N, d),
-    the randomized ranks' grid KS ``statistic`` and its swap-null ``p``."""
+    its reference point than the truth (distances of the standardized vectors θ/``scale``, before
+    any randomization), the ECP curve ``ecp`` = mean(f < α) on the grid ``alpha`` of [0, 1], the
+    ``references`` (N, d), the randomized ranks' grid KS ``statistic`` and its swap-null ``p``;
+    ``scale`` (d,) the pooled sd of each parameter."""
 
     f: np.ndarray = field(repr=False)
     alpha: np.ndarray = field(repr=False)
@@ -77,6 +78,7 @@ class TarpResult:
     references: np.ndarray = field(repr=False)
     statistic: float = float("nan")
     p: float = float("nan")
+    scale: np.ndarray | None = field(default=None, repr=False)
 
     def ecp_at(self, alpha) -> np.ndarray:
         """ECP(α) = mean(f < α) at any α."""
@@ -275,8 +277,6 @@ def _z(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _rows(names, u, ks_p_swap, chi_p_swap, alpha: float) -> tuple[ParameterRow, ...]:
-    from ._swap import chi2_bins
-
     n, d = u.shape
     skew, skew_z, spread, spread_z = _z(u)
     rows = []
@@ -292,11 +292,11 @@ def _rows(names, u, ks_p_swap, chi_p_swap, alpha: float) -> tuple[ParameterRow, 
     return tuple(rows)
 
 
-def _sharpness(truth, draws, run, prior) -> Sharpness:
+def _sharpness(truth, draws, mom, prior) -> Sharpness:
     contraction = None
     if prior is not None:
-        contraction = tuple(float(c) for c in 1.0 - run.post_var.mean(axis=0) / prior.var(axis=0, ddof=1))
-    rmse = tuple(float(r) for r in np.sqrt(((run.post_mean - truth) ** 2).mean(axis=0)))
+        contraction = tuple(float(c) for c in 1.0 - mom.dvar.mean(axis=0) / prior.var(axis=0, ddof=1))
+    rmse = tuple(float(r) for r in np.sqrt(((mom.dmean - truth) ** 2).mean(axis=0)))
     es, how = energy_score(truth, draws)
     return Sharpness(contraction, rmse, es, how)
 
@@ -376,12 +376,14 @@ def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
     Examples
     --------
     >>> rng = np.random.default_rng(0)
-    >>> theta = rng.normal(size=(300, 2))
-    >>> draws = theta[:, None, :] + rng.normal(size=(300, 50, 2))   # the truth ± N(0, 1): ...
-    >>> draws -= rng.normal(size=(300, 1, 2)) * 0 + (draws.mean(axis=1, keepdims=True) - theta[:, None, :]) * 0
-    >>> check = from_posterior(rng.normal(size=(300, 2)), rng.normal(size=(300, 50, 2)), n_swaps=99, seed=1)
+    >>> mu = rng.normal(size=(300, 2))                      # each case's posterior: N(mu_i, I)
+    >>> truth = mu + rng.normal(size=(300, 2))              # the truth drawn from it: calibrated
+    >>> check = from_posterior(truth, mu[:, None, :] + rng.normal(size=(300, 50, 2)), n_swaps=99, seed=1)
     >>> check.verdict, check.ranks.shape, check.tarp.f.shape
     ('valid', (300, 2), (300,))
+    >>> narrow = from_posterior(truth, mu[:, None, :] + 0.5 * rng.normal(size=(300, 50, 2)), n_swaps=99, seed=1)
+    >>> narrow.verdict, narrow.parameters[0].direction
+    ('invalid', 'overconfident')
     """
     t, x = check_posterior(truth, draws)
     N, S, d = x.shape
@@ -393,12 +395,11 @@ def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
     max_pairs = check_int(max_pairs, "max_pairs", minimum=0)
     ss = check_seed(seed)
     scores = surprisal_scores(logpdf, t, x)
-    s_par, s_fun, s_ref, s_swap = ss.spawn(4)
-    lay = layout(t, x, nm, references=refs, with_surprisal=scores is not None, max_pairs=max_pairs, seed_seq=s_ref)
-    run = run_swaps(t, x, lay, scores, n_swaps, [s_par, s_fun, s_swap])
-    from ._swap import count_ranks
-
-    obs = uniformity_stats(count_ranks(run.u)[0], N)
+    s_rank, s_ref, s_swap = ss.spawn(3)
+    mom = moments(t, x)
+    lay = layout(mom, nm, N, references=refs, with_surprisal=scores is not None, max_pairs=max_pairs, seed_seq=s_ref)
+    run = run_swaps(t, x, lay, mom, scores, n_swaps, s_rank, s_swap)
+    obs = uniformity_stats(count_ranks(run.u), N)
     sims = uniformity_stats(run.counts, N)
     tests = _tests(lay, obs, sims)
     res = joint_tests(np.stack([s for *_, s in tests]), np.array([o for _, _, o, _ in tests]), "greater",
@@ -408,8 +409,8 @@ def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
     rows = _rows(nm, run.u[:, :d], [pk[f"{n} KS"] for n in nm], [pk[f"{n} chi2"] for n in nm], alpha)
     tcol = int(lay.index("tarp")[0])
     tarp = TarpResult(run.f, TARP_GRID.copy(), np.mean(run.f[:, None] < TARP_GRID[None, :], axis=0), lay.references,
-                      float(obs[1][tcol]), float(pk["TARP KS"]))
-    sharp = _sharpness(t, x, run, prior)
+                      float(obs[1][tcol]), float(pk["TARP KS"]), lay.sd)
+    sharp = _sharpness(t, x, mom, prior)
     verdict = "invalid" if res.p <= alpha else "valid"
     findings = joint_findings(verdict, rows, joint, _most_off(lay, run.u, obs[1]), sharp.contraction, nm, alpha)
     extra = {lay.labels[f]: run.u[:, f].copy() for f in range(d, len(lay.kinds))}

@@ -14,9 +14,9 @@ in the S + 1 vectors, in this order:
 
 The cases are read in blocks of fixed size (:func:`block_size`: a function of N, S and the
 number of functions only, not of the threads): per block one sort per case and function
-(:func:`mcref.kernels.posterior.rank_table`), the observed randomized ranks
-(:func:`mcref.rank_calibration`) and every swapped set's counts
-(:func:`mcref.kernels.posterior.swap_block`).
+(:func:`mcref.kernels.posterior.rank_table`) and every swapped set's counts
+(:func:`mcref.kernels.posterior.swap_block`); the observed randomized ranks follow
+(:func:`mcref.calibration.randomized_ranks`, the ranks of :func:`mcref.rank_calibration`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..calibration import rank_calibration
+from ..calibration import randomized_ranks
 from ..kernels import posterior as KP
 from ..kernels.rng import chunk_states
 from ..parallel import parallel_kernel
 
-__all__ = ["Layout", "SwapRun", "layout", "run_swaps", "count_ranks", "uniformity_stats", "chi2_bins",
-           "energy_score", "block_size"]
+__all__ = ["Layout", "Moments", "SwapRun", "moments", "layout", "run_swaps", "count_ranks", "uniformity_stats",
+           "chi2_bins", "energy_score", "block_size"]
 
 #: values of one block's function table (nb·F·(S + 1)): 16 MB of float64
 BLOCK_VALUES = 1 << 21
@@ -62,55 +62,56 @@ def block_size(n: int, s1: int, n_functions: int) -> int:
     return int(min(n, max(1, BLOCK_VALUES // (n_functions * s1))))
 
 
-def pooled_box(truth: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per parameter the min, max and sd of the N(S + 1) pooled values (truths and draws: a function
-    of each case's multiset of vectors, the same for every swapped set)."""
-    n = truth.shape[0] * (draws.shape[1] + 1)
-    lo = np.minimum(draws.min(axis=(0, 1)), truth.min(axis=0))
-    hi = np.maximum(draws.max(axis=(0, 1)), truth.max(axis=0))
-    sd = np.empty(truth.shape[1])
-    for k in range(truth.shape[1]):
-        m = (draws[:, :, k].sum() + truth[:, k].sum()) / n
-        sd[k] = np.sqrt((((draws[:, :, k] - m) ** 2).sum() + ((truth[:, k] - m) ** 2).sum()) / n)
-    return lo, hi, np.where(sd > 0, sd, 1.0)
+@dataclass(frozen=True)
+class Moments:
+    """Per case (:func:`mcref.kernels.posterior.case_moments`): the pooled S + 1 vectors' mean
+    ``pmean`` (N, d) and covariance ``pcov`` (N, d, d), the draws' mean ``dmean`` and variance
+    ``dvar`` (N, d); over all cases the pooled box ``lo``, ``hi`` and sd ``sd`` (d,) (functions of
+    each case's multiset of vectors: the same for every swapped set)."""
+
+    pmean: np.ndarray
+    pcov: np.ndarray
+    dmean: np.ndarray
+    dvar: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    sd: np.ndarray
 
 
-def _pooled(truth: np.ndarray, draws: np.ndarray, i0: int, i1: int) -> np.ndarray:
-    return np.concatenate([truth[i0:i1, None, :], draws[i0:i1]], axis=1)
+def moments(truth: np.ndarray, draws: np.ndarray) -> Moments:
+    """:class:`Moments` of the data; the pooled sd by the law of total variance over the cases."""
+    N, S, d = draws.shape
+    pm, dm, dv, lo, hi = (np.empty((N, d)) for _ in range(5))
+    pc = np.empty((N, d, d))
+    parallel_kernel(KP.case_moments)(truth, draws, pm, pc, dm, dv, lo, hi)
+    within = np.einsum("ikk->ik", pc).mean(axis=0) * S / (S + 1)
+    sd = np.sqrt(within + ((pm - pm.mean(axis=0)) ** 2).mean(axis=0))
+    return Moments(pm, pc, dm, dv, lo.min(axis=0), hi.max(axis=0), np.where(sd > 0, sd, 1.0))
 
 
-def choose_pairs(truth: np.ndarray, draws: np.ndarray, max_pairs: int) -> np.ndarray:
+def choose_pairs(mom: Moments, max_pairs: int) -> np.ndarray:
     """All pairs a < b when d(d − 1)/2 ≤ ``max_pairs``; else the ``max_pairs`` pairs of largest
     mean absolute correlation of the cases' S + 1 pooled vectors (symmetric in them: the choice
     is the same for every swapped set), ties by index."""
-    d = truth.shape[1]
+    d = mom.sd.size
     a, b = np.triu_indices(d, 1)
     if a.size <= max_pairs:
         return np.stack([a, b], axis=1).astype(np.int64)
-    acc = np.zeros((d, d))
-    step = block_size(truth.shape[0], draws.shape[1] + 1, d)
-    for i0 in range(0, truth.shape[0], step):
-        P = _pooled(truth, draws, i0, min(truth.shape[0], i0 + step))
-        C = P - P.mean(axis=1, keepdims=True)
-        cov = np.einsum("isk,isl->ikl", C, C)
-        sd = np.sqrt(np.einsum("ikk->ik", cov))
-        sd = np.where(sd > 0, sd, 1.0)
-        acc += np.abs(cov / (sd[:, :, None] * sd[:, None, :])).sum(axis=0)
-    score = acc[a, b]
-    order = np.lexsort((np.arange(a.size), -score))[:max_pairs]
-    order.sort()
+    sd = np.sqrt(np.einsum("ikk->ik", mom.pcov))
+    sd = np.where(sd > 0, sd, 1.0)
+    score = np.abs(mom.pcov / (sd[:, :, None] * sd[:, None, :])).mean(axis=0)[a, b]
+    order = np.sort(np.lexsort((np.arange(a.size), -score))[:max_pairs])
     return np.stack([a[order], b[order]], axis=1).astype(np.int64)
 
 
-def layout(truth, draws, names, *, references, with_surprisal: bool, max_pairs: int, seed_seq) -> Layout:
+def layout(mom: Moments, names, n: int, *, references, with_surprisal: bool, max_pairs: int, seed_seq) -> Layout:
     """The functions of the check; ``references`` None draws them uniform in the box of the pooled
-    values (:func:`pooled_box`) from ``seed_seq``."""
-    lo, hi, sd = pooled_box(truth, draws)
+    values from ``seed_seq``."""
     if references is None:
         rng = np.random.default_rng(seed_seq)
-        references = lo + (hi - lo) * rng.uniform(size=truth.shape)
-    d = truth.shape[1]
-    pairs = choose_pairs(truth, draws, max_pairs) if d > 1 else np.empty((0, 2), dtype=np.int64)
+        references = mom.lo + (mom.hi - mom.lo) * rng.uniform(size=(n, mom.sd.size))
+    d = mom.sd.size
+    pairs = choose_pairs(mom, max_pairs) if d > 1 else np.empty((0, 2), dtype=np.int64)
     labels = list(names)
     kinds = ["parameter"] * d
     for a, b in pairs:
@@ -124,51 +125,31 @@ def layout(truth, draws, names, *, references, with_surprisal: bool, max_pairs: 
     if with_surprisal:
         labels.append("surprisal")
         kinds.append("surprisal")
-    return Layout(tuple(labels), tuple(kinds), pairs, sd, np.asarray(references, dtype=np.float64))
+    return Layout(tuple(labels), tuple(kinds), pairs, mom.sd, np.ascontiguousarray(references, dtype=np.float64))
 
 
-def _depth(Z: np.ndarray) -> np.ndarray:
-    """Mahalanobis distances of each case's S + 1 vectors (nb, S + 1, d) to their mean, with their
-    covariance (pseudo-inverse where it is singular)."""
-    C = Z - Z.mean(axis=1, keepdims=True)
-    cov = np.einsum("isk,isl->ikl", C, C) / (Z.shape[1] - 1)
-    try:
-        inv = np.linalg.inv(cov)
-        if not np.all(np.isfinite(inv)):
-            raise np.linalg.LinAlgError
-    except np.linalg.LinAlgError:
-        inv = np.linalg.pinv(cov, hermitian=True)
-    return np.einsum("isk,ikl,isl->is", C, inv, C)
+def precisions(pcov: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """The depth's precision matrices (nb, d, d) of the standardized vectors: the inverse of each
+    case's pooled covariance, its pseudo-inverse where that is singular."""
+    cz = pcov / (sd[:, None] * sd[None, :])
+    out = np.empty_like(cz)
+    for t in range(cz.shape[0]):
+        try:
+            out[t] = np.linalg.inv(cz[t])
+            if not np.all(np.isfinite(out[t])):
+                raise np.linalg.LinAlgError
+        except np.linalg.LinAlgError:
+            out[t] = np.linalg.pinv(cz[t], hermitian=True)
+    return out
 
 
-def block_values(P: np.ndarray, lay: Layout, ref: np.ndarray, scores: np.ndarray | None) -> np.ndarray:
-    """The functions of one block of cases, ``P`` (nb, S + 1, d) pooled: array (nb, F, S + 1)."""
-    nb, s1, d = P.shape
-    V = np.empty((nb, len(lay.kinds), s1))
-    V[:, :d, :] = P.transpose(0, 2, 1)
-    Z = P / lay.sd
-    col = d
-    for a, b in lay.pairs:
-        V[:, col, :] = Z[:, :, a] + Z[:, :, b]
-        V[:, col + 1, :] = Z[:, :, a] - Z[:, :, b]
-        col += 2
-    V[:, col, :] = np.sqrt(((Z - (ref / lay.sd)[:, None, :]) ** 2).sum(axis=2))
-    col += 1
-    if d > 1:
-        V[:, col, :] = _depth(Z)
-        col += 1
-    if scores is not None:
-        V[:, col, :] = scores
-    return V
-
-
-def count_ranks(u: np.ndarray, n_fine: int = KP.N_FINE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The accumulators of the swap kernel for observed ranks ``u`` (N, F): counts (F, G) on the
-    fine bins (bin min(⌊uG⌋, G − 1)), Σu (F,) and Σ|u − ½| (F,)."""
+def count_ranks(u: np.ndarray, n_fine: int = KP.N_FINE) -> np.ndarray:
+    """The swap kernel's counts for observed ranks ``u`` (N, F): (F, G) on the fine bins
+    (bin min(⌊uG⌋, G − 1))."""
     g = np.minimum((u * n_fine).astype(np.int64), n_fine - 1)
     F = u.shape[1]
     counts = np.bincount((g + n_fine * np.arange(F)).ravel(), minlength=F * n_fine).reshape(F, n_fine)
-    return counts, u.sum(axis=0), np.abs(u - 0.5).sum(axis=0)
+    return counts
 
 
 def chi2_bins(n: int) -> int:
@@ -197,62 +178,50 @@ def uniformity_stats(counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray
 
 @dataclass(frozen=True)
 class SwapRun:
-    """The observed ranks ``u`` (N, F), TARP's unrandomized fractions ``f`` (N,), the swapped sets'
-    accumulators (``counts`` (B, F, G), ``s1``, ``s2`` (B, F)) and each case's posterior mean and
-    variance (N, d)."""
+    """The observed ranks ``u`` (N, F), TARP's unrandomized fractions ``f`` (N,) and the swapped
+    sets' counts (``counts`` (B, F, G)); ``swaps`` (B, N) which vector played the truth in each set
+    and case (``record=True`` only)."""
 
     u: np.ndarray
     f: np.ndarray
     counts: np.ndarray
-    s1: np.ndarray
-    s2: np.ndarray
-    post_mean: np.ndarray
-    post_var: np.ndarray
+    swaps: np.ndarray | None = None
 
 
-def run_swaps(truth: np.ndarray, draws: np.ndarray, lay: Layout, scores: np.ndarray | None, n_swaps: int,
-              seeds: list) -> SwapRun:
+def run_swaps(truth: np.ndarray, draws: np.ndarray, lay: Layout, mom: Moments, scores: np.ndarray | None,
+              n_swaps: int, rank_seed, swap_seed, record: bool = False) -> SwapRun:
     """Observed ranks and the ``n_swaps`` swapped sets of every function, block by block.
 
-    ``seeds``: the SeedSequences of the parameters' ranks (one child each), of the other functions'
-    ranks (one Generator each, advanced block by block) and of the swapped sets (their chunk
-    states), in this order."""
+    Function f's observed ranks are :func:`mcref.calibration.randomized_ranks` of the truth's
+    counts below and tied with ``numpy.random.default_rng(rank_seed.spawn(F)[f])``: the ranks
+    :func:`mcref.rank_calibration` gives with that seed (tested); the swapped sets draw from
+    :func:`mcref.kernels.rng.chunk_states` of ``swap_seed``."""
     N, S, d = draws.shape
     F = len(lay.kinds)
-    u = np.empty((N, F))
-    ss_par, ss_fun, ss_swap = seeds
-    for k, kid in enumerate(ss_par.spawn(d)):
-        u[:, k] = rank_calibration(truth[:, k], draws[:, :, k], seed=kid)
-    sur = lay.index("surprisal")
-    if sur.size:
-        u[:, sur[0]] = rank_calibration(scores[:, 0], scores[:, 1:], seed=ss_fun.spawn(1)[0])
-    gens = [np.random.default_rng(c) for c in ss_fun.spawn(F)]
-    derived = [f for f in range(d, F) if lay.kinds[f] != "surprisal"]
-    tarp = int(lay.index("tarp")[0])
-    f_tarp = np.empty(N)
-    states = chunk_states(ss_swap, -(-n_swaps // KP.CHUNK))
+    depth = bool(lay.index("depth").size)
+    sc = np.empty((0, S + 1)) if scores is None else scores
+    below = np.empty((N, F), dtype=np.int64)
+    ties = np.empty((N, F), dtype=np.int64)
+    states = chunk_states(swap_seed, -(-n_swaps // KP.CHUNK))
     counts = np.zeros((n_swaps, F, KP.N_FINE), dtype=np.int32)
-    s1 = np.zeros((n_swaps, F))
-    s2 = np.zeros((n_swaps, F))
-    post_mean = np.empty((N, d))
-    post_var = np.empty((N, d))
+    jout = np.zeros((n_swaps, N) if record else (0, 0), dtype=np.int64)
     step = block_size(N, S + 1, F)
     rank_table = parallel_kernel(KP.rank_table)
     swap_block = parallel_kernel(KP.swap_block)
     for i0 in range(0, N, step):
         i1 = min(N, i0 + step)
-        P = _pooled(truth, draws, i0, i1)
-        V = block_values(P, lay, lay.references[i0:i1], None if scores is None else scores[i0:i1])
+        W = precisions(mom.pcov[i0:i1], lay.sd) if depth else np.zeros((i1 - i0, d, d))
         lo = np.empty((i1 - i0, S + 1, F), dtype=np.int32)
         cnt = np.empty_like(lo)
-        rank_table(V, lo, cnt)
-        for f in derived:
-            u[i0:i1, f] = rank_calibration(V[:, f, 0], V[:, f, 1:], seed=gens[f])
-        f_tarp[i0:i1] = lo[:, 0, tarp] / S
-        swap_block(lo, cnt, states, n_swaps, counts, s1, s2)
-        post_mean[i0:i1] = P[:, 1:].mean(axis=1)
-        post_var[i0:i1] = P[:, 1:].var(axis=1, ddof=1)
-    return SwapRun(u, f_tarp, counts, s1, s2, post_mean, post_var)
+        rank_table(truth, draws, i0, lay.sd, lay.references, lay.pairs, W, depth, mom.pmean[i0:i1], sc, lo, cnt)
+        below[i0:i1] = lo[:, 0, :] >> 1
+        ties[i0:i1] = cnt[:, 0, :] - 1
+        swap_block(lo, cnt, states, n_swaps, counts, i0, jout)
+    u = np.empty((N, F))
+    for f, kid in enumerate(rank_seed.spawn(F)):
+        u[:, f] = randomized_ranks(below[:, f], ties[:, f], S, np.random.default_rng(kid))
+    tarp = int(lay.index("tarp")[0])
+    return SwapRun(u, below[:, tarp] / S, counts, jout if record else None)
 
 
 def energy_score(truth: np.ndarray, draws: np.ndarray) -> tuple[float, str]:
