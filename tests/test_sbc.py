@@ -86,6 +86,11 @@ def test_interrupt_then_resume_gives_the_fresh_bits(tmp_path, fresh):
 
     with pytest.raises(StoreMismatchError):  # other draws per simulation: another study
         sbc_draws(*fns, backend="sequential", store=store, **{**RUN, "n_draws": 16})
+    other = gaussian_linear_sbc(d=3, noise=0.7, scale=0.8)  # another toy's methods: another study
+    with pytest.raises(StoreMismatchError):
+        sbc_draws(TOY.sample_prior, _simulate, other.sample_posterior, backend="sequential", store=store, **RUN)
+    with pytest.raises(StoreMismatchError):  # other settings named in params
+        sbc_draws(*fns, backend="sequential", store=store, params={"n_obs": 3}, **RUN)
 
 
 def test_sbc_is_from_posterior_on_the_collected_arrays(fresh):

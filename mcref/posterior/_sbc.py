@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import base64
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -122,6 +122,8 @@ def _name_of(f: Callable) -> str:
     module = getattr(f, "__module__", None) or type(f).__module__
     if owner is not None and not isinstance(owner, type):  # a bound method: say its object's class
         name = f"{type(owner).__qualname__}.{getattr(f, '__name__', name)}"
+        if is_dataclass(owner):  # and its fields (a toy's knobs): another toy is another study
+            name += f" of {owner!r}"
     return f"{module}.{name}"
 
 
@@ -220,7 +222,8 @@ def sbc(sample_prior: Callable, simulate: Callable, sample_posterior: Callable, 
         SQLite store (:class:`mcref.store.StudyStore`): each finished simulation is committed at
         once, with its θ* and its S × d draws (8·S·d bytes, base64 in the row: 107 kB a
         simulation at S = 1000, d = 10); after Ctrl-C the same call computes only the
-        missing ones. The store holds the study by ``n_draws``, the functions' qualified names,
+        missing ones. The store holds the study by ``n_draws``, the functions' qualified names
+        (with the fields of a dataclass whose methods they are, e.g. the toy's knobs),
         ``params`` and the seed: a larger ``n_sims`` extends it.
     backend, n_jobs, scheduler, progress, threads_per_cell
         The runner's options (:func:`mcref.studies.run_study`): ``"loky"`` processes (the
