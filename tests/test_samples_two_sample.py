@@ -140,7 +140,7 @@ def test_permuted_values_are_the_statistic_of_each_permuted_set():
     tab = two_sample(X, Y, stats=["MMD", "energy", "FD"], n_perm=19, sequential=False, seed=3, n_boot=0,
                      length_scale=0.7)
     Z = np.concatenate([X, Y])
-    labels = _batch_labels(check_seed(3).spawn(3)[0], 0, 30, 25, 19)
+    labels = _batch_labels(check_seed(3).spawn(3)[0], 0, 1, 30, 25, 19)
     for b in (0, 7, 18):
         Xb, Yb = Z[labels[b]], Z[~labels[b]]
         assert tab["MMD"].permuted[b] == pytest.approx(mmd(Xb, Yb, length_scale=0.7), rel=1e-10, abs=1e-14)

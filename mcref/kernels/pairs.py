@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._config import NJIT_ORDERED, NJIT_ORDERED_PARALLEL
+from .rng import permute_into
 from .skce import fexp
 
 #: kernel families
@@ -53,13 +54,12 @@ def fill_tile(family, c, Zt, i0, j0, w, H, strict):
     d = Zt.shape[0]
     for ii in range(TILE):
         h = H[ii]
-        for jj in range(w):
-            h[jj] = 0.0
+        h[:] = 0.0
         for k in range(d):
             zi = Zt[k, i0 + ii]
-            row = Zt[k]
+            row = Zt[k, j0:j0 + w]  # a slice: the loop below vectorizes (5x faster than Zt[k, j0 + jj])
             for jj in range(w):
-                u = zi - row[j0 + jj]
+                u = zi - row[jj]
                 h[jj] += u * u
         if family == GAUSSIAN:
             for jj in range(w):
@@ -135,9 +135,27 @@ def row_sums(family, c, Zt, n):
             fill_tile(family, c, Zt, i0, j0, w, H, False)
             for ii in range(TILE):
                 i = i0 + ii
+                h = H[ii]
+                if j0 <= i < j0 + w:
+                    h[i - j0] = 0.0  # the pair (i, i)
                 s = 0.0
                 for jj in range(w):
-                    if j0 + jj != i:
-                        s += H[ii, jj]
+                    s += h[jj]
                 out[i] += s
     return out[:n]
+
+
+@njit(**NJIT_ORDERED_PARALLEL)
+def permuted_labels(states, n, N, per, out):
+    """out[b] (B × N, uint8) = a uniformly random arrangement of n ones and N − n zeros: batch
+    k = b // ``per`` of rows drawn one after the other from the stream ``states[k]`` (a copy;
+    :func:`mcref.kernels.rng.permute_into`); batches in parallel, the same bits for any thread
+    count."""
+    n_batches = states.shape[0]
+    B = out.shape[0]
+    for k in prange(n_batches):
+        s = states[k].copy()
+        src = np.zeros(N, dtype=np.uint8)
+        src[:n] = 1
+        for b in range(k * per, min(B, (k + 1) * per)):
+            permute_into(s, src, out[b])

@@ -22,6 +22,7 @@ from ..report._render import csv_text, json_text, p_text, text_table
 from ..verdict._joint import joint_tests
 from ..verdict._sequential import SequentialTest
 from ..kernels import pairs as kp
+from ..kernels.rng import seed_state
 from . import _two_sample as ts
 
 __all__ = ["two_sample", "TwoSampleTable", "TwoSampleRow", "TwoSampleJoint", "STATISTICS", "DEFAULT_STATS",
@@ -246,12 +247,16 @@ class _Evaluator:
         return out
 
 
-def _batch_labels(ss: np.random.SeedSequence, k: int, n: int, m: int, size: int) -> np.ndarray:
-    """The k-th batch of labellings: the first ``size`` of PERM_BATCH drawn from child k."""
-    rng = np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (k,)))
-    base = np.zeros((PERM_BATCH, n + m), dtype=bool)
-    base[:, :n] = True
-    return rng.permuted(base, axis=1)[:size]
+def _batch_labels(ss: np.random.SeedSequence, k0: int, k1: int, n: int, m: int, n_perm: int) -> np.ndarray:
+    """The labellings of batches k0 … k1 − 1 (True = X-set): batch k holds labellings
+    k·PERM_BATCH … (k + 1)·PERM_BATCH − 1 (at most ``n_perm`` in all), drawn from one xoshiro
+    stream seeded by child k of ``ss`` (:func:`mcref.kernels.pairs.permuted_labels`)."""
+    states = np.stack([seed_state(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (k,)))
+                       for k in range(k0, k1)])
+    B = min(n_perm, k1 * PERM_BATCH) - k0 * PERM_BATCH
+    out = np.empty((B, n + m), dtype=np.uint8)
+    kp.permuted_labels(states, n, n + m, PERM_BATCH, out)
+    return out.view(bool)
 
 
 def _counts(t: float, T: np.ndarray) -> tuple[int, int]:
@@ -278,8 +283,7 @@ def _permute(evaluate: _Evaluator, ss, n: int, m: int, stats: Sequence[str], joi
     done = 0  # batches evaluated
     drawn = 0  # labellings evaluated
     for upto in _rounds(n_perm, sequential):
-        labs = [_batch_labels(ss, b, n, m, min(PERM_BATCH, n_perm - b * PERM_BATCH)) for b in range(done, upto)]
-        labels = np.concatenate(labs)
+        labels = _batch_labels(ss, done, upto, n, m, n_perm)
         first = not observed
         if first:
             ident = np.zeros((1, n + m), dtype=bool)

@@ -37,8 +37,10 @@ MMD_ESTIMATORS = ("unbiased", "biased", "linear")
 LENGTH_RULES = ("median", "sbibm", "alibi")
 #: the median heuristic uses all pairs of at most this many rows of the pooled sample
 MEDIAN_ROWS = 2000
-#: weight columns per pass over the pairs (memory: N × BATCH float64)
+#: weight columns per pass over the pairs: at least BATCH, more while the weights take at most
+#: BATCH_BYTES (N × columns float64)
 BATCH = 256
+BATCH_BYTES = 64 << 20
 
 
 # --------------------------------------------------------------------------- input checks
@@ -160,10 +162,11 @@ def kernel_values(Z: np.ndarray, labels: np.ndarray, family: int, c: float, n: i
     Zt[:, :N] = Z.T
     B = labels.shape[0]
     A = np.empty(B)
+    step = max(BATCH, BATCH_BYTES // (8 * n_pad))
     with serial_blas():
         r = kp.row_sums(family, c, Zt, N)
-        for b0 in range(0, B, BATCH):
-            b1 = min(B, b0 + BATCH)
+        for b0 in range(0, B, step):
+            b1 = min(B, b0 + step)
             W = np.zeros((n_pad, b1 - b0))
             W[:N] = labels[b0:b1].T
             A[b0:b1] = kp.pair_forms(family, c, Zt, W)
