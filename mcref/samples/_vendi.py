@@ -256,7 +256,7 @@ def vendi_score(X: Any = None, *, K: Any = None, kernel: str = "gaussian", lengt
     if method == "rff" and kernel != "gaussian":
         raise ValueError("`method` 'rff' approximates the Gaussian kernel: kernel='gaussian'")
     if kernel == "gaussian":
-        ell = median_length_scale(Xc) if length_scale is None else _check_length(length_scale)
+        ell = median_length_scale(Xc) if length_scale is None else check_length_scale(length_scale)
     if method == "dual":
         return entropy_score(_eigenvalues(_gram(_unit_rows(Xc)), n), q, n)
     if method == "rff":
@@ -264,15 +264,11 @@ def vendi_score(X: Any = None, *, K: Any = None, kernel: str = "gaussian", lengt
         return entropy_score(_eigenvalues(rff_gram(Xc, ell, D, seed), n), q, n)
     if q == 2 and kernel == "gaussian":
         return 1.0 / frobenius_gaussian(Xc, ell)
-    if kernel == "gaussian":
-        A = gaussian_matrix(Xc, ell)
-    else:
-        U = _unit_rows(Xc)
-        A = U @ U.T
+    A = similarity_matrix(Xc, kernel, ell if kernel == "gaussian" else None)
     return entropy_score(_eigenvalues(A, n), q, n)
 
 
-def _check_length(value: Any) -> float:
+def check_length_scale(value: Any) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -301,3 +297,17 @@ def frobenius_gaussian(X: np.ndarray, ell: float) -> float:
         blk[np.arange(i1 - i0), np.arange(i0, i1)] = 1.0
         total += float(blk.sum())
     return total / (n * n)
+
+
+def similarity_matrix(X: np.ndarray, kernel: str, ell: float | None) -> np.ndarray:
+    """The n × n similarity matrix of checked rows X: Gaussian of length ``ell`` or cosine."""
+    if kernel == "gaussian":
+        return gaussian_matrix(X, ell)
+    U = _unit_rows(X)
+    return U @ U.T
+
+
+def vendi_of_matrix(A: np.ndarray, q: float) -> float:
+    """VS_q of a similarity matrix already checked or built here (``A`` is left unchanged)."""
+    n = A.shape[0]
+    return entropy_score(_eigenvalues(np.array(A, dtype=np.float64), n), q, n)
