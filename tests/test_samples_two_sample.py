@@ -260,3 +260,33 @@ def test_bad_options():
         two_sample(X, Y, estimator="linear")
     with pytest.raises(ValueError, match="`folds` must be at most"):
         c2st(X, Y, folds=100)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def test_compare_command_equals_the_api(tmp_path, capsys):
+    from mcref.cli import main
+    X, Y = _sets(n=40, m=30, d=2)
+    a, b = tmp_path / "a.csv", tmp_path / "b.npy"
+    np.savetxt(a, np.column_stack([X, np.arange(40)]), delimiter=",", header="u,v,w", comments="", fmt="%.17g")
+    np.save(b, Y)
+    assert main(["compare", str(a), str(b), "--columns", "u,v", "--stat", "MMD,FD", "--perm", "40", "--boot", "10",
+                 "--seed", "3", "--json", "--out", str(tmp_path / "t.csv")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    tab = two_sample(X, Y, stats=["MMD", "FD"], n_perm=40, n_boot=10, seed=3)
+    assert [r["p"] for r in doc["rows"]] == [tab["MMD"].p, tab["FD"].p]
+    assert doc["rows"][1]["estimate"] == tab["FD"].estimate and doc["joint"]["p"] == tab.joint.p
+    assert (tmp_path / "t.csv").read_text().startswith("statistic,estimate")
+
+
+def test_read_samples_errors(tmp_path):
+    from mcref.samples import read_samples
+    a = tmp_path / "a.csv"
+    np.savetxt(a, np.zeros((3, 2)), delimiter=",", header="u,v", comments="")
+    with pytest.raises(ValueError, match="names column 'z', which is missing"):
+        read_samples(a, columns="u,z")
+    with pytest.raises(ValueError, match="file not found"):
+        read_samples(tmp_path / "none.npy")
+    with pytest.raises(ValueError, match="`columns` is empty"):
+        read_samples(a, columns=",")

@@ -6,7 +6,8 @@ Fréchet distance, precision/recall/density/coverage, C2ST) is judged against it
 permutations of the pooled sample, the exact null "one law" at these n and m."""
 
 from ._permutation import TwoSampleJoint, TwoSampleRow, TwoSampleTable, two_sample
-from ._two_sample import c2st, energy_distance, frechet_distance, frechet_distance_inf, median_heuristic, mmd
+from ._two_sample import (c2st, energy_distance, frechet_distance, frechet_distance_inf, median_heuristic, mmd,
+                          read_samples)
 
-__all__ = ["mmd", "energy_distance", "frechet_distance", "frechet_distance_inf", "c2st", "median_heuristic",
+__all__ = ["mmd", "energy_distance", "frechet_distance", "frechet_distance_inf", "c2st", "median_heuristic", "read_samples",
            "two_sample", "TwoSampleTable", "TwoSampleRow", "TwoSampleJoint"]

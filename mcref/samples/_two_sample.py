@@ -28,7 +28,7 @@ from ..parallel import serial_blas
 __all__ = ["mmd", "energy_distance", "frechet_distance", "frechet_distance_inf", "c2st", "median_heuristic",
            "KERNELS", "MMD_ESTIMATORS", "check_two_sets", "resolve_length_scale", "kernel_values",
            "frechet_values", "family_of", "kernel_boot_values",
-           "mmd_from_sums", "energy_from_sums", "c2st_value"]
+           "mmd_from_sums", "energy_from_sums", "c2st_value", "read_samples"]
 
 #: kernel names and their family codes (:mod:`mcref.kernels.pairs`)
 KERNELS = {"gaussian": kp.GAUSSIAN, "laplace": kp.LAPLACE, "imq": kp.IMQ}
@@ -548,3 +548,51 @@ def kernel_boot_values(Z: np.ndarray, CX: np.ndarray, CY: np.ndarray, family: in
     dx = 0.5 * np.sum(CX * (CX - 1.0), axis=1) * k0
     dy = 0.5 * np.sum(CY * (CY - 1.0), axis=1) * k0
     return {"A": qx + dx, "C": qy + dy, "S": qa - qx - qy}
+
+
+# --------------------------------------------------------------------------- reading a set
+
+
+def read_samples(source: Any, *, columns: Any = None, delimiter: str | None = None) -> tuple[np.ndarray, list[str]]:
+    """A sample set (rows = samples) from a file or an array: ``(array (n, d), column names)``.
+
+    ``source``: a path to a table (CSV/TSV/text, Parquet, Feather, NPZ: the readers of
+    :func:`mcref.datasets.from_file`) whose numeric ``columns`` (default: all) form the set, or to
+    a ``.npy`` array ((n, d); a 1-D array is one column), or an array in memory.
+
+    Examples
+    --------
+    >>> X, names = read_samples(np.zeros((3, 2)))
+    >>> X.shape, names
+    ((3, 2), ['x0', 'x1'])
+    """
+    from pathlib import Path
+
+    from ..core._input import NeedsTextReader, match_column, numeric_column, open_table
+
+    if isinstance(columns, str):
+        columns = [c.strip() for c in columns.split(",") if c.strip()]
+    if columns is not None and not list(columns):
+        raise ValueError("`columns` is empty: name the columns of the set, or leave it out for all of them")
+    if isinstance(source, (str, Path)) and str(source).lower().endswith(".npy"):
+        if not Path(source).is_file():
+            raise ValueError(f"`path`: file not found: {str(source)!r}")
+        source = np.load(source, allow_pickle=False)
+    if not isinstance(source, (str, Path)):
+        arr = np.asarray(source, dtype=np.float64)
+        arr = arr.reshape(-1, 1) if arr.ndim == 1 else arr
+        if arr.ndim != 2:
+            raise ValueError(f"a sample set must be a 2-D array (rows = samples), got shape {arr.shape}")
+        names = [f"x{i}" for i in range(arr.shape[1])]
+        if columns is not None:
+            raise ValueError("`columns` selects columns of a table; an array's columns are taken as they are")
+        return as_finite_array(arr, "samples"), names
+    where = str(source)
+    for fast in (True, False):
+        table = open_table(source, delimiter, fast=fast)[1]
+        names = list(table.names) if columns is None else [match_column(table, c, "columns", where) for c in columns]
+        try:
+            return np.column_stack([numeric_column(table, c, "columns", where) for c in names]), names
+        except NeedsTextReader:
+            continue
+    raise AssertionError("unreachable")  # pragma: no cover
