@@ -226,3 +226,19 @@ def test_bad_input(make, kw, match):
     t2, x2 = make(t, x)
     with pytest.raises(ValueError, match=match):
         from_posterior(t2, x2, **kw)
+
+
+def test_ties_and_fewer_draws_than_parameters():
+    # integer-valued posteriors (ties everywhere) and S + 1 <= d (a singular covariance: the depth's
+    # pseudo-inverse): the ranks stay in (0, 1), every swapped set counts N cases per function, and a
+    # calibrated discrete toy is not rejected at 1e-3
+    t, x, _ = toy(300, 30, d=2, seed=13)
+    c = from_posterior(np.round(3 * t), np.round(3 * x), n_swaps=99, seed=6)
+    assert np.all((c.ranks > 0) & (c.ranks < 1)) and c.pvalue > 1e-3
+    t, x, _ = toy(100, 3, d=5, n_obs=5, seed=14)
+    mom = moments(t, x)
+    lay = layout(mom, tuple("abcde"), 100, references=None, with_surprisal=False, max_pairs=3,
+                 seed_seq=np.random.SeedSequence(0))
+    run = run_swaps(t, x, lay, mom, None, 19, np.random.SeedSequence(1), np.random.SeedSequence(2))
+    assert (run.counts.sum(axis=2) == 100).all() and np.all(np.isfinite(run.u))
+    assert from_posterior(t, x, n_swaps=19, seed=1).verdict in ("valid", "invalid")
