@@ -70,4 +70,61 @@ def parser_compare(sub) -> None:
 
 def parser_diversity(sub) -> None:
     """``mcref diversity A B ...``: the Vendi scores of :func:`mcref.samples.diversity`."""
-    sub.add_parser("diversity", help="the diversity (Vendi score) of sample sets at a common size")
+
+    def cmd_diversity(args) -> int:
+        from pathlib import Path
+
+        from ..report._render import atomic_path
+        from ..samples import diversity, read_samples
+        from ._common import seed_of
+
+        def read(path, names):
+            npy = path.lower().endswith(".npy")
+            return read_samples(path, columns=None if npy else (args.columns or names), delimiter=args.delimiter)
+
+        sets, names = {}, None
+        for path in args.sets:
+            X, cols = read(path, names)
+            names = names or (None if path.lower().endswith(".npy") else cols)
+            key = Path(path).stem
+            while key in sets or key == "reference":
+                key += "'"
+            sets[key] = X
+        ref = None if args.reference is None else read(args.reference, names)[0]
+        options = {k: v for k, v in dict(n=args.n, q=args.q, kernel=args.kernel, length_scale=args.length_scale,
+                                          n_perm=args.perm, n_sub=args.subsamples).items() if v is not None}
+        seed = seed_of(args)
+        tab = diversity(sets, reference=ref, seed=seed, **options)
+        text = tab.to_json() if args.json else f"{tab}\nseed: {seed} (--seed {seed} repeats this run)"
+        print(text)
+        if args.out:
+            with atomic_path(args.out, what="--out") as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
+                f.write(tab.to_json() + "\n" if args.out.lower().endswith(".json") else str(tab) + "\n")
+            if not args.json:
+                print(f"wrote {args.out}")
+        return 0
+
+    sp = sub.add_parser(
+        "diversity", help="the diversity (Vendi score) of sample sets at a common size",
+        description="The Vendi score of each sample set (rows = samples) at one common number of rows (the smallest "
+                    "set's), with a jackknife interval, and the differences between sets and to a reference with "
+                    "permutation p-values (mcref.samples.diversity). Each set is named by its file's stem.")
+    sp.add_argument("sets", nargs="+", metavar="SET",
+                    help="the sets: .csv, .tsv, .parquet, .feather, .npz or an (n, d) .npy")
+    sp.add_argument("--reference", metavar="FILE", help="the ground truth's samples, compared with every set")
+    sp.add_argument("--columns", metavar="A,B,...",
+                    help="the columns of the tables that form the sets (default: every column of the first table)")
+    sp.add_argument("--delimiter", help="field delimiter of text files (default: by extension)")
+    sp.add_argument("--n", type=int, metavar="N", help="the common number of rows (default: the smallest set's)")
+    sp.add_argument("--q", type=float, metavar="Q", help="the order of the Vendi score (default 1; inf allowed)")
+    sp.add_argument("--kernel", choices=("gaussian", "linear"), help="the similarity (default gaussian)")
+    sp.add_argument("--length-scale", type=float, metavar="L",
+                    help="the Gaussian kernel's length (default: the median distance in the reference, else in the "
+                         "pooled sets)")
+    sp.add_argument("--perm", type=int, metavar="N", help="permutations of each difference's test (default 99)")
+    sp.add_argument("--subsamples", type=int, metavar="N", help="subsamples of a larger set (default 5)")
+    sp.add_argument("--seed", type=int, help="random seed (default: drawn, and printed so that the run can be "
+                                             "repeated)")
+    sp.add_argument("--json", action="store_true", help="print JSON")
+    sp.add_argument("--out", metavar="FILE", help="also write the table to FILE (.json, else text)")
+    sp.set_defaults(func=cmd_diversity)

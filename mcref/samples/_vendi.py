@@ -38,11 +38,12 @@ MEDIAN_ROWS = 2000
 
 
 def median_length_scale(X: np.ndarray, name: str = "X") -> float:
-    """ℓ = the median distance ‖x_i − x_j‖ over the pairs i < j of X's rows (of MEDIAN_ROWS
-    evenly spaced rows when X has more). A median of 0 (more than half the pairs are copies) is
-    an error naming ``name``."""
+    """ℓ = the median distance ‖x_i − x_j‖ over the pairs i < j of X's rows (of the MEDIAN_ROWS
+    rows at positions round(linspace(0, n − 1, MEDIAN_ROWS)) when X has more): the rule of
+    :func:`mcref.samples.median_heuristic` ("median") for one set. A median of 0 (more than half
+    the pairs are copies) is an error naming ``name``."""
     n = X.shape[0]
-    rows = X if n <= MEDIAN_ROWS else X[np.linspace(0, n - 1, MEDIAN_ROWS).astype(np.int64)]
+    rows = X if n <= MEDIAN_ROWS else X[np.round(np.linspace(0, n - 1, MEDIAN_ROWS)).astype(np.int64)]
     from scipy.spatial.distance import pdist
 
     ell = float(np.median(pdist(rows)))
