@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from scipy import special
 from scipy import stats as st
 
 from ..calibration import uniformity
-from ..core._checks import check_finite_cases, check_int, check_probability, check_seed
+from ..core._checks import check_int, check_probability, check_seed
 from ..verdict._ensemble import MIN_N_SWAPS
 from ..verdict._joint import joint_tests
 from ._swap import Layout, chi2_bins, count_ranks, energy_score, layout, moments, run_swaps, uniformity_stats

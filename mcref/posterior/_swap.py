@@ -132,6 +132,12 @@ def precisions(pcov: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """The depth's precision matrices (nb, d, d) of the standardized vectors: the inverse of each
     case's pooled covariance, its pseudo-inverse where that is singular."""
     cz = pcov / (sd[:, None] * sd[None, :])
+    try:
+        out = np.linalg.inv(cz)
+        if np.all(np.isfinite(out)):
+            return out
+    except np.linalg.LinAlgError:
+        pass
     out = np.empty_like(cz)
     for t in range(cz.shape[0]):
         try:
