@@ -156,3 +156,5 @@ def test_cli_posterior(tmp_path, capsys, arrays):
     capsys.readouterr()
     assert main(["posterior", str(tmp_path / "t.csv"), str(tmp_path / "d.csv"), "--params", "mu,nope"]) == 2
     assert "'nope', which is missing" in capsys.readouterr().err
+    assert main(["posterior", *args[:4], "--swaps", "5"]) == 2  # the check's own rule: at least 19
+    assert "must be an integer >= 19, got 5" in capsys.readouterr().err

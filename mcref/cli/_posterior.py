@@ -19,8 +19,6 @@ def cmd_posterior(args) -> int:
     from ..posterior import from_posterior, read_posterior
     from ._common import seed_of
 
-    if args.swaps is not None and args.swaps < 0:
-        raise ValueError(f"--swaps must be a non-negative integer (0: no combined verdict), got {args.swaps}")
     params = None if args.params is None else [p.strip() for p in args.params.split(",") if p.strip()]
     if params is not None and not params:
         raise ValueError("--params is empty: give comma-separated parameter columns (e.g. mu,sigma) or leave it out "
@@ -77,7 +75,7 @@ def parser_posterior(sub) -> None:
     sp.add_argument("--delimiter", help="field delimiter of text files (default: by extension)")
     sp.add_argument("--swaps", metavar="N", type=int,
                     help="swapped sets of the combined verdict (the truth swapped with a random one of its S + 1 "
-                         "vectors: the exact null of a correct posterior; default 999, 0 for none)")
+                         "vectors: the exact null of a correct posterior; default 999, at least 19)")
     sp.add_argument("--alpha", type=float, metavar="A", help="level of the verdict (default 0.05)")
     sp.add_argument("--seed", type=int, help="random seed (default: drawn, and printed so that the run can be "
                                              "repeated)")
