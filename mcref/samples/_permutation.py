@@ -35,8 +35,10 @@ PRDC = ("precision", "recall", "density", "coverage")
 #: the direction "different": large distances and accuracy, small fractions, density either way
 ALTERNATIVES = {"MMD": "greater", "energy": "greater", "FD": "greater", "C2ST": "greater",
                 "precision": "less", "recall": "less", "coverage": "less", "density": "two-sided"}
-#: statistics with a bootstrap interval
-INTERVALS = ("MMD", "energy", "FD", "precision", "recall", "density", "coverage")
+#: statistics with a bootstrap interval. Not the k-NN fractions: a resample's repeated rows are at
+#: distance 0 from each other, which shrinks the k-NN radii (measured: precision 0.998 with a
+#: percentile interval [0.961, 0.995], n = m = 1000, d = 2, one law), so their bootstrap is biased
+INTERVALS = ("MMD", "energy", "FD")
 #: labellings per seeded batch; the sequential checks fall after batches 1, 2, 4, 9 (111, 222, 444, 999)
 PERM_BATCH = 111
 CHECKS = (1, 2, 4)
@@ -341,12 +343,6 @@ def _bootstrap(X, Y, stats, evaluate: _Evaluator, n_boot: int, level: float, ss)
         boot["energy"] = ts.energy_from_sums(ts.kernel_boot_values(Z, CX, CY, kp.DISTANCE, 0.0, 0.0), n, m, "V")
     if "FD" in want:
         boot["FD"] = ts.frechet_values(Z, CX, CY)
-    fr = [s for s in want if s in PRDC]
-    if fr:
-        from ._knn import prdc_values
-        rows = [prdc_values(X[ix[b]], Y[iy[b]], k=evaluate.k) for b in range(n_boot)]
-        for s in fr:
-            boot[s] = np.array([r[s] for r in rows], dtype=np.float64)
     q = [(1.0 - level) / 2.0, (1.0 + level) / 2.0]
     return {s: tuple(float(v) for v in np.quantile(b, q)) for s, b in boot.items()}
 
@@ -391,7 +387,8 @@ def two_sample(X: Any, Y: Any, *, stats: Sequence[str] = DEFAULT_STATS, alpha: f
 
     (large MMD, energy, FD and C2ST accuracy; small precision, recall and coverage; density
     either side, twice the smaller one-sided p); a bootstrap percentile interval (MMD, energy,
-    FD and the PRDC fractions); a finding in plain words. The joint verdict is min-p over the
+    FD; not the k-NN fractions, whose bootstrap the repeated rows of a resample bias); a finding
+    in plain words. The joint verdict is min-p over the
     statistics (C2ST excepted) with leave-one-out ranks over the same permutations: "different"
     when its p ≤ α.
 
