@@ -204,6 +204,8 @@ def test_diversity_text_json_frame():
 
     rng = np.random.default_rng(24)
     t = diversity({"A": rng.normal(size=(30, 2)), "B": rng.normal(size=(30, 2))}, n_perm=9, n_groups=5, seed=2)
+    d = t.differences[0]  # sets of n rows: the tested subsamples are the sets themselves
+    assert d.tested == pytest.approx(d.difference, rel=1e-10) and 0 < d.p <= 1
     s = str(t)
     assert "Vendi score (q = 1, gaussian kernel" in s and "A − B" in s and "at n = 30 rows" in s
     doc = json.loads(t.to_json())

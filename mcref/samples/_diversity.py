@@ -54,13 +54,17 @@ class DiversityRow:
 
 @dataclass(frozen=True)
 class DiversityDifference:
-    """vendi(a) − vendi(b), its standard error, and the permutation p-value of "one law"."""
+    """vendi(a) − vendi(b), its standard error, and the permutation p-value of "one law".
+
+    ``tested`` is the difference of the two subsamples that the permutation test pools (the
+    statistic whose p is ``p``); ``difference`` is that of the sets' mean scores."""
 
     a: str
     b: str
     difference: float
     se: float
     p: float
+    tested: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ class Diversity:
             if (d.a, d.b) == (a, b):
                 return d
             if (d.a, d.b) == (b, a):
-                return DiversityDifference(a, b, -d.difference, d.se, d.p)
+                return DiversityDifference(a, b, -d.difference, d.se, d.p, -d.tested)
         raise KeyError(f"no difference between {a!r} and {b!r}")
 
     def _settings(self) -> str:
@@ -114,10 +118,11 @@ class Diversity:
         lines += text_table(["set", "rows", "vendi", "interval"], body)
         if self.differences:
             lines.append("")
-            body = [[f"{d.a} − {d.b}", f"{d.difference:+.4g}", f"{d.se:.2g}", p_text(d.p, self.n_perm)]
-                    for d in self.differences]
-            lines += text_table(["difference", "value", "se", "p"], body)
-            lines.append("p: permutations of the two sets' pooled rows (exact under one law for both)")
+            body = [[f"{d.a} − {d.b}", f"{d.difference:+.4g}", f"{d.se:.2g}", f"{d.tested:+.4g}",
+                     p_text(d.p, self.n_perm)] for d in self.differences]
+            lines += text_table(["difference", "value", "se", "tested", "p"], body)
+            lines.append("p: permutations of the pooled rows of the two subsamples whose difference is 'tested' "
+                         "(exact under one law for both)")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -280,10 +285,10 @@ def diversity(sets: Mapping[str, Any], *, reference: Any = None, n: int | None =
     by = {r.name: r for r in rows}
     diffs = []
     for j, (a, b) in enumerate(pairs):
-        p = math.nan
+        p = obs = math.nan
         if n_perm > 0:
             A = similarity_matrix(np.vstack([first[a], first[b]]), kernel, ell)
             obs = vendi_of_matrix(A[:n, :n], q) - vendi_of_matrix(A[n:, n:], q)
             p = _perm_p(A, obs, q, n, n_perm, np.random.default_rng(streams[len(names) + j]))
-        diffs.append(DiversityDifference(a, b, by[a].vendi - by[b].vendi, math.hypot(by[a].se, by[b].se), p))
+        diffs.append(DiversityDifference(a, b, by[a].vendi - by[b].vendi, math.hypot(by[a].se, by[b].se), p, obs))
     return Diversity(tuple(rows), tuple(diffs), n, q, kernel, ell, level, n_perm, n_sub, G, seed_entropy=ss.entropy)
