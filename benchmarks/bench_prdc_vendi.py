@@ -3,6 +3,7 @@
 
     python benchmarks/bench_prdc_vendi.py            # the sizes of the targets (minutes)
     python benchmarks/bench_prdc_vendi.py --quick    # small sizes (about a minute)
+    python benchmarks/bench_prdc_vendi.py --coverage # the coverage of diversity's interval
 
 Rows:
 * prdc at n = m (d = 10): mcref.samples._knn.prdc against prdc.compute_prdc, which forms three
@@ -106,6 +107,27 @@ def bench_dual(n, p, repeats, rng):
          f"{X.nbytes / 2**20:.0f} MiB)")
 
 
+def coverage_study(n, q, reps, rng):
+    """Coverage of diversity's interval: E VS_n of a 3-mode mixture in d = 2 (ℓ = 1) by 2000 fresh
+    sets, then the share of ``reps`` fresh sets whose interval holds it (binomial se)."""
+    from mcref.samples._diversity import diversity
+
+    centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+
+    def draw():
+        return centres[rng.integers(0, 3, n)] + 0.7 * rng.normal(size=(n, 2))
+
+    truth = float(np.mean([vendi_score(draw(), length_scale=1.0, q=q) for _ in range(2000)]))
+    hits, widths = 0, []
+    for i in range(reps):
+        r = diversity({"A": draw()}, length_scale=1.0, q=q, n_perm=0, seed=i)["A"]
+        hits += r.low <= truth <= r.high
+        widths.append(r.high - r.low)
+    c = hits / reps
+    print(f"diversity interval, n = {n}, q = {q:g}: E VS = {truth:.4g}, coverage {c:.3f} ± {np.sqrt(c * (1 - c) / reps):.3f} "
+          f"over {reps} sets (95 % nominal), mean width {np.mean(widths):.3g}")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes")
@@ -114,8 +136,14 @@ def main(argv=None) -> None:
     ap.add_argument("--vendi-n", type=int, default=20_000, help="n of the large exact Vendi rows")
     ap.add_argument("--vendi-q1", action=argparse.BooleanOptionalAction, default=True,
                     help="time q = 1 (the n × n eigenvalues) at --vendi-n, not only q = 2")
+    ap.add_argument("--coverage", action="store_true",
+                    help="only the coverage study of diversity's interval (n = 100, q = 1 and 2, 400 sets)")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(0)
+    if args.coverage:
+        for q in (1, 2):
+            coverage_study(100, q, 400, np.random.default_rng(123))
+        return
     print(machine())
     print(f"{'':<44} {'mcref':>11}  {'peer':>11}  {'ratio':>9}")
     r = args.repeats
