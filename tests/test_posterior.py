@@ -10,7 +10,7 @@ from scipy import stats
 
 from mcref.calibration import rank_calibration
 from mcref.kernels import posterior as KP
-from mcref.posterior._check import from_posterior
+from mcref.posterior._check import from_posterior, tarp_coverage
 from mcref.posterior._swap import chi2_bins, layout, moments, run_swaps, uniformity_stats
 from mcref.synthetic import gaussian_linear_posterior
 
@@ -68,6 +68,16 @@ def test_tarp_matches_numpy_and_the_tarp_package():
     assert alpha[0] == f.min() and alpha[-1] == f.max()
     np.testing.assert_allclose(ecp[1:-1], c.tarp.ecp_at(alpha[1:-1]), rtol=0, atol=1e-12)
     assert ecp[-1] == pytest.approx(1.0)
+
+
+def test_tarp_coverage_alone_is_the_checks_tarp():
+    t, x, _ = toy(200, 40, d=3, seed=15, scale=1.25)
+    a, b = from_posterior(t, x, n_swaps=19, seed=9).tarp, tarp_coverage(t, x, seed=9)
+    for name in ("f", "references", "ecp", "scale"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    x[4, 2, 0] = np.nan
+    with pytest.raises(ValueError, match=r"`draws` must be finite .* index 4"):
+        tarp_coverage(t, x)
 
 
 def test_swap_counts_equal_a_naive_recomputation_of_the_swapped_sets():

@@ -204,38 +204,51 @@ def swap_block(lo, cnt, states, n_total, counts, i0, jout):
 
 
 @njit(**NJIT_EXACT_PARALLEL)
-def case_moments(truth, draws, pmean, pcov, dmean, dvar, lo, hi):
+def case_moments(truth, draws, full, pmean, pcov, dmean, dvar, lo, hi):
     """Per case i: the mean ``pmean[i]`` and covariance ``pcov[i]`` (divisor S) of its S + 1 pooled
     vectors, the mean ``dmean[i]`` and variance ``dvar[i]`` (divisor S − 1) of its S draws, the
-    pooled minimum ``lo[i]`` and maximum ``hi[i]``: two passes each."""
+    pooled minimum ``lo[i]`` and maximum ``hi[i]``: two passes each (over the case's values, in
+    cache). Without ``full``, the variances alone (the diagonal of ``pcov``)."""
     N, S, d = draws.shape
     for i in prange(N):
+        s = np.zeros(d)
+        acc = np.zeros(d)
         for k in range(d):
-            s = 0.0
-            mn = truth[i, k]
-            mx = truth[i, k]
-            for j in range(S):
+            lo[i, k] = truth[i, k]
+            hi[i, k] = truth[i, k]
+        for j in range(S):  # the draws row by row (contiguous), one sum per parameter in the order of j
+            for k in range(d):
                 x = draws[i, j, k]
-                s += x
-                mn = min(mn, x)
-                mx = max(mx, x)
-            dmean[i, k] = s / S
-            pmean[i, k] = (s + truth[i, k]) / (S + 1)
-            lo[i, k] = mn
-            hi[i, k] = mx
-            acc = 0.0
-            for j in range(S):
+                s[k] += x
+                lo[i, k] = min(lo[i, k], x)
+                hi[i, k] = max(hi[i, k], x)
+        for k in range(d):
+            dmean[i, k] = s[k] / S
+            pmean[i, k] = (s[k] + truth[i, k]) / (S + 1)
+        for j in range(S):
+            for k in range(d):
                 e = draws[i, j, k] - dmean[i, k]
-                acc += e * e
-            dvar[i, k] = acc / (S - 1)
+                acc[k] += e * e
+        for k in range(d):
+            dvar[i, k] = acc[k] / (S - 1)
+            e0 = truth[i, k] - pmean[i, k]
+            acc[k] = e0 * e0
+        if not full:
+            for j in range(S):
+                for k in range(d):
+                    e = draws[i, j, k] - pmean[i, k]
+                    acc[k] += e * e
+            for k in range(d):
+                pcov[i, k, k] = acc[k] / S
+            continue
         for k in range(d):
             for l in range(k, d):
                 e0 = truth[i, k] - pmean[i, k]
-                acc = e0 * (truth[i, l] - pmean[i, l])
+                c = e0 * (truth[i, l] - pmean[i, l])
                 for j in range(S):
-                    acc += (draws[i, j, k] - pmean[i, k]) * (draws[i, j, l] - pmean[i, l])
-                pcov[i, k, l] = acc / S
-                pcov[i, l, k] = acc / S
+                    c += (draws[i, j, k] - pmean[i, k]) * (draws[i, j, l] - pmean[i, l])
+                pcov[i, k, l] = c / S
+                pcov[i, l, k] = c / S
 
 
 @njit(**NJIT_EXACT_PARALLEL)
@@ -276,3 +289,26 @@ def energy_terms(draws, truth, lags, near, spread):
                     acc += math.sqrt(q)
             n = S * lags.shape[0]
         spread[i] = acc / n if n > 0 else 0.0
+
+
+@njit(**NJIT_EXACT_PARALLEL)
+def tarp_counts(truth, draws, refs, sd, out):
+    """TARP's counts alone: ``out[i]`` = #{j: ‖(θ_ij − r_i)/sd‖ < ‖(θ*_i − r_i)/sd‖} (the squared
+    distances compared, the same order as the square roots; the same standardization as
+    :func:`_case_values`)."""
+    N, S, d = draws.shape
+    for i in prange(N):
+        q0 = 0.0
+        for k in range(d):
+            e = truth[i, k] / sd[k] - refs[i, k] / sd[k]
+            q0 += e * e
+        t0 = math.sqrt(q0)
+        c = 0
+        for j in range(S):
+            q = 0.0
+            for k in range(d):
+                e = draws[i, j, k] / sd[k] - refs[i, k] / sd[k]
+                q += e * e
+            if math.sqrt(q) < t0:
+                c += 1
+        out[i] = c

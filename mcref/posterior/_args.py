@@ -12,9 +12,11 @@ from ..core._checks import check_finite_cases
 __all__ = ["check_posterior", "check_names", "check_references", "check_prior_draws", "surprisal_scores"]
 
 
-def check_posterior(truth: Any, draws: Any) -> tuple[np.ndarray, np.ndarray]:
+def check_posterior(truth: Any, draws: Any, *, finite: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``truth`` (N, d) and ``draws`` (N, S, d) as C-ordered float64 (d = 1: (N,) and (N, S)
-    accepted), finite, with S ≥ 2 and N ≥ 2."""
+    accepted), with S ≥ 2 and N ≥ 2, finite (``finite=False``: the caller checks, e.g. from sums
+    that any NaN or inf makes non-finite, with :func:`mcref.core._checks.check_finite_cases` for the
+    message)."""
     t = np.asarray(truth, dtype=np.float64)
     x = np.asarray(draws, dtype=np.float64)
     if t.ndim == 1 and x.ndim == 2:
@@ -33,8 +35,9 @@ def check_posterior(truth: Any, draws: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"`draws` must hold at least 2 draws per case (S >= 2), got S = {x.shape[1]}")
     if t.shape[0] < 2:
         raise ValueError(f"`truth` must hold at least 2 cases (N >= 2), got N = {t.shape[0]}")
-    check_finite_cases(t, "truth")
-    check_finite_cases(x, "draws")
+    if finite:
+        check_finite_cases(t, "truth")
+        check_finite_cases(x, "draws")
     return np.ascontiguousarray(t), np.ascontiguousarray(x)
 
 

@@ -21,15 +21,17 @@ import numpy as np
 from scipy import stats as st
 
 from ..calibration import uniformity
-from ..core._checks import check_int, check_probability, check_seed
+from ..core._checks import check_finite_cases, check_int, check_probability, check_seed
 from ..verdict._ensemble import MIN_N_SWAPS
+from ..kernels import posterior as KP
+from ..parallel import parallel_kernel
 from ..verdict._joint import joint_tests
 from ._swap import Layout, chi2_bins, count_ranks, energy_score, layout, moments, run_swaps, uniformity_stats
 from ._args import check_names, check_posterior, check_prior_draws, check_references, surprisal_scores
 from ._words import UNINFORMATIVE, joint_findings, parameter_finding
 
 __all__ = ["ParameterRow", "TarpResult", "JointPart", "Sharpness", "PosteriorCheck", "from_posterior",
-           "LEVELS", "UNINFORMATIVE"]
+           "tarp_coverage", "LEVELS", "UNINFORMATIVE"]
 
 #: central coverage levels of the per-parameter table
 LEVELS = (0.5, 0.9, 0.95)
@@ -416,3 +418,35 @@ def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
     return PosteriorCheck(verdict, float(res.p), nm, run.u[:, :d].copy(), rows, tarp, joint, sharp, n_swaps, N, S, d,
                           alpha, tuple(findings), extra, ss.entropy,
                           tuple(lay.labels[f] for f in lay.index("projection")))
+
+
+def tarp_coverage(truth, draws, *, references=None, seed=None) -> TarpResult:
+    r"""TARP's f and ECP alone (Lemos et al. 2023), as :func:`from_posterior` computes them, without
+    the swap null: f_i = #{j: ‖z_ij − z_ref,i‖ < ‖z*_i − z_ref,i‖}/S with z = θ/s (s the pooled sd of
+    each parameter over the N(S + 1) vectors) and ECP(α) = mean(f < α) on α = 0, 0.01, …, 1.
+    ``references`` (N, d) or None (uniform in the box of the pooled values, drawn from ``seed`` as
+    :func:`from_posterior` draws them with the same seed). One pass over the draws, O(N·S·d), no array
+    of the draws' size (docs/methods.md, "Posteriors of vector parameters").
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> mu = rng.normal(size=(400, 2)); truth = mu + rng.normal(size=(400, 2))
+    >>> res = tarp_coverage(truth, mu[:, None, :] + rng.normal(size=(400, 200, 2)), seed=1)
+    >>> res.f.shape, bool(abs(res.ecp_at(0.5)[0] - 0.5) < 0.1)
+    ((400,), True)
+    """
+    t, x = check_posterior(truth, draws, finite=False)
+    N, S, d = x.shape
+    refs = check_references(references, N, d)
+    mom = moments(t, x, full=False)
+    if not (np.all(np.isfinite(mom.pmean)) and np.all(np.isfinite(mom.pcov))):  # a NaN or inf in the data
+        check_finite_cases(t, "truth")
+        check_finite_cases(x, "draws")
+    if refs is None:
+        s_ref = check_seed(seed).spawn(3)[1]
+        refs = mom.lo + (mom.hi - mom.lo) * np.random.default_rng(s_ref).uniform(size=(N, d))
+    counts = np.empty(N, dtype=np.int64)
+    parallel_kernel(KP.tarp_counts)(t, x, refs, mom.sd, counts)
+    f = counts / S
+    return TarpResult(f, TARP_GRID.copy(), np.mean(f[:, None] < TARP_GRID[None, :], axis=0), refs, scale=mom.sd)

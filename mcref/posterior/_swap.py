@@ -78,12 +78,13 @@ class Moments:
     sd: np.ndarray
 
 
-def moments(truth: np.ndarray, draws: np.ndarray) -> Moments:
-    """:class:`Moments` of the data; the pooled sd by the law of total variance over the cases."""
+def moments(truth: np.ndarray, draws: np.ndarray, *, full: bool = True) -> Moments:
+    """:class:`Moments` of the data; the pooled sd by the law of total variance over the cases
+    (``full=False``: the cases' variances only, ``pcov`` diagonal)."""
     N, S, d = draws.shape
     pm, dm, dv, lo, hi = (np.empty((N, d)) for _ in range(5))
-    pc = np.empty((N, d, d))
-    parallel_kernel(KP.case_moments)(truth, draws, pm, pc, dm, dv, lo, hi)
+    pc = np.zeros((N, d, d))
+    parallel_kernel(KP.case_moments)(truth, draws, full, pm, pc, dm, dv, lo, hi)
     within = np.einsum("ikk->ik", pc).mean(axis=0) * S / (S + 1)
     sd = np.sqrt(within + ((pm - pm.mean(axis=0)) ** 2).mean(axis=0))
     return Moments(pm, pc, dm, dv, lo.min(axis=0), hi.max(axis=0), np.where(sd > 0, sd, 1.0))
