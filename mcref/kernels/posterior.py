@@ -298,16 +298,19 @@ def tarp_counts(truth, draws, refs, sd, out):
     :func:`_case_values`)."""
     N, S, d = draws.shape
     for i in prange(N):
+        rz = np.empty(d)
+        for k in range(d):
+            rz[k] = refs[i, k] / sd[k]
         q0 = 0.0
         for k in range(d):
-            e = truth[i, k] / sd[k] - refs[i, k] / sd[k]
+            e = truth[i, k] / sd[k] - rz[k]
             q0 += e * e
         t0 = math.sqrt(q0)
         c = 0
         for j in range(S):
             q = 0.0
             for k in range(d):
-                e = draws[i, j, k] / sd[k] - refs[i, k] / sd[k]
+                e = draws[i, j, k] / sd[k] - rz[k]
                 q += e * e
             if math.sqrt(q) < t0:
                 c += 1
