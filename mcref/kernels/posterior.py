@@ -22,7 +22,7 @@ can move u' across a bin edge). The sets accumulate, per function, the counts of
 Sets are split into chunks of :data:`CHUNK`; chunk c draws from its own xoshiro256** state
 ``states[c]`` (docs/methods.md, "Random numbers") and writes its own rows, the cases in order,
 so the sets do not depend on the thread count. :func:`energy_terms` gives the two terms of the
-energy score per case.
+energy score per case, :func:`tarp_counts` TARP's counts alone.
 """
 
 from __future__ import annotations

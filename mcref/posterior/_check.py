@@ -249,8 +249,8 @@ class PosteriorCheck:
 
 
 def _tests(lay: Layout, obs: tuple[np.ndarray, np.ndarray], sims: tuple[np.ndarray, np.ndarray]):
-    """The verdict's tests: (name, kind, column or None, observed, swapped (B,)) per test; the
-    projections part takes the largest statistic over its columns."""
+    """The verdict's tests: (name, kind, observed, swapped (B,)) per test, all one-sided (larger is
+    further from uniform); the projections part takes the largest statistic over its columns."""
     chi_o, ks_o = obs
     chi_s, ks_s = sims
     out = []
