@@ -1,12 +1,11 @@
 """Issue 62: the speed of :func:`mcref.posterior.from_posterior`, side by side in one run.
 
-1. TARP at N = 1000, S = 1000, d = 5: mcref's TARP, timed as the *whole* check with the
-   fewest swaps it takes (19: every part, ranks, projections, depth, the swap null; an upper
-   bound of TARP's own cost), against the ``tarp`` package 0.1.1 (``get_tarp_coverage`` with the
-   same ``references=``; it holds the S × N × d distance array). Medians of ``--repeats`` runs
-   and the ratio (target ≥ 20×). mcref standardizes each parameter by its pooled sd before the
-   distances: tarp (``norm=False``) gets the same standardized draws, truths and references, and
-   the share of cases whose f agree exactly is printed.
+1. TARP at N = 1000, S = 1000, d = 5: :func:`mcref.posterior.tarp_coverage` (TARP alone, the
+   check's definitions) against the ``tarp`` package 0.1.1 (``get_tarp_coverage`` with the same
+   ``references=``; it holds the S × N × d distance array). Medians of ``--repeats`` runs and the
+   ratio (target ≥ 20×). mcref standardizes each parameter by its pooled sd before the distances
+   (``TarpResult.scale``): tarp (``norm=False``) gets the same standardized draws, truths and
+   references, and the share of cases whose f agree exactly is printed.
 2. The whole check with 999 swaps at N = 10⁴, S = 1000, d = 10 (``--full``; 0.8 GB of draws,
    target ≤ 30 s on 2 cores, at most 2 GB beyond the draws: the peak RSS is printed, and the
    RSS before the check); the quick default runs N = 2000.
@@ -24,7 +23,7 @@ import time
 import numba
 import numpy as np
 
-from mcref.posterior import from_posterior
+from mcref.posterior import from_posterior, tarp_coverage
 from mcref.synthetic import gaussian_linear_posterior
 
 
@@ -64,14 +63,12 @@ def tarp_side_by_side(repeats: int) -> None:
     N, S, d = 1000, 1000, 5
     truth, draws, _ = gaussian_linear_posterior(N, S, d=d, seed=1)
     refs = np.random.default_rng(2).uniform(truth.min(0), truth.max(0), size=(N, d))
-    from mcref.posterior._swap import moments  # the check's pooled sd (benchmark only)
-
-    sd = moments(truth, draws).sd
+    sd = tarp_coverage(truth, draws, references=refs).scale  # the check's pooled sd
     samples = np.ascontiguousarray((draws / sd).transpose(1, 0, 2))  # tarp's layout (S, N, d), standardized
     z_truth, z_refs = truth / sd, refs / sd
 
     def ours():
-        return from_posterior(truth, draws, references=refs, n_swaps=19, seed=0).tarp
+        return tarp_coverage(truth, draws, references=refs)
 
     def theirs():
         return tarp.get_tarp_coverage(samples.copy(), z_truth.copy(), references=z_refs.copy(), norm=False,
@@ -84,7 +81,7 @@ def tarp_side_by_side(repeats: int) -> None:
     dist_t = np.sqrt(((z_truth - z_refs) ** 2).sum(-1))
     f_theirs = (dist_d < dist_t).sum(0) / S
     same = float(np.mean(np.asarray(tp.f) == f_theirs))
-    print(f"TARP N={N} S={S} d={d}: mcref {t_ours * 1e3:.1f} ms (the whole check, 19 swaps), "
+    print(f"TARP N={N} S={S} d={d}: mcref {t_ours * 1e3:.1f} ms (tarp_coverage), "
           f"tarp {t_theirs * 1e3:.1f} ms, ratio {t_theirs / t_ours:.1f}x; f equal to tarp's on {100 * same:.1f} % "
           "of the cases")
 
