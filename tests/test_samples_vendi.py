@@ -230,3 +230,22 @@ def test_diversity_bad_inputs():
         diversity({"A": np.where(A > 1, np.nan, A)})
     with pytest.raises(ValueError, match=r"`reference`: the median distance between rows is 0"):
         diversity({"A": A}, reference=np.ones((10, 2)))
+
+
+def test_diversity_command(tmp_path, capsys):
+    from mcref.cli import main
+
+    rng = np.random.default_rng(25)
+    np.save(tmp_path / "wide.npy", rng.normal(size=(30, 2)))
+    np.save(tmp_path / "narrow.npy", 0.3 * rng.normal(size=(40, 2)))
+    out = tmp_path / "t.json"
+    assert main(["diversity", str(tmp_path / "wide.npy"), str(tmp_path / "narrow.npy"), "--perm", "9",
+                 "--seed", "4", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "wide − narrow" in text and "seed: 4" in text
+    import json
+
+    doc = json.loads(out.read_text())
+    expect = diversity({"wide": np.load(tmp_path / "wide.npy"), "narrow": np.load(tmp_path / "narrow.npy")},
+                       n_perm=9, seed=4)
+    assert doc["sets"][0]["vendi"] == pytest.approx(expect["wide"].vendi, rel=1e-12)
