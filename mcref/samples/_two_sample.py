@@ -170,8 +170,11 @@ def kernel_values(Z: np.ndarray, labels: np.ndarray, family: int, c: float, n: i
             W = np.zeros((n_pad, b1 - b0))
             W[:N] = labels[b0:b1].T
             A[b0:b1] = kp.pair_forms(family, c, Zt, W)
+        S = np.empty(B)
+        for b0 in range(0, B, BATCH):  # aᵀr by blocks of labellings (no B × N float64 copy)
+            S[b0:b0 + BATCH] = labels[b0:b0 + BATCH] @ r
     total = 0.5 * float(np.sum(r))
-    S = labels.astype(np.float64) @ r - 2.0 * A
+    S -= 2.0 * A
     return {"A": A, "C": total - A - S, "S": S}
 
 
