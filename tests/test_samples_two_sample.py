@@ -147,6 +147,12 @@ def test_permuted_values_are_the_statistic_of_each_permuted_set():
         assert tab["energy"].permuted[b] == pytest.approx(energy_distance(Xb, Yb), rel=1e-10)
         assert tab["FD"].permuted[b] == pytest.approx(frechet_distance(Xb, Yb), rel=1e-9)
     assert tab["MMD"].estimate == pytest.approx(mmd(X, Y, length_scale=0.7), rel=1e-12)
+    lin = two_sample(X, Y, stats=["MMD"], n_perm=19, sequential=False, seed=3, n_boot=0, length_scale=0.7,
+                     estimator="linear")
+    assert lin["MMD"].estimate == mmd(X, Y, length_scale=0.7, estimator="linear")
+    for b in (0, 18):  # each set's rows in row order, paired
+        Xb, Yb = Z[labels[b]], Z[~labels[b]]
+        assert lin["MMD"].permuted[b] == pytest.approx(mmd(Xb, Yb, length_scale=0.7, estimator="linear"), rel=1e-12)
     T = tab["FD"].permuted
     assert tab["FD"].p == (1 + np.count_nonzero(T >= tab["FD"].estimate)) / 20
     assert tab["FD"].reference == pytest.approx(T.mean(), rel=1e-15)
@@ -270,8 +276,8 @@ def test_bad_options():
         two_sample(X, Y, n_perm=5)
     with pytest.raises(ValueError, match="`alpha` must be in"):
         two_sample(X, Y, alpha=1.5)
-    with pytest.raises(ValueError, match="`estimator` must be 'unbiased' or 'biased' for the permutation"):
-        two_sample(X, Y, estimator="linear")
+    with pytest.raises(ValueError, match="`estimator` must be one of 'unbiased', 'biased', 'linear'"):
+        two_sample(X, Y, estimator="blocks")
     with pytest.raises(ValueError, match="`folds` must be at most"):
         c2st(X, Y, folds=100)
 

@@ -28,7 +28,7 @@ from ..parallel import serial_blas
 __all__ = ["mmd", "energy_distance", "frechet_distance", "frechet_distance_inf", "c2st", "median_heuristic",
            "KERNELS", "MMD_ESTIMATORS", "check_two_sets", "resolve_length_scale", "kernel_values",
            "frechet_values", "family_of", "kernel_boot_values",
-           "mmd_from_sums", "energy_from_sums", "c2st_value", "read_samples"]
+           "mmd_from_sums", "energy_from_sums", "c2st_value", "read_samples", "mmd_linear"]
 
 #: kernel names and their family codes (:mod:`mcref.kernels.pairs`)
 KERNELS = {"gaussian": kp.GAUSSIAN, "laplace": kp.LAPLACE, "imq": kp.IMQ}
@@ -205,7 +205,7 @@ def _identity(n: int, m: int) -> np.ndarray:
 # --------------------------------------------------------------------------- MMD, energy
 
 
-def _mmd_linear(X: np.ndarray, Y: np.ndarray, family: int, c: float) -> float:
+def mmd_linear(X: np.ndarray, Y: np.ndarray, family: int, c: float) -> float:
     """Gretton et al.'s linear-time MMD² on the first 2⌊min(n, m)/2⌋ rows of each set."""
     h = min(X.shape[0], Y.shape[0]) // 2
     x1, x2, y1, y2 = X[0:2 * h:2], X[1:2 * h:2], Y[0:2 * h:2], Y[1:2 * h:2]
@@ -272,7 +272,7 @@ def mmd(X: Any, Y: Any, *, kernel: Literal["gaussian", "laplace", "imq"] = "gaus
     estimator = check_choice(estimator, "estimator", MMD_ESTIMATORS)
     family, c = family_of(kernel, resolve_length_scale(length_scale, X, Y))
     if estimator == "linear":
-        return _mmd_linear(X, Y, family, c)
+        return mmd_linear(X, Y, family, c)
     n, m = X.shape[0], Y.shape[0]
     sums = kernel_values(np.concatenate([X, Y]), _identity(n, m), family, c, n)
     return float(mmd_from_sums(sums, n, m, estimator, 1.0)[0])
@@ -391,7 +391,7 @@ def frechet_values(Z: np.ndarray, WX: np.ndarray, WY: np.ndarray | None = None) 
     Zc = Z - Z.mean(0)
     P = (Zc[:, :, None] * Zc[:, None, :]).reshape(N, d * d)  # z zᵀ of each row, flat
     out = np.empty(WX.shape[0])
-    step = max(1, min(BATCH, (1 << 22) // max(1, d * d)))
+    step = max(1, min(BATCH, (1 << 22) // max(1, d * d), (32 << 20) // (8 * N)))  # ≤ 32 MiB of weights
     with serial_blas():
         for b0 in range(0, WX.shape[0], step):
             moments = []
