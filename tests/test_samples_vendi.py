@@ -249,3 +249,10 @@ def test_diversity_command(tmp_path, capsys):
     expect = diversity({"wide": np.load(tmp_path / "wide.npy"), "narrow": np.load(tmp_path / "narrow.npy")},
                        n_perm=9, seed=4)
     assert doc["sets"][0]["vendi"] == pytest.approx(expect["wide"].vendi, rel=1e-12)
+
+
+def test_q_infinity_by_lanczos_equals_the_eigenvalues():
+    rng = np.random.default_rng(26)
+    X = rng.normal(size=(600, 3))  # above LANCZOS_MIN: λ_max by ARPACK
+    lam = np.linalg.eigvalsh(_gauss(X, 0.5) / 600)
+    assert vendi_score(X, length_scale=0.5, q=np.inf) == pytest.approx(1 / lam[-1], rel=1e-10)
