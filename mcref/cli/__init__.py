@@ -46,7 +46,7 @@ _CLI_NAMES = {
     "max_fraction": "--max-fraction", "steps": "--steps", "rule": "--rule", "path": "FILE",
     "delimiter": "--delimiter", "sources": "PATH", "n_splits": "--cv", "degree": "--degree", "method": "--method",
     "by": "--by", "pairs": "--pairs", "scheduler": "--scheduler", "connect_timeout": "--connect-timeout",
-    "tolerance": "--tolerance",
+    "tolerance": "--tolerance", "params": "--params", "case": "--case", "draw": "--draw",
 }
 
 
