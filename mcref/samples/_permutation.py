@@ -46,6 +46,8 @@ PERM_BATCH = 111
 CHECKS = (1, 2, 4)
 DEFAULT_N_PERM = 999
 DEFAULT_N_BOOT = 200
+#: bootstrap resamples drawn and evaluated at a time
+BOOT_CHUNK = 16
 DEFAULT_N_PERM_C2ST = 99
 #: above this many pooled rows the default MMD is the linear-time statistic and the default
 #: statistics leave out the energy distance (both quadratic): the exact quadratic test of 999
@@ -330,32 +332,37 @@ def _permute(evaluate: _Evaluator, ss, n: int, m: int, stats: Sequence[str], joi
 
 def _bootstrap(X, Y, stats, evaluate: _Evaluator, n_boot: int, level: float, ss) -> dict[str, tuple[float, float]]:
     """Percentile intervals at ``level`` from ``n_boot`` resamples of X and of Y (each with
-    replacement, separately), as multiplicities of the pooled rows."""
+    replacement, separately), as multiplicities of the pooled rows; drawn and evaluated
+    ``BOOT_CHUNK`` resamples at a time from one stream (the memory stays O(BOOT_CHUNK·(n + m)))."""
     want = [s for s in stats if s in INTERVALS]
     if not want or n_boot == 0:
         return {}
     n, m = X.shape[0], Y.shape[0]
     rng = np.random.default_rng(ss)
-    ix = rng.integers(0, n, size=(n_boot, n))
-    iy = rng.integers(0, m, size=(n_boot, m))
-    CX = np.zeros((n_boot, n + m))
-    CY = np.zeros((n_boot, n + m))
-    for b in range(n_boot):
-        CX[b, :n] = np.bincount(ix[b], minlength=n)
-        CY[b, n:] = np.bincount(iy[b], minlength=m)
     Z = evaluate.Z
-    boot: dict[str, np.ndarray] = {}
-    if "MMD" in want and evaluate.estimator == "linear":  # O(n) a resample: the statistic on the resampled sets
-        boot["MMD"] = np.array([ts.mmd_linear(X[ix[b]], Y[iy[b]], evaluate.family, evaluate.c) for b in range(n_boot)])
-    elif "MMD" in want:
-        sums = ts.kernel_boot_values(Z, CX, CY, evaluate.family, evaluate.c, 1.0)
-        boot["MMD"] = ts.mmd_from_sums(sums, n, m, evaluate.estimator, 1.0)
-    if "energy" in want:
-        boot["energy"] = ts.energy_from_sums(ts.kernel_boot_values(Z, CX, CY, kp.DISTANCE, 0.0, 0.0), n, m, "V")
-    if "FD" in want:
-        boot["FD"] = ts.frechet_values(Z, CX, CY)
+    boot: dict[str, list[np.ndarray]] = {s: [] for s in want}
+    for b0 in range(0, n_boot, BOOT_CHUNK):
+        size = min(BOOT_CHUNK, n_boot - b0)
+        ix = rng.integers(0, n, size=(size, n))
+        iy = rng.integers(0, m, size=(size, m))
+        CX = np.zeros((size, n + m))
+        CY = np.zeros((size, n + m))
+        for b in range(size):
+            CX[b, :n] = np.bincount(ix[b], minlength=n)
+            CY[b, n:] = np.bincount(iy[b], minlength=m)
+        if "MMD" in want and evaluate.estimator == "linear":  # O(n) a resample: the statistic of the resampled sets
+            boot["MMD"].append(np.array([ts.mmd_linear(X[ix[b]], Y[iy[b]], evaluate.family, evaluate.c)
+                                         for b in range(size)]))
+        elif "MMD" in want:
+            sums = ts.kernel_boot_values(Z, CX, CY, evaluate.family, evaluate.c, 1.0)
+            boot["MMD"].append(ts.mmd_from_sums(sums, n, m, evaluate.estimator, 1.0))
+        if "energy" in want:
+            sums = ts.kernel_boot_values(Z, CX, CY, kp.DISTANCE, 0.0, 0.0)
+            boot["energy"].append(ts.energy_from_sums(sums, n, m, "V"))
+        if "FD" in want:
+            boot["FD"].append(ts.frechet_values(Z, CX, CY))
     q = [(1.0 - level) / 2.0, (1.0 + level) / 2.0]
-    return {s: tuple(float(v) for v in np.quantile(b, q)) for s, b in boot.items()}
+    return {s: tuple(float(v) for v in np.quantile(np.concatenate(b), q)) for s, b in boot.items()}
 
 
 #: what a significant row says, by statistic (and by side for density)
