@@ -156,3 +156,25 @@ def test_bad_inputs():
         prdc_permuted(Z, np.ones((2, 17), dtype=bool))
     with pytest.raises(ValueError, match=r"`k` must be smaller than the number of rows of each set of every labelling \(3\)"):
         prdc_permuted(Z, np.arange(18)[None, :] < 3, k=5)
+
+
+def test_the_lists_of_one_pooled_sample_are_made_once(monkeypatch):
+    import mcref.samples._knn as knn
+
+    made = []
+    real = knn.neighbour_lists
+    monkeypatch.setattr(knn, "neighbour_lists", lambda Z, K: made.append(K) or real(Z, K))
+    monkeypatch.setattr(knn, "_LAST", {})
+    rng = np.random.default_rng(8)
+    Z = rng.normal(size=(80, 2))
+    a = prdc_permuted(Z, _labellings(rng, 80, 40, 3), k=3)
+    labels = _labellings(rng, 80, 40, 3)
+    b = prdc_permuted(Z.copy(), labels, k=3)  # same rows: the kept lists
+    assert len(made) == 1 and a["coverage"].shape == (3,)
+    Z2 = Z.copy()
+    Z2[0, 0] += 1e-9  # other rows: new lists
+    c = prdc_permuted(Z2, labels, k=3)
+    assert len(made) == 2
+    for i, lab in enumerate(labels):
+        _close({s: b[s][i] for s in STATS}, _peer(Z[lab], Z[~lab], 3))
+        _close({s: c[s][i] for s in STATS}, _peer(Z2[lab], Z2[~lab], 3))

@@ -19,6 +19,7 @@ point itself but with its copies (at distance 0).
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -222,9 +223,30 @@ def prdc_values(X: Any, Y: Any, *, k: int = 5) -> dict[str, float]:
     return prdc(X, Y, k=k).to_dict()
 
 
-def _permuted(Z, labels, k, n, m, lists):
+#: the last pooled sample's lists (prdc_permuted): the rounds of a permutation test call it on one Z
+_LAST: dict = {}
+#: the largest lists kept there
+CACHE_BYTES = 64 * 2**20
+
+
+def _lists_of(Z: np.ndarray, K: int) -> NeighbourLists:
+    """:func:`neighbour_lists` of Z, kept for the next call with the same Z (its bytes' SHA-1)
+    and K when they take at most CACHE_BYTES; the values do not depend on it (exact for any
+    lists)."""
+    if Z.shape[0] * K * 16 > CACHE_BYTES:
+        return neighbour_lists(Z, K)
+    key = (Z.shape, K, hashlib.sha1(Z.view(np.uint8).ravel()).hexdigest())
+    if _LAST.get("key") != key:
+        lists = neighbour_lists(Z, K)
+        _LAST.clear()
+        _LAST.update(key=key, lists=lists)
+    return _LAST["lists"]
+
+
+def _permuted(Z, labels, k, n, m, lists, cache=False):
     if lists is None:
-        lists = neighbour_lists(Z, list_length(Z.shape[0], k, int(min(n.min(), m.min()))))
+        K = list_length(Z.shape[0], k, int(min(n.min(), m.min())))
+        lists = _lists_of(Z, K) if cache else neighbour_lists(Z, K)
     counts = np.zeros((labels.shape[0], 4), dtype=np.int64)
     prdc_counts(Z, lists.idx, lists.d2, lists.bound, labels, k, counts)
     return _counts_to_stats(counts, n, m, k)
@@ -255,7 +277,9 @@ def prdc_permuted(Z: Any, labels: Any, *, k: int = 5, lists: NeighbourLists | No
     -----
     The pooled rows' K nearest rows are listed once; a labelling's radii and balls are read from
     the lists, with an exact search where a list is too short, so the values are exact whatever K
-    (docs/methods.md, "Nearest-neighbour statistics and diversity"). The labellings run in
+    (docs/methods.md, "Nearest-neighbour statistics and diversity"). The lists of the last Z
+    (up to 64 MiB) are kept for the next call on the same rows, as the rounds of a sequential
+    permutation test make; ``lists=`` passes them explicitly. The labellings run in
     parallel in fixed chunks; the counts are integers: the same bits for any thread count.
 
     Examples
@@ -282,4 +306,4 @@ def prdc_permuted(Z: Any, labels: Any, *, k: int = 5, lists: NeighbourLists | No
     k = _check_k(k, int(min(n.min(), m.min())), "each set of every labelling")
     if lists is not None and lists.idx.shape[0] != Zc.shape[0]:
         raise ValueError(f"`lists` were made for {lists.idx.shape[0]} rows, `Z` has {Zc.shape[0]}")
-    return _permuted(Zc, np.ascontiguousarray(lab), k, n, m, lists)
+    return _permuted(Zc, np.ascontiguousarray(lab), k, n, m, lists, cache=True)
