@@ -196,7 +196,8 @@ def diversity(sets: Mapping[str, Any], *, reference: Any = None, n: int | None =
     delete-a-group jackknife of one subsample, se² = (G − 1)/G·Σ_g (θ_(g) − θ̄)², and the interval
     VS ± t_{G−1}·se. Each difference vendi(a) − vendi(b) gets its se (√(se_a² + se_b²)) and the
     p-value of the permutation test: the two sets' subsamples pooled (2n rows), split at random
-    into two halves of n, |VS(half 1) − VS(half 2)| ≥ the observed one; p = (1 + hits)/(1 + n_perm).
+    into two halves of n, a hit when the absolute difference of the halves' Vendi scores is ≥ the
+    observed one; p = (1 + hits)/(1 + n_perm).
 
     Parameters
     ----------
