@@ -71,7 +71,7 @@ html_theme_options = {"navigation_with_keys": True, "top_of_page_buttons": []}
 API_MODULES = [
     "mcref.datasets", "mcref.synthetic", "mcref.studies", "mcref.exact", "mcref.shape",
     "mcref.plots", "mcref.store", "mcref.parallel",
-    "mcref.diagnostics", "mcref.binning", "mcref.calibration", "mcref.scores",
+    "mcref.diagnostics", "mcref.binning", "mcref.calibration", "mcref.scores", "mcref.samples", "mcref.posterior",
 ]
 
 

@@ -37,6 +37,10 @@ from .resampling._zeta import zeta, zeta_sim2
 from .warmup import precompile
 from . import predictive
 from .predictive import PredictiveCheck, from_estimator, from_intervals, from_quantiles, from_samples
+from . import posterior, samples
+from .posterior import PosteriorCheck, from_posterior, sbc, tarp_coverage
+from .samples import (PRDC, Diversity, TwoSampleTable, c2st, diversity, energy_distance, frechet_distance, mmd, prdc,
+                      two_sample, vendi_score)
 
 __version__ = VERSION
 
@@ -70,4 +74,9 @@ __all__ = [
     "predictive", "PredictiveCheck", "from_samples", "from_quantiles", "from_intervals", "from_estimator",
     # kernel calibration error of predictive distributions (mcref._skce)
     "skce", "skce_test", "ucme", "skce_length_scales", "default_skce_n_mc", "default_skce_n_boot", "SKCETest",
+    # posteriors of vector parameters (mcref.posterior)
+    "posterior", "from_posterior", "PosteriorCheck", "sbc", "tarp_coverage",
+    # sample sets against sample sets, and diversity (mcref.samples)
+    "samples", "two_sample", "TwoSampleTable", "mmd", "energy_distance", "frechet_distance", "prdc", "PRDC", "c2st",
+    "vendi_score", "diversity", "Diversity",
 ]

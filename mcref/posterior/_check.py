@@ -324,11 +324,11 @@ def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
     * **per parameter** k: the randomized rank u_ik = (#{j: θ_ijk < θ*_ik} + T + V)/(S + 1)
       (:func:`mcref.rank_calibration`), its χ² and KS tests, the ECDF's simultaneous band
       (:func:`mcref.uniformity`), the coverage of the central rank intervals at 50/90/95 %, and the
-      directional z-tests of the mean rank (skew) and of mean |u − ½| (∪ or ∩ shape);
+      directional z-tests of the mean rank (skew) and of the mean absolute distance of the ranks from ½ (∪ or ∩ shape);
     * **jointly**: TARP's f_i = #{j: ‖z_ij − z_ref,i‖ < ‖z*_i − z_ref,i‖}/S and its ECP(α) = mean(f < α)
       (Lemos et al. 2023; z standardized by the pooled sd of each parameter, references uniform in the
       box of the pooled values unless given); ranks of the projections z_a ± z_b of pairs (all pairs
-      up to ``max_pairs``, else the ``max_pairs`` of largest mean |correlation| of the pooled
+      up to ``max_pairs``, else the ``max_pairs`` of largest mean absolute correlation of the pooled
       vectors); the rank of the Mahalanobis distance to the case's mean of its S + 1 vectors (their
       covariance); the surprisal −ln p_i when ``logpdf`` is given;
     * **sharpness**: contraction 1 − mean_i var(θ_i·k)/var_prior,k (with ``prior_draws``), RMSE of the
