@@ -44,6 +44,9 @@ SCENARIOS = {"calibrated": {}, "narrow": {"scale": 0.8}, "wide": {"scale": 1.25}
              "corr": {"corr": 0.6}, "prior": {"prior_as_posterior": True}}
 #: the finding that is right for each scenario (parameter 0 for the bias), None: no direction
 RIGHT = {"narrow": "overconfident", "wide": "underconfident", "biased": "biased high"}
+#: the overall direction (``check.direction``, with the parameter's index) that is right for each scenario
+RIGHT_OVERALL = {"narrow": "overconfident", "wide": "underconfident", "biased": "biased high 0",
+                 "corr": "wrong dependence"}
 BLOCK = 10  # sets per cell of the store
 
 
@@ -67,6 +70,13 @@ def _finding0(check) -> str:
     return str(check.parameters[0].direction)
 
 
+def _direction(check) -> str:
+    """The check's overall direction, with its parameter's index when it names one (``"biased high 0"``)."""
+    if check.direction_parameter is None:
+        return str(check.direction)
+    return f"{check.direction} {check.names.index(check.direction_parameter)}"
+
+
 def _uninformative(check) -> bool:
     return any("uninformative" in f for f in check.findings)
 
@@ -81,28 +91,29 @@ def cell(key: dict, params: dict, seed_seq: np.random.SeedSequence, n_threads: i
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             check = from_posterior(truth, draws, prior_draws=ex["prior_draws"], n_swaps=params["swaps"],
-                                   seed=check_seed)
+                                   seed=check_seed, directional=bool(params.get("directional", False)))
         ks = [st.kstest(check.ranks[:, k], "uniform").pvalue for k in range(key["d"])]
         row = {"set": key["block"] * BLOCK + j, "verdict": int(check.verdict == "invalid"), "p": float(check.pvalue),
                "sbi_sbc": int(min(ks) < ALPHA / key["d"]),
                "sbi_tarp_f": int(st.kstest(np.asarray(check.tarp.f), "uniform").pvalue < ALPHA),
-               "finding0": _finding0(check), "uninformative": _uninformative(check)}
+               "finding0": _finding0(check), "direction": _direction(check),
+               "uninformative": _uninformative(check)}
         row.update(_parts(check))
         rows.append(row)
     return rows
 
 
-def grid(full: bool, n_sets: int) -> list[dict]:
+def grid(full: bool, n_sets: int, d_power: int = 5, scenarios=None) -> list[dict]:
     blocks = range(max(1, -(-n_sets // BLOCK)))
     keys = []
-    for d in (2, 5, 10):
+    for d in (2, 5, 10) if scenarios is None else (d_power,) if "calibrated" in scenarios else ():
         for S in (100, 1000):
             for N in (200, 2000):
                 if full or (S == 100 and N == 200):
                     keys += [{"scenario": "calibrated", "d": d, "S": S, "N": N, "block": b} for b in blocks]
     for sc in SCENARIOS:
-        if sc != "calibrated":
-            keys += [{"scenario": sc, "d": 5, "S": 100, "N": 200, "block": b} for b in blocks]
+        if sc != "calibrated" and (scenarios is None or sc in scenarios):
+            keys += [{"scenario": sc, "d": d_power, "S": 100, "N": 200, "block": b} for b in blocks]
     return keys
 
 
@@ -133,12 +144,20 @@ def summary(table) -> None:
         cells = [sc, str(d), str(S), str(N), str(len(g)), _rate(g["verdict"]), _rate(g["sbi_sbc"]),
                  _rate(g["sbi_tarp_f"]), *[_rate(g[p], d if p.startswith("param") else 1) for p in PARTS]]
         print("| " + " | ".join(cells) + " |")
-    print("\nfindings (parameter 0) and the sharpness reading, power scenarios:")
-    for sc, g in table[table.scenario != "calibrated"].groupby("scenario", sort=False):
-        words = g["finding0"].value_counts().to_dict()
-        right = RIGHT.get(sc)
-        ok = f"; right ({right}): {_rate(g['finding0'] == right)}" if right else ""
-        print(f"  {sc}: {words}{ok}; 'uninformative' said in {_rate(g['uninformative'])}")
+    print("\noverall direction (check.direction), parameter 0's finding and the sharpness reading, power scenarios"
+          " (right: of all sets; | of the sets the verdict rejects):")
+    for (sc, d), g in table[table.scenario != "calibrated"].groupby(["scenario", "d"], sort=False):
+        rej = g[g["verdict"] == 1]
+        words = g["direction"].value_counts().to_dict() if "direction" in g else {}
+        right = RIGHT_OVERALL.get(sc)
+        ok = (f"; right ({right}): {_rate(g['direction'] == right)} | {_rate(rej['direction'] == right)}"
+              if right and "direction" in g else "")
+        print(f"  {sc} d={d}: direction {words}{ok}")
+        right0 = RIGHT.get(sc)
+        ok0 = (f"; right ({right0}): {_rate(g['finding0'] == right0)} | {_rate(rej['finding0'] == right0)}"
+               if right0 else "")
+        print(f"    parameter 0: {g['finding0'].value_counts().to_dict()}{ok0}; 'uninformative' said in "
+              f"{_rate(g['uninformative'])}")
 
 
 def main() -> None:
@@ -149,9 +168,17 @@ def main() -> None:
     ap.add_argument("--full", action="store_true", help="every cell of the size grid (N = 2000, S = 1000 too)")
     ap.add_argument("--seed", type=int, default=62)
     ap.add_argument("--n-jobs", type=int, default=1)
+    ap.add_argument("--d-power", type=int, default=5, help="d of the power scenarios")
+    ap.add_argument("--scenarios", default=None, help="comma-separated scenarios to run (default: all)")
+    ap.add_argument("--directional", action="store_true",
+                    help="from_posterior(directional=True): the per-parameter skew and spread join the verdict")
     a = ap.parse_args()
-    spec = StudySpec("posterior_size_power", {"swaps": a.swaps, "block": BLOCK, "rows": 2}, grid(a.full, a.sets),
-                     cell)
+    scen = None if a.scenarios is None else a.scenarios.split(",")
+    params = {"swaps": a.swaps, "block": BLOCK, "rows": 3}
+    if a.directional:
+        params["directional"] = True
+    spec = StudySpec("posterior_size_power", params,
+                     grid(a.full, a.sets, a.d_power, scen), cell)
     info = run_study(spec, seed=a.seed, store=a.store, n_jobs=a.n_jobs, progress=True)
     print(f"{info.n_cells} cells ({info.n_loaded} from {a.store}), {info.seconds:.0f} s\n")
     summary(info.table)

@@ -154,7 +154,7 @@ def test_wrong_correlation_is_found_by_the_joint_parts_not_the_marginals():
     c = from_posterior(t, x, n_swaps=199, seed=1)
     p = {j.name: j.p for j in c.joint}
     assert p["projections chi2 (max)"] <= 0.01 and p["depth KS"] <= 0.01
-    assert min(r.ks_p for r in c.parameters) > 0.01 and all(r.direction == "calibrated" for r in c.parameters)
+    assert min(r.ks_p for r in c.parameters) > 0.01 and c.direction == "wrong dependence"
     assert c.verdict == "invalid"
     assert any("dependence between the parameters is wrong" in f for f in c.findings)
 
@@ -163,9 +163,35 @@ def test_wrong_correlation_is_found_by_the_joint_parts_not_the_marginals():
                                            (dict(shift=0.5), "biased high"), (dict(shift=-0.5), "biased low")])
 def test_directional_findings(kw, direction):
     t, x, _ = toy(1000, 50, d=2, seed=8, **kw)
-    c = from_posterior(t, x, n_swaps=19, seed=2)
+    c = from_posterior(t, x, n_swaps=39, seed=2)  # B = 39: the two-sided direction p's reach 2/40 = alpha
     assert c.parameters[0].direction == direction
     assert c.verdict == "invalid"
+    assert c.direction == direction and c.findings[0].startswith("overall direction: " + direction)
+    assert c.direction_parameter == ("theta_0" if direction.startswith("biased") else None)
+
+
+def test_direction_statistics_are_the_grid_means_of_the_ranks():
+    t, x, _ = toy(300, 40, d=2, seed=11, scale=0.8)
+    c = from_posterior(t, x, n_swaps=39, seed=4)
+    mid = (np.minimum(np.floor(c.ranks * 100), 99) + 0.5) / 100  # the fine bins' midpoints
+    tests = {d.name: d for d in c.direction_tests}
+    assert tests["spread"].statistic == pytest.approx(np.mean(np.abs(mid - 0.5)) - 0.25, abs=1e-12)
+    assert tests["skew theta_0"].statistic == pytest.approx(mid[:, 0].mean() - 0.5, abs=1e-12)
+    sp = {k: np.mean(np.abs((np.minimum(np.floor(v * 100), 99) + 0.5) / 100 - 0.5)) for k, v in c.joint_ranks.items()}
+    assert tests["dependence"].statistic == pytest.approx(abs(sp["theta_0+theta_1"] - sp["theta_0-theta_1"]),
+                                                          abs=1e-12)
+    # exact p of B = 39 sets: a multiple of 1/40, two-sided ones capped at 1
+    assert all(abs(d.p * 40 - round(d.p * 40)) < 1e-9 and 0 < d.p <= 1 for d in c.direction_tests)
+    assert c.verdict == "invalid" and c.direction == "overconfident" and "direction: overconfident" in str(c)
+    assert c.record()["direction"] == "overconfident"
+
+
+def test_direction_reads_calibrated_exactly_when_the_verdict_does_not_reject(calibrated):
+    checks = [calibrated[3]] + [from_posterior(*toy(300, 40, d=2, seed=s)[:2], n_swaps=39, seed=4) for s in (1, 2)]
+    assert {c.verdict for c in checks} == {"valid", "invalid"}  # the fixture rejects (p = 0.03), the others not
+    for c in checks:
+        assert (c.direction == "calibrated") == (c.verdict == "valid")
+        assert c.direction_parameter is None or c.direction.startswith("biased")
 
 
 def test_prior_as_posterior_reads_calibrated_but_uninformative():

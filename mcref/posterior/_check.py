@@ -28,6 +28,7 @@ from ..parallel import parallel_kernel
 from ..verdict._joint import joint_tests
 from ._swap import Layout, chi2_bins, count_ranks, energy_score, layout, moments, run_swaps, uniformity_stats
 from ._args import check_names, check_posterior, check_prior_draws, check_references, surprisal_scores
+from ._direction import DirectionTest, direction_tests, grid_moments, overall_direction
 from ._words import UNINFORMATIVE, joint_findings, parameter_finding
 
 __all__ = ["ParameterRow", "TarpResult", "JointPart", "Sharpness", "PosteriorCheck", "from_posterior",
@@ -136,6 +137,16 @@ class PosteriorCheck:
         The randomized ranks of the other functions (projections, TARP, depth, surprisal).
     seed : int or None
         The seed's entropy (``seed=check.seed`` repeats the check).
+    projections : tuple of str
+    direction : str
+        The check's overall direction, read only when the verdict rejects (``"calibrated"`` else):
+        ``"overconfident"``, ``"underconfident"``, ``"biased high"``, ``"biased low"`` (in
+        :attr:`direction_parameter`), ``"wrong dependence"`` or ``"miscalibrated"``, from the
+        directional statistics :attr:`direction_tests` (the spread pooled over the parameters, the
+        mean rank per parameter, the sum-against-difference spread of the projections), each with
+        its exact p against the verdict's swapped sets (docs/methods.md, "The direction").
+    direction_parameter : str or None
+    direction_tests : tuple of DirectionTest
     """
 
     verdict: str
@@ -155,6 +166,14 @@ class PosteriorCheck:
     joint_ranks: dict = field(default_factory=dict, repr=False)
     seed: Any = None
     projections: tuple[str, ...] = ()
+    direction: str = "calibrated"
+    direction_parameter: str | None = None
+    direction_tests: tuple[DirectionTest, ...] = ()
+
+    @property
+    def direction_text(self) -> str:
+        """:attr:`direction` with its parameter (``"biased high in theta0"``)."""
+        return self.direction + ("" if self.direction_parameter is None else f" in {self.direction_parameter}")
 
     @property
     def contraction(self) -> np.ndarray | None:
@@ -169,6 +188,8 @@ class PosteriorCheck:
         if "projections" in kinds:
             out.append(f"projections: largest KS and chi2 over {len(self.projections)} standardized pair sums "
                        "and differences")
+        if "direction" in kinds:
+            out[0] += "; |mean rank - 1/2| and |mean |u - 1/2| - 1/4| per parameter"
         out.append("TARP: KS of the randomized f")
         if "depth" in kinds:
             out.append("depth: KS of the Mahalanobis-distance ranks")
@@ -201,6 +222,10 @@ class PosteriorCheck:
             c = "-" if sh.contraction is None else f"{sh.contraction[k]:.3f}"
             lines.append(f"  {name:<12}{c:>12}{sh.rmse[k]:>11.4g}")
         lines.append(f"  energy score: {sh.energy_score:.5g} ({sh.energy_pairs})")
+        if self.direction_tests:
+            lines.append("direction (read when the verdict rejects; exact p against the same swapped sets):")
+            lines.append("  " + "; ".join(f"{t.name} z={t.z:.2f} p={t.p:.3g}" for t in self.direction_tests))
+            lines.append(f"  direction: {self.direction_text}")
         lines += [f"finding: {f}" for f in self.findings]
         return "\n".join(lines)
 
@@ -218,7 +243,9 @@ class PosteriorCheck:
                 "sharpness": {"contraction": None if sh.contraction is None else list(sh.contraction),
                               "rmse": list(sh.rmse), "energy_score": sh.energy_score,
                               "energy_pairs": sh.energy_pairs},
-                "projections": list(self.projections), "findings": list(self.findings)}
+                "projections": list(self.projections), "findings": list(self.findings),
+                "direction": self.direction, "direction_parameter": self.direction_parameter,
+                "direction_tests": [asdict(t) for t in self.direction_tests]}
 
     def to_json(self) -> str:
         """:meth:`record` as valid JSON (NaN as null)."""
@@ -248,15 +275,21 @@ class PosteriorCheck:
         return "<pre>" + html.escape(str(self)) + "</pre>"
 
 
-def _tests(lay: Layout, obs: tuple[np.ndarray, np.ndarray], sims: tuple[np.ndarray, np.ndarray]):
+def _tests(lay: Layout, obs: tuple[np.ndarray, np.ndarray], sims: tuple[np.ndarray, np.ndarray], moves=None):
     """The verdict's tests: (name, kind, observed, swapped (B,)) per test, all one-sided (larger is
-    further from uniform); the projections part takes the largest statistic over its columns."""
+    further from uniform); the projections part takes the largest statistic over its columns.
+    ``moves`` (observed, swapped): the grid mean rank − ½ and mean abs(u − ½) − ¼,
+    whose absolute values per parameter join the tests (``directional=True``)."""
     chi_o, ks_o = obs
     chi_s, ks_s = sims
     out = []
     for k in lay.index("parameter"):
         out.append((f"{lay.labels[k]} KS", "parameter", ks_o[k], ks_s[:, k]))
         out.append((f"{lay.labels[k]} chi2", "parameter", chi_o[k], chi_s[:, k]))
+        if moves is not None:
+            mo, ms = moves
+            out.append((f"{lay.labels[k]} |skew|", "direction", abs(mo[0][k]), np.abs(ms[0][:, k])))
+            out.append((f"{lay.labels[k]} |spread|", "direction", abs(mo[1][k]), np.abs(ms[1][:, k])))
     proj = lay.index("projection")
     if proj.size:
         out.append(("projections KS (max)", "projections", ks_o[proj].max(), ks_s[:, proj].max(axis=1)))
@@ -277,7 +310,7 @@ def _z(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return skew, skew / math.sqrt(1.0 / (12.0 * n)), spread, spread / math.sqrt(1.0 / (48.0 * n))
 
 
-def _rows(names, u, ks_p_swap, chi_p_swap, alpha: float) -> tuple[ParameterRow, ...]:
+def _rows(names, u, ks_p_swap, chi_p_swap, level: float) -> tuple[ParameterRow, ...]:
     n, d = u.shape
     skew, skew_z, spread, spread_z = _z(u)
     rows = []
@@ -285,7 +318,7 @@ def _rows(names, u, ks_p_swap, chi_p_swap, alpha: float) -> tuple[ParameterRow, 
         un = uniformity(u[:, k], n_bins=chi2_bins(n))
         swap_p = min(ks_p_swap[k], chi_p_swap[k])
         direction, finding = parameter_finding(names[k], float(skew_z[k]), float(spread_z[k]), 0.5 + float(skew[k]),
-                                               swap_p, alpha, d)
+                                               swap_p, level)
         cov = tuple(float(np.mean(np.abs(u[:, k] - 0.5) <= p / 2)) for p in LEVELS)
         rows.append(ParameterRow(names[k], float(un.chi2_pvalue), float(st.kstest(u[:, k], "uniform").pvalue),
                                  float(ks_p_swap[k]), float(chi_p_swap[k]), bool(un.inside), cov, float(skew[k]),
@@ -315,7 +348,8 @@ def _most_off(lay: Layout, u: np.ndarray, ks: np.ndarray) -> str:
 
 def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
                    logpdf: Callable[[np.ndarray, int], np.ndarray] | None = None, references=None, prior_draws=None,
-                   alpha: float = 0.05, n_swaps: int = 999, seed=None, max_pairs: int = 10) -> PosteriorCheck:
+                   alpha: float = 0.05, n_swaps: int = 999, seed=None, max_pairs: int = 10,
+                   directional: bool = False) -> PosteriorCheck:
     r"""Check N posteriors of d parameters: per parameter, jointly, sharpness, one exact verdict.
 
     For case i with truth θ*_i and draws θ_i1 … θ_iS (docs/methods.md, "Posteriors of vector
@@ -354,6 +388,9 @@ def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
     seed : None, int, SeedSequence or Generator
     max_pairs : int, default: 10
         Pairs of parameters projected (0: none).
+    directional : bool, default: False
+        Add each parameter's grid mean rank − ½ and mean absolute distance of the ranks from ½
+        minus ¼, in absolute value, to the verdict's tests (2d more tests, the same swapped sets).
 
     Returns
     -------
@@ -400,24 +437,32 @@ def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
     mom = moments(t, x)
     lay = layout(mom, nm, N, references=refs, with_surprisal=scores is not None, max_pairs=max_pairs, seed_seq=s_ref)
     run = run_swaps(t, x, lay, mom, scores, n_swaps, s_rank, s_swap)
-    obs = uniformity_stats(count_ranks(run.u), N)
+    obs_counts = count_ranks(run.u)
+    obs = uniformity_stats(obs_counts, N)
     sims = uniformity_stats(run.counts, N)
-    tests = _tests(lay, obs, sims)
+    moves = (grid_moments(obs_counts, N), grid_moments(run.counts, N)) if directional else None
+    tests = _tests(lay, obs, sims, moves)
     res = joint_tests(np.stack([s for *_, s in tests]), np.array([o for _, _, o, _ in tests]), "greater",
                       combines=("minp",))["minp"]
     joint = tuple(JointPart(n, k, float(o), float(p)) for (n, k, o, _), p in zip(tests, res.p_stats))
     pk = {p.name: p.p for p in joint}
-    rows = _rows(nm, run.u[:, :d], [pk[f"{n} KS"] for n in nm], [pk[f"{n} chi2"] for n in nm], alpha)
+    verdict = "invalid" if res.p <= alpha else "valid"
+    level = alpha if verdict == "invalid" else alpha / (2 * d)  # the gate: rows at α once the verdict rejects
+    rows = _rows(nm, run.u[:, :d], [pk[f"{n} KS"] for n in nm], [pk[f"{n} chi2"] for n in nm], level)
+    dtests = direction_tests(lay, obs_counts, run.counts, N)
+    direction, dpar = overall_direction(verdict, dtests, joint, alpha)
     tcol = int(lay.index("tarp")[0])
     tarp = TarpResult(run.f, TARP_GRID.copy(), np.mean(run.f[:, None] < TARP_GRID[None, :], axis=0), lay.references,
                       float(obs[1][tcol]), float(pk["TARP KS"]), lay.sd)
     sharp = _sharpness(t, x, mom, prior)
-    verdict = "invalid" if res.p <= alpha else "valid"
-    findings = joint_findings(verdict, rows, joint, _most_off(lay, run.u, obs[1]), sharp.contraction, nm, alpha)
+    findings = joint_findings(verdict, rows, joint, _most_off(lay, run.u, obs[1]), sharp.contraction, nm, alpha,
+                              direction == "wrong dependence")
+    if verdict == "invalid":
+        findings.insert(0, "overall direction: " + direction + ("" if dpar is None else f" in {dpar}"))
     extra = {lay.labels[f]: run.u[:, f].copy() for f in range(d, len(lay.kinds))}
     return PosteriorCheck(verdict, float(res.p), nm, run.u[:, :d].copy(), rows, tarp, joint, sharp, n_swaps, N, S, d,
                           alpha, tuple(findings), extra, ss.entropy,
-                          tuple(lay.labels[f] for f in lay.index("projection")))
+                          tuple(lay.labels[f] for f in lay.index("projection")), direction, dpar, dtests)
 
 
 def tarp_coverage(truth, draws, *, references=None, seed=None) -> TarpResult:

@@ -40,27 +40,31 @@ _WORDS = {
 }
 
 
-def parameter_finding(name: str, skew_z: float, spread_z: float, mean_u: float, swap_p: float, alpha: float,
-                      d: int) -> tuple[str, str]:
-    """``(direction, finding)`` of one parameter: the directional z-tests at α/(2d) (two tests per
+def parameter_finding(name: str, skew_z: float, spread_z: float, mean_u: float, swap_p: float,
+                      level: float) -> tuple[str, str]:
+    """``(direction, finding)`` of one parameter: the directional z-tests, each two-sided at ``level``
+    (the check passes α once its verdict has rejected, the gate, else α/(2d): two tests per
     parameter, Bonferroni over the d parameters); without a direction, ``"miscalibrated"`` when
-    its smaller swap p-value (KS, χ²) is ≤ α/(2d), else ``"calibrated"``."""
-    direction = direction_of(skew_z, spread_z, alpha / (2 * d))
+    its smaller swap p-value (KS, χ²) is ≤ ``level``, else ``"calibrated"``."""
+    direction = direction_of(skew_z, spread_z, level)
     if direction != "calibrated":
         return direction, f"{name}: " + _WORDS[direction].format(m=mean_u)
-    if swap_p <= alpha / (2 * d):
+    if swap_p <= level:
         return "miscalibrated", (f"{name}: miscalibrated without a clear direction (KS/chi2 swap p={swap_p:.3g}; "
                                  "see the ECDF curve)")
-    return "calibrated", f"{name}: no departure found (at alpha/(2d) = {alpha / (2 * d):.3g} per test)"
+    return "calibrated", f"{name}: no departure found (at {level:.3g} per test)"
 
 
-def joint_findings(verdict: str, rows, joint, projection, contraction, names, alpha: float) -> list[str]:
+def joint_findings(verdict: str, rows, joint, projection, contraction, names, alpha: float,
+                   dependence: bool = False) -> list[str]:
     """The check's findings: the directional parameters, the joint parts that reject (at α) while
-    no parameter has a finding (then the dependence is wrong), and the uninformative parameters (contraction
-    below ``UNINFORMATIVE``, with ``contraction`` None when no prior was given)."""
+    no parameter has a finding or the overall direction is a wrong dependence (``dependence``),
+    and the uninformative parameters (contraction below ``UNINFORMATIVE``, with ``contraction``
+    None when no prior was given)."""
     out = [r.finding for r in rows if r.direction != "calibrated"]
     bad = [p for p in joint if p.kind != "parameter" and p.p <= alpha]
-    if bad and not out:
+    if bad and (dependence or not out):
+        out = []
         what = ", ".join(f"{p.name} p={p.p:.3g}" for p in bad)
         out.append(f"the marginals look calibrated but the joint parts reject ({what}): the dependence between the "
                    "parameters is wrong" + (f"; most off along {projection}" if projection else ""))
