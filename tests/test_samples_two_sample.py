@@ -310,3 +310,14 @@ def test_read_samples_errors(tmp_path):
         read_samples(tmp_path / "none.npy")
     with pytest.raises(ValueError, match="`columns` is empty"):
         read_samples(a, columns=",")
+
+
+def test_large_sets_default_to_the_linear_mmd_and_fd(monkeypatch):
+    import mcref.samples._permutation as perm
+    monkeypatch.setattr(perm, "QUADRATIC_MAX", 100)  # as if n + m = 120 were large
+    X, Y = _sets(n=60, m=60, d=2)
+    tab = two_sample(X, Y, seed=0, n_boot=5, n_perm=30)
+    assert list(tab.rows) == ["MMD", "FD"]
+    assert tab["MMD"].estimate == mmd(X, Y, estimator="linear")
+    assert two_sample(X, Y, stats=["MMD"], estimator="unbiased", seed=0, n_boot=0, n_perm=30)["MMD"].estimate == \
+        pytest.approx(mmd(X, Y), rel=1e-12)

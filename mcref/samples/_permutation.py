@@ -50,9 +50,11 @@ DEFAULT_N_BOOT = 200
 BOOT_CHUNK = 16
 DEFAULT_N_PERM_C2ST = 99
 #: above this many pooled rows the default MMD is the linear-time statistic and the default
-#: statistics leave out the energy distance (both quadratic): the exact quadratic test of 999
-#: permutations took 26-33 s at n + m = 2·10⁴ on the 2-core VM, and grows as (n + m)²
+#: statistics are MMD and FD: the exact quadratic test of 999 permutations took 26-33 s at
+#: n + m = 2·10⁴ on the 2-core VM and grows as (n + m)² (so does the energy distance), and the
+#: k-NN statistics' neighbour lists took 328 s at n = m = 10⁵ (docs/methods.md)
 QUADRATIC_MAX = 30_000
+LARGE_STATS = ("MMD", "FD")
 #: scipy.stats.permutation_test's tie tolerance: values within 100·eps·|T| of T count as ties
 TIE_EPS = 100.0 * np.finfo(np.float64).eps
 
@@ -417,7 +419,8 @@ def two_sample(X: Any, Y: Any, *, stats: Sequence[str] | None = None, alpha: flo
     Y : array_like, shape (m, d)
         The set judged (the model's samples).
     stats : sequence of str, optional
-        Default: all but "C2ST"; above n + m = 30 000 also without "energy" (quadratic).
+        Default: all but "C2ST"; above n + m = 30 000, "MMD" (linear-time) and "FD" (the others
+        cost minutes there; ask for them by name).
     alpha : float, default: 0.05
     n_perm : int, optional
         The budget B of permutations (default 999).
@@ -477,7 +480,7 @@ def two_sample(X: Any, Y: Any, *, stats: Sequence[str] | None = None, alpha: flo
     """
     X, Y = ts.check_two_sets(X, Y)
     big = X.shape[0] + Y.shape[0] > QUADRATIC_MAX
-    stats = _check_stats(tuple(s for s in DEFAULT_STATS if not (big and s == "energy")) if stats is None else stats)
+    stats = _check_stats((LARGE_STATS if big else DEFAULT_STATS) if stats is None else stats)
     alpha = check_probability(alpha, "alpha")
     n_perm = DEFAULT_N_PERM if n_perm is None else check_int(n_perm, "n_perm", minimum=19)
     n_boot = DEFAULT_N_BOOT if n_boot is None else check_int(n_boot, "n_boot", minimum=0)
