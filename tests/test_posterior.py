@@ -75,9 +75,22 @@ def test_tarp_coverage_alone_is_the_checks_tarp():
     a, b = from_posterior(t, x, n_swaps=19, seed=9).tarp, tarp_coverage(t, x, seed=9)
     for name in ("f", "references", "ecp", "scale"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    # the caller's scale and references: no moments pass, the same f
+    c = tarp_coverage(t, x, references=b.references, scale=b.scale)
+    np.testing.assert_array_equal(c.f, b.f)
+    # f against plain NumPy on the vectors standardized by a scale of the caller's
+    sd = np.array([0.5, 2.0, 1.5])
+    g = tarp_coverage(t, x, references=b.references, scale=sd).f
+    dd = np.sqrt((((x - b.references[:, None, :]) * (1 / sd)) ** 2).sum(-1))
+    dt = np.sqrt((((t - b.references) * (1 / sd)) ** 2).sum(-1))
+    np.testing.assert_array_equal(g, (dd < dt[:, None]).mean(axis=1))
+    with pytest.raises(ValueError, match=r"`scale` must hold d = 3 finite positive values"):
+        tarp_coverage(t, x, scale=[1.0, 0.0, 1.0])
     x[4, 2, 0] = np.nan
     with pytest.raises(ValueError, match=r"`draws` must be finite .* index 4"):
         tarp_coverage(t, x)
+    with pytest.raises(ValueError, match=r"`draws` must be finite .* index 4"):  # no moments pass: the counts' check
+        tarp_coverage(t, x, references=b.references, scale=b.scale)
 
 
 def test_swap_counts_equal_a_naive_recomputation_of_the_swapped_sets():

@@ -99,11 +99,18 @@ def _case_values(truth, draws, i, sd, ref, pairs, W, depth, mean, scores, out):
     d = truth.shape[1]
     P = pairs.shape[0]
     z = np.empty(d)
+    inv = np.empty(d)  # z = θ·(1/s): a product, not a quotient, in the inner loops (as tarp_counts)
+    rz = np.empty(d)
+    mz = np.empty(d)
+    for k in range(d):
+        inv[k] = 1.0 / sd[k]
+        rz[k] = ref[k] * inv[k]
+        mz[k] = mean[k] * inv[k]
     for j in range(S1):
         for k in range(d):
             x = truth[i, k] if j == 0 else draws[i, j - 1, k]
             out[k, j] = x
-            z[k] = x / sd[k]
+            z[k] = x * inv[k]
         for q in range(P):
             a = pairs[q, 0]
             b = pairs[q, 1]
@@ -112,16 +119,16 @@ def _case_values(truth, draws, i, sd, ref, pairs, W, depth, mean, scores, out):
         f = d + 2 * P
         acc = 0.0
         for k in range(d):
-            e = z[k] - ref[k] / sd[k]
+            e = z[k] - rz[k]
             acc += e * e
         out[f, j] = math.sqrt(acc)
         f += 1
         if depth:
             acc = 0.0
             for k in range(d):
-                ck = z[k] - mean[k] / sd[k]
+                ck = z[k] - mz[k]
                 for l in range(d):
-                    acc += ck * W[k, l] * (z[l] - mean[l] / sd[l])
+                    acc += ck * W[k, l] * (z[l] - mz[l])
             out[f, j] = acc
             f += 1
         if scores.shape[0] > 0:
@@ -208,7 +215,8 @@ def case_moments(truth, draws, full, pmean, pcov, dmean, dvar, lo, hi):
     """Per case i: the mean ``pmean[i]`` and covariance ``pcov[i]`` (divisor S) of its S + 1 pooled
     vectors, the mean ``dmean[i]`` and variance ``dvar[i]`` (divisor S − 1) of its S draws, the
     pooled minimum ``lo[i]`` and maximum ``hi[i]``: two passes each (over the case's values, in
-    cache). Without ``full``, the variances alone (the diagonal of ``pcov``)."""
+    cache). Without ``full``, the variances alone (the diagonal of ``pcov``); ``dvar`` with no rows:
+    not computed (its pass skipped; the other outputs bit for bit the same)."""
     N, S, d = draws.shape
     for i in prange(N):
         s = np.zeros(d)
@@ -225,12 +233,14 @@ def case_moments(truth, draws, full, pmean, pcov, dmean, dvar, lo, hi):
         for k in range(d):
             dmean[i, k] = s[k] / S
             pmean[i, k] = (s[k] + truth[i, k]) / (S + 1)
-        for j in range(S):
+        if dvar.shape[0] > 0:  # the draws' own variance (TARP alone passes none: one pass less)
+            for j in range(S):
+                for k in range(d):
+                    e = draws[i, j, k] - dmean[i, k]
+                    acc[k] += e * e
             for k in range(d):
-                e = draws[i, j, k] - dmean[i, k]
-                acc[k] += e * e
+                dvar[i, k] = acc[k] / (S - 1)
         for k in range(d):
-            dvar[i, k] = acc[k] / (S - 1)
             e0 = truth[i, k] - pmean[i, k]
             acc[k] = e0 * e0
         if not full:
@@ -292,26 +302,36 @@ def energy_terms(draws, truth, lags, near, spread):
 
 
 @njit(**NJIT_EXACT_PARALLEL)
-def tarp_counts(truth, draws, refs, sd, out):
-    """TARP's counts alone: ``out[i]`` = #{j: ‖(θ_ij − r_i)/sd‖ < ‖(θ*_i − r_i)/sd‖} (the squared
-    distances compared, the same order as the square roots; the same standardization as
-    :func:`_case_values`)."""
+def tarp_counts(truth, draws, refs, sd, out, qsum):
+    """TARP's counts alone: ``out[i]`` = #{j: ‖(θ_ij − r_i)/sd‖ < ‖(θ*_i − r_i)/sd‖}, the distances
+    rounded as :func:`_case_values` rounds them (the same standardization θ·(1/s), the same square
+    roots), one pass over the case's draws with no temporaries of their size. The squared distance
+    q of a draw decides alone when q < q0·(1 − 10⁻¹²) (then √q < √q0 after rounding) or q ≥ q0 (then √q ≥ √q0); only
+    the draws in between take the square root. ``qsum[i]`` the sum of the case's squared distances
+    (not finite when a value is NaN or inf: the caller's check of the data)."""
     N, S, d = draws.shape
     for i in prange(N):
+        inv = np.empty(d)
         rz = np.empty(d)
-        for k in range(d):
-            rz[k] = refs[i, k] / sd[k]
         q0 = 0.0
         for k in range(d):
-            e = truth[i, k] / sd[k] - rz[k]
+            inv[k] = 1.0 / sd[k]
+            rz[k] = refs[i, k] * inv[k]
+            e = truth[i, k] * inv[k] - rz[k]
             q0 += e * e
         t0 = math.sqrt(q0)
+        sure = q0 * (1.0 - 1e-12)
         c = 0
+        acc = q0
         for j in range(S):
             q = 0.0
             for k in range(d):
-                e = draws[i, j, k] / sd[k] - rz[k]
+                e = draws[i, j, k] * inv[k] - rz[k]
                 q += e * e
-            if math.sqrt(q) < t0:
+            if q < sure:
                 c += 1
+            elif q < q0 and math.sqrt(q) < t0:
+                c += 1
+            acc += q
         out[i] = c
+        qsum[i] = acc

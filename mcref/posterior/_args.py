@@ -64,6 +64,17 @@ def check_references(references: Any, n: int, d: int) -> np.ndarray | None:
     return check_finite_cases(np.ascontiguousarray(r), "references")
 
 
+def check_scale(scale: Any, d: int) -> np.ndarray | None:
+    """``scale``: None, or d finite positive values (the sd of each parameter)."""
+    if scale is None:
+        return None
+    s = np.atleast_1d(np.asarray(scale, dtype=np.float64))
+    if s.shape != (d,) or not np.all(np.isfinite(s)) or not np.all(s > 0):
+        raise ValueError(f"`scale` must hold d = {d} finite positive values (one sd per parameter), got "
+                         f"{np.asarray(scale).ravel()[:5]} of shape {np.shape(scale)}")
+    return np.ascontiguousarray(s)
+
+
 def check_prior_draws(prior_draws: Any, d: int) -> np.ndarray | None:
     """``prior_draws``: None, or finite (K, d) with K ≥ 2 (d = 1: (K,) accepted)."""
     if prior_draws is None:

@@ -27,7 +27,7 @@ from ..kernels import posterior as KP
 from ..parallel import parallel_kernel
 from ..verdict._joint import joint_tests
 from ._swap import Layout, chi2_bins, count_ranks, energy_score, layout, moments, run_swaps, uniformity_stats
-from ._args import check_names, check_posterior, check_prior_draws, check_references, surprisal_scores
+from ._args import check_names, check_posterior, check_prior_draws, check_references, check_scale, surprisal_scores
 from ._direction import DirectionTest, direction_tests, grid_moments, overall_direction
 from ._words import UNINFORMATIVE, joint_findings, parameter_finding
 
@@ -465,13 +465,14 @@ def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
                           tuple(lay.labels[f] for f in lay.index("projection")), direction, dpar, dtests)
 
 
-def tarp_coverage(truth, draws, *, references=None, seed=None) -> TarpResult:
+def tarp_coverage(truth, draws, *, references=None, seed=None, scale=None) -> TarpResult:
     r"""TARP's f and ECP alone (Lemos et al. 2023), as :func:`from_posterior` computes them, without
-    the swap null: f_i = #{j: ‖z_ij − z_ref,i‖ < ‖z*_i − z_ref,i‖}/S with z = θ/s (s the pooled sd of
-    each parameter over the N(S + 1) vectors) and ECP(α) = mean(f < α) on α = 0, 0.01, …, 1.
-    ``references`` (N, d) or None (uniform in the box of the pooled values, drawn from ``seed`` as
-    :func:`from_posterior` draws them with the same seed). One pass over the draws, O(N·S·d), no array
-    of the draws' size (docs/methods.md, "Posteriors of vector parameters").
+    the swap null: f_i = #{j: ‖z_ij − z_ref,i‖ < ‖z*_i − z_ref,i‖}/S with z = θ·(1/s) (s the pooled sd
+    of each parameter over the N(S + 1) vectors, or ``scale``) and ECP(α) = mean(f < α) on
+    α = 0, 0.01, …, 1. ``references`` (N, d) or None (uniform in the box of the pooled values, drawn
+    from ``seed`` as :func:`from_posterior` draws them with the same seed). One pass over the draws
+    for the moments (none when ``references`` and ``scale`` are given) and one for the counts,
+    O(N·S·d), no array of the draws' size (docs/methods.md, "Posteriors of vector parameters").
 
     Examples
     --------
@@ -484,14 +485,21 @@ def tarp_coverage(truth, draws, *, references=None, seed=None) -> TarpResult:
     t, x = check_posterior(truth, draws, finite=False)
     N, S, d = x.shape
     refs = check_references(references, N, d)
-    mom = moments(t, x, full=False)
-    if not (np.all(np.isfinite(mom.pmean)) and np.all(np.isfinite(mom.pcov))):  # a NaN or inf in the data
+    sd = check_scale(scale, d)
+    if refs is None or sd is None:
+        mom = moments(t, x, full=False, draws_var=False)
+        if not (np.all(np.isfinite(mom.pmean)) and np.all(np.isfinite(mom.pcov))):  # a NaN or inf in the data
+            check_finite_cases(t, "truth")
+            check_finite_cases(x, "draws")
+        sd = mom.sd if sd is None else sd
+        if refs is None:
+            s_ref = check_seed(seed).spawn(3)[1]
+            refs = mom.lo + (mom.hi - mom.lo) * np.random.default_rng(s_ref).uniform(size=(N, d))
+    counts = np.empty(N, dtype=np.int64)
+    qsum = np.empty(N)
+    parallel_kernel(KP.tarp_counts)(t, x, refs, sd, counts, qsum)
+    if not np.all(np.isfinite(qsum)):  # a NaN or inf in the data (or distances beyond float64)
         check_finite_cases(t, "truth")
         check_finite_cases(x, "draws")
-    if refs is None:
-        s_ref = check_seed(seed).spawn(3)[1]
-        refs = mom.lo + (mom.hi - mom.lo) * np.random.default_rng(s_ref).uniform(size=(N, d))
-    counts = np.empty(N, dtype=np.int64)
-    parallel_kernel(KP.tarp_counts)(t, x, refs, mom.sd, counts)
     f = counts / S
-    return TarpResult(f, TARP_GRID.copy(), np.mean(f[:, None] < TARP_GRID[None, :], axis=0), refs, scale=mom.sd)
+    return TarpResult(f, TARP_GRID.copy(), np.mean(f[:, None] < TARP_GRID[None, :], axis=0), refs, scale=sd)

@@ -78,11 +78,13 @@ class Moments:
     sd: np.ndarray
 
 
-def moments(truth: np.ndarray, draws: np.ndarray, *, full: bool = True) -> Moments:
+def moments(truth: np.ndarray, draws: np.ndarray, *, full: bool = True, draws_var: bool = True) -> Moments:
     """:class:`Moments` of the data; the pooled sd by the law of total variance over the cases
-    (``full=False``: the cases' variances only, ``pcov`` diagonal)."""
+    (``full=False``: the cases' variances only, ``pcov`` diagonal; ``draws_var=False``: no
+    ``dvar`` (0 rows), one pass over the draws less)."""
     N, S, d = draws.shape
-    pm, dm, dv, lo, hi = (np.empty((N, d)) for _ in range(5))
+    pm, dm, lo, hi = (np.empty((N, d)) for _ in range(4))
+    dv = np.empty((N if draws_var else 0, d))
     pc = np.zeros((N, d, d))
     parallel_kernel(KP.case_moments)(truth, draws, full, pm, pc, dm, dv, lo, hi)
     within = np.einsum("ikk->ik", pc).mean(axis=0) * S / (S + 1)
