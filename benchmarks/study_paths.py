@@ -43,6 +43,11 @@ Usage::
     python benchmarks/study_paths.py --sets 100 --n-jobs 2
     python benchmarks/study_paths.py --section margins --sets 160 --m 2000
 
+* ``margins_zms`` -- issue 63, §2: ZMS alone at its margin's two edges (c = 1.1, 0.9) and at
+  c = 1 (power), M = 600, 2000 and 10⁴, normal and t(5) errors: the shipped TOST on the 1 − 2α BCa
+  interval beside a studentized TOST against a t(ν̂) reference and their intersection
+  (docs/methods.md, "Equivalence margins").
+
 Other sections of issue 38 have their own scripts beside this one
 (``study_paths_groups.py``, ``study_paths_ensemble.py``).
 """
@@ -134,7 +139,43 @@ def margins_order_set(c: float, i: int) -> dict:
     return {s: tab[s].equivalence == "within" for s in ("ZMS", "ENCE", "ZMSE")}
 
 
+def margins_zms_set(m: int, dist: str, c: float, i: int) -> dict:
+    """One set of the margins_zms section (issue 63, §2): is ZMS called within tolerance=δ when its
+    true scale c sits on the margin (c = 1 ± δ) or at 1 (power)? ``bca``: the shipped TOST (the
+    1 − 2α BCa interval of ``mcref.bootstrap`` inside [(1 − δ)², (1 + δ)²]); ``t``: two one-sided
+    studentized tests, T = (⟨Z²⟩ − margin)/se (se = sd(Z²)/√M) against B draws of the same T on
+    M unit-variance t(ν̂) rows (ν̂ of Z by mcref's fit); ``both``: within only when both say so
+    (a candidate, not shipped). u ~ lognormal(−1, 0.4); ε normal or t(5) scaled to unit variance."""
+    from mcref._distfit import fit_t
+
+    rng = np.random.default_rng([63, 3, m, int(round(c * 100)), i, dist == "t5"])
+    u = rng.lognormal(-1.0, 0.4, m)
+    eps = rng.normal(size=m) if dist == "normal" else rng.standard_t(5, size=m) * np.sqrt(3 / 5)
+    E, n_boot = c * u * eps, 1000
+    z2 = (E / u) ** 2
+    lo_m, hi_m = (1 - DELTA) ** 2, (1 + DELTA) ** 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = mcref.bootstrap("ZMS", E, u, n_boot=n_boot, confidence_level=0.90, seed=i, progress=False)
+    out = {"bca": bool(lo_m <= r.low and r.high <= hi_m), "t": False}
+    nu = float(fit_t(E / u).nu)
+    if nu > 2.05:
+        x2 = (rng.standard_t(nu, size=(n_boot, m)) * np.sqrt((nu - 2) / nu)) ** 2
+        tn = (x2.mean(1) - 1) / (x2.std(1, ddof=1) / np.sqrt(m))
+        se = z2.std(ddof=1) / np.sqrt(m)
+        p_up = (1 + np.sum(tn <= (z2.mean() - hi_m) / se)) / (1 + n_boot)
+        p_low = (1 + np.sum(tn >= (z2.mean() - lo_m) / se)) / (1 + n_boot)
+        out["t"] = bool(max(p_up, p_low) <= 0.05)
+    out["both"] = out["bca"] and out["t"]
+    return out
+
+
 SECTIONS = {
+    "margins_zms": {"cells": [(m, d, c) for m in (600, 2000, 10_000) for d in ("normal", "t5") for c in (1.1, 0.9, 1.0)],
+                    "run": margins_zms_set, "cols": ("bca", "t", "both"),
+                    "head": f"ZMS 'within' at tolerance={DELTA:g}: shipped BCa TOST, studentized t(nu) TOST, both "
+                            "(edges 1.1 and 0.9: at most 5 %; 1.0: power)",
+                    "label": lambda cell: f"M={cell[0]}, {cell[1]}, scale {cell[2]:g}"},
     "margins_order": {"cells": [(1.1,), (1.0,)], "run": margins_order_set, "cols": ("ZMS", "ENCE", "ZMSE"),
                       "head": f"'within' at tolerance={DELTA:g} with order= (AR 0.8, u cycling, M = 1800)",
                       "label": lambda cell: f"scale {cell[0]:g} ({'edge' if cell[0] != 1.0 else 'power'})"},
