@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..core._checks import check_choice, check_int, check_seed
+from ..core._checks import check_choice, check_int, check_positive_number, check_seed
 from ._knn import check_sample_set
 
 KERNELS = ("gaussian", "linear")
@@ -115,6 +115,19 @@ def _eigenvalues(A: np.ndarray, n: int) -> np.ndarray:
     return lam
 
 
+def _gaussian_rows(X: np.ndarray, sq: np.ndarray, i0: int, i1: int, c: float, out: np.ndarray) -> np.ndarray:
+    """``out`` = exp(c·‖x_i − x_j‖²) for the rows i0 ≤ i < i1 against every row (the squared
+    distances from the Gram products, clipped at 0 against round-off; ``sq`` the rows' squared norms)."""
+    np.matmul(X[i0:i1], X.T, out=out)
+    out *= -2.0
+    out += sq[i0:i1, None]
+    out += sq[None, :]
+    np.maximum(out, 0.0, out=out)
+    out *= c
+    np.exp(out, out=out)
+    return out
+
+
 def gaussian_matrix(X: np.ndarray, ell: float) -> np.ndarray:
     """K_ij = exp(−‖x_i − x_j‖²/(2ℓ²)), built BLOCK rows at a time (n² float64: the matrix that
     the eigensolver needs, and nothing else of that size); diagonal exactly 1."""
@@ -124,14 +137,7 @@ def gaussian_matrix(X: np.ndarray, ell: float) -> np.ndarray:
     c = -0.5 / (ell * ell)
     for i0 in range(0, n, BLOCK):
         i1 = min(n, i0 + BLOCK)
-        blk = K[i0:i1]
-        np.matmul(X[i0:i1], X.T, out=blk)
-        blk *= -2.0
-        blk += sq[i0:i1, None]
-        blk += sq[None, :]
-        np.maximum(blk, 0.0, out=blk)
-        blk *= c
-        np.exp(blk, out=blk)
+        _gaussian_rows(X, sq, i0, i1, c, K[i0:i1])
     np.fill_diagonal(K, 1.0)
     return K
 
@@ -288,13 +294,8 @@ def largest_eigenvalue(A: np.ndarray, n: int) -> float:
 
 
 def check_length_scale(value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"`length_scale` must be a finite number > 0, got {value!r}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"`length_scale` must be a finite number > 0, got {value!r}")
-    return v
+    """``length_scale`` as a finite float > 0 (:func:`mcref.core._checks.check_positive_number`)."""
+    return check_positive_number(value, "length_scale")
 
 
 def frobenius_gaussian(X: np.ndarray, ell: float) -> float:
@@ -306,13 +307,7 @@ def frobenius_gaussian(X: np.ndarray, ell: float) -> float:
     total = 0.0
     for i0 in range(0, n, BLOCK):
         i1 = min(n, i0 + BLOCK)
-        blk = X[i0:i1] @ X.T
-        blk *= -2.0
-        blk += sq[i0:i1, None]
-        blk += sq[None, :]
-        np.maximum(blk, 0.0, out=blk)
-        blk *= c
-        np.exp(blk, out=blk)
+        blk = _gaussian_rows(X, sq, i0, i1, c, np.empty((i1 - i0, n)))
         blk[np.arange(i1 - i0), np.arange(i0, i1)] = 1.0
         total += float(blk.sum())
     return total / (n * n)
