@@ -91,7 +91,7 @@ def cell(key: dict, params: dict, seed_seq: np.random.SeedSequence, n_threads: i
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             check = from_posterior(truth, draws, prior_draws=ex["prior_draws"], n_swaps=params["swaps"],
-                                   seed=check_seed, directional=bool(params.get("directional", False)))
+                                   seed=check_seed, directional=bool(params.get("directional", True)))
         ks = [st.kstest(check.ranks[:, k], "uniform").pvalue for k in range(key["d"])]
         row = {"set": key["block"] * BLOCK + j, "verdict": int(check.verdict == "invalid"), "p": float(check.pvalue),
                "sbi_sbc": int(min(ks) < ALPHA / key["d"]),
@@ -170,13 +170,13 @@ def main() -> None:
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--d-power", type=int, default=5, help="d of the power scenarios")
     ap.add_argument("--scenarios", default=None, help="comma-separated scenarios to run (default: all)")
-    ap.add_argument("--directional", action="store_true",
-                    help="from_posterior(directional=True): the per-parameter skew and spread join the verdict")
+    ap.add_argument("--no-directional", action="store_true",
+                    help="from_posterior(directional=False): the verdict without the per-parameter skew and spread")
     a = ap.parse_args()
     scen = None if a.scenarios is None else a.scenarios.split(",")
     params = {"swaps": a.swaps, "block": BLOCK, "rows": 3}
-    if a.directional:
-        params["directional"] = True
+    if a.no_directional:
+        params["directional"] = False
     spec = StudySpec("posterior_size_power", params,
                      grid(a.full, a.sets, a.d_power, scen), cell)
     info = run_study(spec, seed=a.seed, store=a.store, n_jobs=a.n_jobs, progress=True)

@@ -248,7 +248,11 @@ def test_same_bits_for_one_and_two_threads():
 def test_one_parameter_and_printing():
     t, x, _ = toy(200, 30, d=1, seed=11)
     c = from_posterior(t[:, 0], x[:, :, 0], names=["mu"], n_swaps=19, seed=5)
-    assert c.d == 1 and c.names == ("mu",) and [j.name for j in c.joint] == ["mu KS", "mu chi2", "TARP KS"]
+    assert c.d == 1 and c.names == ("mu",)
+    assert [j.name for j in c.joint] == ["mu KS", "mu chi2", "mu |skew|", "mu |spread|", "TARP KS"]
+    off = from_posterior(t[:, 0], x[:, :, 0], names=["mu"], n_swaps=19, seed=5, directional=False)
+    assert [j.name for j in off.joint] == ["mu KS", "mu chi2", "TARP KS"]
+    assert [j.p for j in off.joint] == [j.p for j in c.joint if "|" not in j.name]  # the same swapped sets
     text = str(c)
     assert "verdict:" in text and "parts: per parameter" in text and "energy score" in text
     assert set(c.to_frame()["name"]) == {"mu"}

@@ -349,7 +349,7 @@ def _most_off(lay: Layout, u: np.ndarray, ks: np.ndarray) -> str:
 def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
                    logpdf: Callable[[np.ndarray, int], np.ndarray] | None = None, references=None, prior_draws=None,
                    alpha: float = 0.05, n_swaps: int = 999, seed=None, max_pairs: int = 10,
-                   directional: bool = False) -> PosteriorCheck:
+                   directional: bool = True) -> PosteriorCheck:
     r"""Check N posteriors of d parameters: per parameter, jointly, sharpness, one exact verdict.
 
     For case i with truth θ*_i and draws θ_i1 … θ_iS (docs/methods.md, "Posteriors of vector
@@ -388,7 +388,7 @@ def from_posterior(truth, draws, *, names: Sequence[str] | None = None,
     seed : None, int, SeedSequence or Generator
     max_pairs : int, default: 10
         Pairs of parameters projected (0: none).
-    directional : bool, default: False
+    directional : bool, default: True
         Add each parameter's grid mean rank − ½ and mean absolute distance of the ranks from ½
         minus ¼, in absolute value, to the verdict's tests (2d more tests, the same swapped sets).
 
