@@ -28,22 +28,13 @@ import numpy as np
 from numba import njit, prange, uint64
 
 from ._config import NJIT_EXACT, NJIT_EXACT_PARALLEL
-from .rng import half_draw, load_state, step, store_state
+from .rng import draw_below, load_state, step, store_state
 
 #: swapped sets per chunk (one random stream each)
 CHUNK = 8
 #: below this fraction of the row's mean square, s'² is recomputed in two passes over the m
 #: members (the one-pass form loses digits when y' dominates the row's sum of squares)
 _CANCEL = 1e-6
-
-
-@njit(**NJIT_EXACT)
-def _draw(st, r, halves, b):
-    """Uniform integer in [0, b) (exact: Lemire with rejection on 32-bit halves)."""
-    j = np.int64(-1)
-    while j < 0:
-        j, st, r, halves = half_draw(st, r, halves, b)
-    return j, st, r, halves
 
 
 @njit(**NJIT_EXACT)
@@ -74,7 +65,7 @@ def swap_chunk(vs, S, Q, state, first, count, E_out, u_out, c_out):
     halves = 0
     for k in range(first, first + count):
         for i in range(M):
-            j, st, r, halves = _draw(st, r, halves, m1)
+            j, st, r, halves = draw_below(st, r, halves, m1)
             yv = vs[i, j]
             lo = j
             while lo > 0 and vs[i, lo - 1] == yv:
@@ -84,7 +75,7 @@ def swap_chunk(vs, S, Q, state, first, count, E_out, u_out, c_out):
                 hi += 1
             rank = lo
             if hi - lo > 1:
-                t, st, r, halves = _draw(st, r, halves, hi - lo)
+                t, st, r, halves = draw_below(st, r, halves, hi - lo)
                 rank += t
             w, st = step(st)
             v = np.float64(w >> uint64(11)) * (1.0 / 9007199254740992.0)

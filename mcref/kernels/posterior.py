@@ -33,21 +33,12 @@ import numpy as np
 from numba import njit, prange, uint64
 
 from ._config import NJIT_EXACT, NJIT_EXACT_PARALLEL
-from .rng import half_draw, load_state, step, store_state
+from .rng import draw_below, load_state, step, store_state
 
 #: swapped sets per chunk (one random stream each)
 CHUNK = 8
 #: equal bins of [0, 1] on which the swapped ranks are counted (the χ² bins are unions of them)
 N_FINE = 100
-
-
-@njit(**NJIT_EXACT)
-def _below(st, r, halves, b):
-    """Uniform integer in [0, b) (Lemire with rejection on 32-bit halves: exact)."""
-    j = np.int64(-1)
-    while j < 0:
-        j, st, r, halves = half_draw(st, r, halves, b)
-    return j, st, r, halves
 
 
 #: bits of one radix digit (six passes cover the 64 bits of a key)
@@ -177,14 +168,14 @@ def _swap_chunk(lo, cnt, state, first, count, counts, i0, jout):
     halves = 0
     for i in range(nb):
         for k in range(first, first + count):
-            j, st, r, halves = _below(st, r, halves, S1)
+            j, st, r, halves = draw_below(st, r, halves, S1)
             if jout.shape[0] > 0:
                 jout[k, i0 + i] = j
             for f in range(F):
                 v = lo[i, j, f]
                 rank = v >> 1
                 if v & 1:  # tied (rare): cnt is read only then
-                    t, st, r, halves = _below(st, r, halves, cnt[i, j, f])
+                    t, st, r, halves = draw_below(st, r, halves, cnt[i, j, f])
                     rank += t
                 g = (rank * G) // S1
                 if ((rank + 1) * G - 1) // S1 != g:  # the rank's interval straddles a bin edge: V decides

@@ -293,6 +293,16 @@ def half_draw(st, r, halves, b):
 
 
 @njit(**NJIT)
+def draw_below(st, r, halves, b):
+    """One uniform integer in ``[0, b)`` (1 ≤ b ≤ 2**32), exactly: :func:`half_draw` again on a
+    fresh half until it accepts. Returns ``(j, st, r, halves)``; the swap nulls' one draw."""
+    j = np.int64(-1)
+    while j < 0:
+        j, st, r, halves = half_draw(st, r, halves, b)
+    return j, st, r, halves
+
+
+@njit(**NJIT)
 def permute_into(s, src, out):
     """``out`` = a uniformly random permutation of ``src`` (``len(src) < 2**32``): the
     "inside-out" Fisher–Yates shuffle (Durstenfeld 1964; Knuth, TAOCP 2, Algorithm 3.4.2P),
